@@ -1,0 +1,34 @@
+# 小E 审核台: `make run` starts the console, `make test` runs every test. Both set up .venv first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8501
+
+.PHONY: run test lint bench demo clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m streamlit run streamlit_app.py --server.address 127.0.0.1 --server.port $(PORT) \
+		--browser.gatherUsageStats false --server.headless true
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(PY) -m ruff check core ui pages tests bench streamlit_app.py
+
+demo: $(STAMP)
+	$(PY) -m core demo
+
+bench: $(STAMP)
+	for script in bench/retrieval_quality.py bench/retrieval_speed.py bench/console_speed.py bench/queue_speed.py \
+		bench/tuning_speed.py bench/grounding_quality.py bench/answerability.py; do \
+		echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache

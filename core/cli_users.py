@@ -1,0 +1,7 @@
+"""Placeholder for the `cli_users` command group; its owner replaces this file."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    """Nothing registered yet."""

@@ -1,0 +1,60 @@
+"""The prompt 小E is sent: rules in the system message, numbered references plus question in the human one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.documents import Document
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from core.settings import REFUSAL_TEXT
+
+SYSTEM_PROMPT = f"""你是启明英语的 AI 助教「小E」，负责回答学员关于课程和学校制度的提问。
+
+必须遵守：
+1. 只能依据下面编号的参考资料作答；参考资料里没有的内容，一个字也不要补充。
+2. 每一句涉及课程、费用或制度的话，句末都要标注它依据的资料编号，写成 [1]、[2] 这样的格式。
+3. 凡是说到金额，都要写出完整的计算式，不能只报一个结果。
+4. 最多 6 句话，使用简体中文。
+
+如果参考资料不够回答这个问题，只回复这一句：{REFUSAL_TEXT}"""
+
+REFERENCES_HEADER = "参考资料："
+QUESTION_HEADER = "学员提问："
+_REF_BLOCK_RE = re.compile(r"^\[(\d+)\] 《(.*?)》(.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ParsedPrompt:
+    """What an answerer reads back out of the human message."""
+
+    question: str
+    references: tuple[tuple[int, str], ...]  # (number, text)
+
+
+def format_references(hits: Sequence[Document]) -> str:
+    blocks = []
+    for number, doc in enumerate(hits, start=1):
+        meta = doc.metadata
+        blocks.append(f"[{number}] 《{meta.get('source', '')}》{meta.get('heading', '')}\n{doc.page_content}")
+    return "\n\n".join(blocks)
+
+
+def build_messages(question: str, hits: Sequence[Document]) -> list[BaseMessage]:
+    """System rules + one human message holding the numbered references and the question."""
+    human = f"{REFERENCES_HEADER}\n\n{format_references(hits)}\n\n{QUESTION_HEADER}{question}"
+    return [SystemMessage(content=SYSTEM_PROMPT), HumanMessage(content=human)]
+
+
+def parse_human_message(content: str) -> ParsedPrompt:
+    """Inverse of `build_messages` for the human message (used by the offline answerer)."""
+    body, _, question = content.rpartition(f"\n\n{QUESTION_HEADER}")
+    body = body.removeprefix(f"{REFERENCES_HEADER}\n\n")
+    matches = list(_REF_BLOCK_RE.finditer(body))
+    references = []
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
+        references.append((int(match.group(1)), body[match.end():end].strip("\n")))
+    return ParsedPrompt(question=question.strip(), references=tuple(references))

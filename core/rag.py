@@ -1,0 +1,183 @@
+"""Answer a question from the corpus: retrieve, gate on the threshold, ask the model, check the answer.
+
+The refusal gate runs before any model call: when no candidate reaches the threshold (>=),
+the refusal sentence is returned and the model is never invoked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+
+from core.errors import InvalidQuestion, ModelError
+from core.index import SearchIndex, search_with_score
+from core.llm import OfflineAnswerer
+from core.model_errors import as_model_error
+from core.problems import Problem
+from core.prompts import build_messages
+from core.references import check_refs
+from core.settings import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, MAX_QUESTION_CHARS, MAX_TOP_K, REFUSAL_TEXT
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved chunk with its score and whether it reached the threshold."""
+
+    rank: int
+    source: str
+    heading: str
+    chunk: int
+    start: int
+    end: int
+    text: str
+    score: float
+    passed: bool = False
+
+    @property
+    def document(self) -> Document:
+        return Document(page_content=self.text, metadata={
+            "source": self.source, "heading": self.heading, "chunk": self.chunk,
+            "start": self.start, "end": self.end})
+
+    def to_dict(self) -> dict:
+        return {"rank": self.rank, "source": self.source, "heading": self.heading, "chunk": self.chunk,
+                "start": self.start, "end": self.end, "score": round(self.score, 6),
+                "passed": self.passed, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The decision taken before any model call: which candidates pass, and why it refuses if it does."""
+
+    question: str
+    candidates: tuple[Hit, ...]
+    threshold: float
+    k: int
+    refused: bool
+    reason: str
+
+    @property
+    def hits(self) -> tuple[Hit, ...]:
+        return tuple(h for h in self.candidates if h.passed)
+
+
+@dataclass(frozen=True)
+class RAGAnswer:
+    """Everything a caller needs to show, check or queue one answer."""
+
+    question: str
+    text: str
+    hits: tuple[Hit, ...]
+    candidates: tuple[Hit, ...]
+    threshold: float
+    k: int
+    refused: bool
+    model_called: bool
+    problems: tuple[Problem, ...] = ()
+    reason: str = ""
+
+    @property
+    def flagged(self) -> bool:
+        """True when a check found a problem: the text must not be shown to a student as final."""
+        return bool(self.problems)
+
+    @property
+    def best_score(self) -> float:
+        return max((h.score for h in self.candidates), default=0.0)
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "refused": self.refused, "answer": self.text,
+                "threshold": self.threshold, "k": self.k, "model_called": self.model_called,
+                "reason": self.reason, "hits": [h.to_dict() for h in self.candidates],
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+def validate_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
+    """The stripped question, or InvalidQuestion with a message saying what to do."""
+    text = (question or "").strip()
+    if not text:
+        raise InvalidQuestion("问题是空的，请先输入学员的问题再提交。")
+    if len(text) > max_chars:
+        raise InvalidQuestion(f"问题有 {len(text)} 个字，超过了 {max_chars} 字的上限，请删减到 {max_chars} 字以内再提交。")
+    return text
+
+
+def retrieve(question: str, index: SearchIndex, k: int = MAX_TOP_K) -> tuple[Hit, ...]:
+    """Score the question once for the largest k; threshold and k are applied later by `select`."""
+    hits = []
+    for rank, (doc, score) in enumerate(search_with_score(index, question, k), start=1):
+        meta = doc.metadata
+        hits.append(Hit(rank=rank, source=meta.get("source", ""), heading=meta.get("heading", ""),
+                        chunk=int(meta.get("chunk", 0)), start=int(meta.get("start", 0)),
+                        end=int(meta.get("end", 0)), text=doc.page_content, score=score))
+    return tuple(hits)
+
+
+def select(question: str, candidates: tuple[Hit, ...], threshold: float, k: int) -> Gate:
+    """Keep the first k candidates and mark those at or above the threshold; refuse if none pass."""
+    if not 1 <= k <= MAX_TOP_K:
+        raise InvalidQuestion(f"k（{k}）必须在 1 到 {MAX_TOP_K} 之间。")
+    kept = tuple(replace(h, passed=h.score >= threshold) for h in candidates[:k])
+    if any(h.passed for h in kept):
+        return Gate(question, kept, threshold, k, refused=False, reason="")
+    best = max((h.score for h in kept), default=0.0)
+    reason = (f"最高分 {best:.2f} 低于阈值 {threshold:.2f}，没有可用的资料片段" if kept
+              else "资料库是空的，没有可检索的片段")
+    return Gate(question, kept, threshold, k, refused=True, reason=reason)
+
+
+def prepare(question: str, index: SearchIndex, *, k: int = DEFAULT_TOP_K,
+            min_score: float | None = None) -> Gate:
+    """Validate, retrieve and gate; no model is involved."""
+    text = validate_question(question)
+    threshold = DEFAULT_MIN_SCORE if min_score is None else float(min_score)
+    return select(text, retrieve(text, index, max(k, 1)), threshold, k)
+
+
+def refusal(gate: Gate) -> RAGAnswer:
+    return RAGAnswer(question=gate.question, text=REFUSAL_TEXT, hits=(), candidates=gate.candidates,
+                     threshold=gate.threshold, k=gate.k, refused=True, model_called=False, reason=gate.reason)
+
+
+def stream_text(gate: Gate, llm: BaseChatModel | None = None) -> Iterator[str]:
+    """Stream the model's answer for a passing gate (raises ModelError on any failure)."""
+    model = llm or OfflineAnswerer()
+    messages = build_messages(gate.question, [h.document for h in gate.hits])
+    try:
+        for chunk in model.stream(messages):
+            yield str(chunk.content)
+    except ModelError:
+        raise
+    except Exception as error:  # noqa: BLE001 - every provider failure becomes a ModelError
+        raise as_model_error(error) from error
+
+
+def finish(gate: Gate, text: str) -> RAGAnswer:
+    """Run the checks on the whole answer text and build the final RAGAnswer."""
+    text = text.strip()
+    if not text:
+        raise ModelError("模型返回了空回答，本次没有生成回答，问题已记录，请重试或转人工。", kind="empty_answer")
+    docs = [h.document for h in gate.hits]
+    model_refused = text == REFUSAL_TEXT
+    problems = list(check_refs(text, docs, require=not model_refused).problems)
+    if not model_refused:
+        problems.extend(_grounding_problems(text, docs, gate.question))
+    return RAGAnswer(question=gate.question, text=text, hits=gate.hits, candidates=gate.candidates,
+                     threshold=gate.threshold, k=gate.k, refused=model_refused, model_called=True,
+                     problems=tuple(problems), reason="模型认为参考资料不足以回答" if model_refused else "")
+
+
+def _grounding_problems(text: str, docs: list[Document], question: str) -> list[Problem]:
+    return []
+
+
+def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *,
+           k: int = DEFAULT_TOP_K, min_score: float | None = None) -> RAGAnswer:
+    """Answer from the corpus or refuse; `llm=None` uses the offline answerer."""
+    gate = prepare(question, index, k=k, min_score=min_score)
+    if gate.refused:
+        return refusal(gate)
+    return finish(gate, "".join(stream_text(gate, llm)))

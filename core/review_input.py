@@ -1,0 +1,107 @@
+"""Validation of what goes into the review queue: bounds, names, origins and decisions.
+
+Every message names the value and the limit, in Chinese, so a consultant knows what to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.errors import InvalidQuestion
+from core.problems import Problem
+from core.rag import Hit, RAGAnswer
+from core.review_schema import (
+    MAX_ANSWER_CHARS,
+    MAX_CORRECTED_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NOTE_CHARS,
+    ORIGINS,
+    TRANSITIONS,
+    InvalidReview,
+)
+from core.settings import MAX_QUESTION_CHARS
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One item about to be inserted, already validated."""
+
+    question: str
+    answer: str
+    origin: str
+    reasons: tuple[Problem, ...]
+    threshold: float | None
+    k: int | None
+    candidates: tuple[Hit, ...]
+    fingerprint: str
+    flagged_by: str | None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A validated approve / reject / reopen, before it meets the database."""
+
+    action: str
+    reviewer: str
+    note: str | None
+    corrected_answer: str | None
+
+    @classmethod
+    def build(cls, action: str, reviewer: str, note: str | None, corrected_answer: str | None) -> Decision:
+        if action not in TRANSITIONS:
+            raise InvalidReview(f"操作「{action}」不存在，可选：approve（通过）、reject（驳回）、reopen（重新打开）。")
+        who = person_name(reviewer, "复核人")
+        if who is None:
+            raise InvalidReview("请先填写复核人姓名，再通过或驳回。")
+        note = bounded(note, MAX_NOTE_CHARS, "备注")
+        if action == "reject" and not note:
+            raise InvalidReview("驳回必须写明理由：请在备注里说明这条回答错在哪里。")
+        # None keeps the stored correction; an empty text clears it.
+        corrected = None if corrected_answer is None else (
+            bounded(corrected_answer, MAX_CORRECTED_CHARS, "修改后的回答") or "")
+        return cls(action, who, note, corrected)
+
+
+def entry_from_answer(answer: RAGAnswer, *, origin: str, fingerprint: str, flagged_by: str | None,
+                      extra_reasons: Sequence[Problem]) -> Entry:
+    """The answer's problems (after a refusal reason, if refused) become the item's reasons."""
+    found = list(answer.problems) + list(extra_reasons)
+    if answer.refused:
+        found.insert(0, Problem("refused", answer.reason or "模型认为参考资料不足以回答"))
+    return validated(question=answer.question, answer=answer.text, origin=origin, reasons=tuple(found),
+                     threshold=answer.threshold, k=answer.k, candidates=tuple(answer.candidates),
+                     fingerprint=fingerprint, flagged_by=flagged_by)
+
+
+def validated(*, question: str, answer: str, origin: str, reasons: tuple[Problem, ...],
+              threshold: float | None, k: int | None, candidates: tuple[Hit, ...], fingerprint: str,
+              flagged_by: str | None) -> Entry:
+    question = (question or "").strip()
+    if not question:
+        raise InvalidQuestion("问题是空的，无法放进复核队列。")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidQuestion(f"问题有 {len(question)} 个字，超过了 {MAX_QUESTION_CHARS} 字的上限，"
+                              f"请删减到 {MAX_QUESTION_CHARS} 字以内。")
+    if len(answer or "") > MAX_ANSWER_CHARS:
+        raise InvalidReview(f"回答有 {len(answer)} 个字，超过了 {MAX_ANSWER_CHARS} 字的上限，无法放进复核队列。")
+    if origin not in ORIGINS:
+        raise InvalidReview(f"来源「{origin}」不存在，可选：{'、'.join(ORIGINS)}。")
+    flagged_by = person_name(flagged_by, "标记人")
+    if origin == "manual" and not flagged_by:
+        raise InvalidReview("人工标记需要填写标记人姓名。")
+    return Entry(question, answer or "", origin, reasons, threshold, k, candidates, fingerprint or "", flagged_by)
+
+
+def bounded(value: str | None, limit: int, what: str) -> str | None:
+    value = (value or "").strip()
+    if len(value) > limit:
+        raise InvalidReview(f"{what}有 {len(value)} 个字，超过了 {limit} 字的上限，请删减到 {limit} 字以内。")
+    return value or None
+
+
+def person_name(value: str | None, what: str) -> str | None:
+    value = " ".join((value or "").split())
+    if len(value) > MAX_NAME_CHARS:
+        raise InvalidReview(f"{what}姓名有 {len(value)} 个字，超过了 {MAX_NAME_CHARS} 字的上限。")
+    return value or None

@@ -1,0 +1,50 @@
+"""Shared fixtures: the shipped corpus, its index, and settings pointed at tmp_path."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from core.index import build_index  # noqa: E402
+from core.loader import load_documents  # noqa: E402
+
+CORPUS = ROOT / "corpus"
+
+
+@pytest.fixture(scope="session")
+def corpus_chunks():
+    return load_documents(CORPUS)
+
+
+@pytest.fixture(scope="session")
+def corpus_index(corpus_chunks):
+    return build_index(corpus_chunks)
+
+
+@pytest.fixture
+def isolated_env(tmp_path, monkeypatch):
+    """Point every path the app writes at tmp_path; returns the data dir."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("XIAOE_DATA_DIR", str(data))
+    monkeypatch.setenv("XIAOE_CORPUS_DIR", str(CORPUS))
+    for name in ("XIAOE_MIN_SCORE", "XIAOE_TOP_K", "XIAOE_LLM_BASE_URL", "XIAOE_LLM_MODEL",
+                 "XIAOE_LLM_API_KEY", "XIAOE_EMBED_BASE_URL", "XIAOE_EMBED_MODEL", "XIAOE_RETRIEVER"):
+        monkeypatch.delenv(name, raising=False)
+    return data
+
+
+@pytest.fixture
+def fake_openai(monkeypatch):
+    """A scriptable OpenAI-compatible server on 127.0.0.1 (see tests/fake_openai.py), closed afterwards."""
+    from tests.fake_openai import FakeOpenAI
+
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a CI proxy must not swallow loopback calls
+    server = FakeOpenAI()
+    yield server
+    server.close()

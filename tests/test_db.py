@@ -1,0 +1,81 @@
+"""The database helper: migrations once, in order, on a fresh and an existing file; clear errors."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, insert, select, text
+
+from core.db import Database, Migration, Schema, create_tables
+from core.errors import StoreError
+
+meta = MetaData()
+notes = Table("notes", meta, Column("id", Integer, primary_key=True), Column("body", String(50)))
+
+
+def _schema(*extra: Migration) -> Schema:
+    return Schema("notes", (Migration(1, "create notes", create_tables(notes)), *extra))
+
+
+def _add_column(conn) -> None:
+    conn.execute(text("ALTER TABLE notes ADD COLUMN author VARCHAR(50)"))
+
+
+def test_database_migrates_a_fresh_file(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    db.migrate(_schema())
+    assert db.applied("notes") == [1]
+
+
+def test_database_applies_only_new_migrations_to_an_existing_file(tmp_path):
+    url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    first = Database(url)
+    first.migrate(_schema())
+    with first.transaction() as conn:
+        conn.execute(insert(notes).values(body="保留"))
+    first.dispose()
+    second = Database(url)
+    second.migrate(_schema(Migration(2, "add author", _add_column)))
+    assert second.applied("notes") == [1, 2]
+    with second.read() as conn:
+        assert conn.execute(select(notes.c.body)).scalar_one() == "保留"
+
+
+def test_database_uses_wal_mode(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    with db.read() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar_one().lower() == "wal"
+
+
+def test_database_transaction_rolls_back_on_error(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    db.migrate(_schema())
+    with pytest.raises(RuntimeError):
+        with db.transaction() as conn:
+            conn.execute(insert(notes).values(body="半条"))
+            raise RuntimeError("crash mid-write")
+    with db.read() as conn:
+        assert conn.execute(select(notes)).all() == []
+
+
+def test_database_locked_file_gives_chinese_store_error(tmp_path):
+    path = tmp_path / "x.sqlite3"
+    db = Database(f"sqlite:///{path}", busy_timeout_ms=100)
+    db.migrate(_schema())
+    blocker = sqlite3.connect(path)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StoreError, match="占用"):
+            with db.transaction("保存") as conn:
+                conn.execute(insert(notes).values(body="x"))
+    finally:
+        blocker.rollback()
+        blocker.close()
+
+
+def test_database_unreadable_file_gives_chinese_store_error(tmp_path):
+    path = tmp_path / "broken.sqlite3"
+    path.write_bytes(b"this is not a database file at all" * 100)
+    with pytest.raises(StoreError, match="无法打开|损坏|出错"):
+        Database(f"sqlite:///{path}")

@@ -1,0 +1,272 @@
+"""Providers through the real langchain-openai client against tests/fake_openai.py over HTTP."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+
+import pytest
+
+from core import rag
+from core.errors import ConfigError, ModelError
+from core.llm import OfflineAnswerer
+from core.provider_info import describe_providers, describe_settings, mask_key, safe_db_url, safe_url
+from core.providers import make_chat_model, test_connection
+from core.settings import Settings
+
+KEY = "sk-test-0123456789abcdefSECRET"
+EMBED_KEY = "sk-embed-9876543210fedcbaSECRET"
+QUESTION = "口语课一共有几级？每级多少课时？"
+GOOD = "启明英语的口语课一共四级[1]。每一级都是 16 课时，每课时 45 分钟[2]。"
+FABRICATED = "口语课一共六级，每级 12 课时[7]。"
+LOW = 0.05  # low enough that the question above passes the gate on the shipped corpus
+
+
+def make_settings(server, tmp_path, **changes) -> Settings:
+    values = dict(data_dir=tmp_path, llm_base_url=server.base_url, llm_model="fake-chat", llm_api_key=KEY,
+                  llm_timeout=0.5, llm_max_retries=0, embed_base_url=server.base_url,
+                  embed_model="fake-embed", embed_api_key=EMBED_KEY)
+    values.update(changes)
+    return Settings(**values)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+# -- make_chat_model -------------------------------------------------------------------------
+
+def test_make_chat_model_offline_when_not_configured(tmp_path):
+    assert isinstance(make_chat_model(Settings(data_dir=tmp_path)), OfflineAnswerer)
+
+
+def test_make_chat_model_offline_when_model_name_missing(tmp_path):
+    settings = Settings(data_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1")
+    assert isinstance(make_chat_model(settings), OfflineAnswerer)
+
+
+@pytest.mark.parametrize("url", ["api.deepseek.com", "ftp://example.com/v1", "http://"])
+def test_make_chat_model_rejects_bad_base_url(tmp_path, url):
+    settings = Settings(data_dir=tmp_path, llm_base_url=url, llm_model="m")
+    with pytest.raises(ConfigError, match="XIAOE_LLM_BASE_URL") as info:
+        make_chat_model(settings)
+    assert url in str(info.value)
+
+
+def test_make_chat_model_rejects_zero_timeout(tmp_path):
+    settings = Settings(data_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1", llm_model="m", llm_timeout=0)
+    with pytest.raises(ConfigError, match="XIAOE_LLM_TIMEOUT"):
+        make_chat_model(settings)
+
+
+# -- answering through the server ------------------------------------------------------------
+
+def test_answer_good_cited_reply_is_not_flagged(fake_openai, tmp_path, corpus_index):
+    fake_openai.reply = GOOD
+    llm = make_chat_model(make_settings(fake_openai, tmp_path))
+    result = rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+    assert result.text == GOOD
+    assert result.model_called and not result.refused
+    assert not result.flagged
+
+
+def test_answer_sends_key_model_and_stream_flag(fake_openai, tmp_path, corpus_index):
+    fake_openai.reply = GOOD
+    rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+    (request,) = fake_openai.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["Authorization"] == f"Bearer {KEY}"
+    assert request.body["model"] == "fake-chat"
+    assert request.body["stream"] is True
+    assert request.body["temperature"] == 0
+
+
+def test_answer_without_key_sends_placeholder_not_env_key(fake_openai, tmp_path, corpus_index, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-someone-elses-environment")
+    fake_openai.reply = GOOD
+    llm = make_chat_model(make_settings(fake_openai, tmp_path, llm_api_key=""))
+    rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+    assert fake_openai.requests[0].headers["Authorization"] == "Bearer EMPTY"
+
+
+def test_answer_fabricated_reply_is_flagged_bad_ref(fake_openai, tmp_path, corpus_index):
+    fake_openai.reply = FABRICATED
+    result = rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)),
+                        min_score=LOW)
+    assert result.flagged
+    assert "bad_ref" in {p.code for p in result.problems}
+
+
+def test_stream_text_yields_several_chunks(fake_openai, tmp_path, corpus_index):
+    fake_openai.reply = GOOD
+    gate = rag.prepare(QUESTION, corpus_index, min_score=LOW)
+    pieces = [p for p in rag.stream_text(gate, make_chat_model(make_settings(fake_openai, tmp_path))) if p]
+    assert len(pieces) >= 5
+    assert "".join(pieces) == GOOD
+
+
+def test_refusal_gate_never_calls_the_server(fake_openai, tmp_path, corpus_index):
+    result = rag.answer("今天天气怎么样", corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)))
+    assert result.refused and not result.model_called
+    assert fake_openai.requests == []
+
+
+def test_answer_empty_reply_raises_empty_answer(fake_openai, tmp_path, corpus_index):
+    fake_openai.reply = ""
+    with pytest.raises(ModelError) as info:
+        rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+    assert info.value.kind == "empty_answer"
+
+
+FAILURES = [
+    # (server script, kind, words the Chinese message must contain)
+    ({"delay": 1.5}, "timeout", ["超时", "XIAOE_LLM_TIMEOUT"]),
+    ({"status": 500}, "server", ["HTTP 500", "稍后重试"]),
+    ({"status": 503}, "server", ["HTTP 503"]),
+    ({"status": 401}, "auth", ["HTTP 401", "XIAOE_LLM_API_KEY"]),
+    ({"status": 403}, "auth", ["HTTP 403", "XIAOE_LLM_MODEL"]),
+    ({"status": 429}, "rate_limit", ["HTTP 429"]),
+    ({"status": 402}, "rate_limit", ["余额"]),
+    ({"status": 404}, "bad_request", ["HTTP 404", "/v1", "XIAOE_LLM_MODEL"]),
+    ({"status": 400}, "bad_request", ["HTTP 400"]),
+    ({"garbage": True}, "bad_response", ["无法识别", "XIAOE_LLM_BASE_URL"]),
+]
+
+
+@pytest.mark.parametrize(("script", "kind", "words"), FAILURES)
+def test_answer_failure_becomes_chinese_model_error(fake_openai, tmp_path, corpus_index, script, kind, words):
+    for name, value in script.items():
+        setattr(fake_openai, name, value)
+    with pytest.raises(ModelError) as info:
+        rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+    message = str(info.value)
+    assert info.value.kind == kind
+    assert "本次没有生成回答" in message
+    for word in words:
+        assert word in message
+    assert KEY not in message
+
+
+def test_answer_server_detail_is_quoted_in_message(fake_openai, tmp_path, corpus_index):
+    fake_openai.status, fake_openai.error_message = 400, "Model Not Exist"
+    with pytest.raises(ModelError, match="服务端说明：Model Not Exist"):
+        rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+
+
+def test_answer_connection_refused_names_the_server(tmp_path, corpus_index):
+    url = closed_port_url()
+    settings = Settings(data_dir=tmp_path, llm_base_url=url, llm_model="m", llm_api_key=KEY,
+                        llm_timeout=0.5, llm_max_retries=0)
+    with pytest.raises(ModelError) as info:
+        rag.answer(QUESTION, corpus_index, make_chat_model(settings), min_score=LOW)
+    assert info.value.kind == "connection"
+    assert url.removesuffix("/v1") in str(info.value)
+    assert "XIAOE_LLM_BASE_URL" in str(info.value)
+
+
+def test_key_appears_in_no_message_log_or_answer(fake_openai, tmp_path, corpus_index, caplog):
+    caplog.set_level(logging.DEBUG)
+    llm = make_chat_model(make_settings(fake_openai, tmp_path))
+    fake_openai.reply = GOOD
+    good = rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+    fake_openai.status, fake_openai.error_message = 401, f"Incorrect API key provided: {KEY}"
+    with pytest.raises(ModelError) as info:
+        rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+    chain, error = [], info.value
+    while error is not None:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    assert len(chain) > 1
+    for item in chain:
+        assert KEY not in str(item) and KEY not in repr(item.args)
+    assert "服务端说明：Incorrect API key provided: ***" in str(info.value)
+    assert KEY not in caplog.text
+    assert KEY not in json.dumps(good.to_dict(), ensure_ascii=False)
+
+
+# -- test_connection -------------------------------------------------------------------------
+
+def test_test_connection_chat_ok_reports_latency(fake_openai, tmp_path):
+    report = test_connection(make_settings(fake_openai, tmp_path), "chat")
+    assert report.ok and report.latency_ms is not None and report.latency_ms >= 0
+    assert "连接正常" in report.message
+    assert fake_openai.count("/v1/chat/completions") == 1
+
+
+def test_test_connection_embed_ok_reports_dimension(fake_openai, tmp_path):
+    report = test_connection(make_settings(fake_openai, tmp_path), "embed")
+    assert report.ok
+    assert "64 维" in report.message
+    assert fake_openai.requests[0].headers["Authorization"] == f"Bearer {EMBED_KEY}"
+
+
+def test_test_connection_failure_is_reported_not_raised(fake_openai, tmp_path):
+    fake_openai.status = 401
+    report = test_connection(make_settings(fake_openai, tmp_path, llm_max_retries=2), "chat")
+    assert not report.ok and report.kind == "auth"
+    assert "XIAOE_LLM_API_KEY" in report.message and KEY not in report.message
+    assert "本次没有生成回答" not in report.message
+    assert fake_openai.count("/v1/chat/completions") == 1  # no retries while a consultant waits
+
+
+def test_test_connection_embed_failure_names_embed_setting(fake_openai, tmp_path):
+    fake_openai.status = 401
+    report = test_connection(make_settings(fake_openai, tmp_path), "embed")
+    assert not report.ok and "XIAOE_EMBED_API_KEY" in report.message
+
+
+@pytest.mark.parametrize("which", ["chat", "embed"])
+def test_test_connection_not_configured_makes_no_call(tmp_path, which):
+    report = test_connection(Settings(data_dir=tmp_path), which)
+    assert not report.ok and report.kind == "not_configured" and report.latency_ms is None
+
+
+# -- what the settings page shows ------------------------------------------------------------
+
+@pytest.mark.parametrize(("key", "shown"), [
+    ("", "未设置"),
+    ("abc123", "已设置"),
+    ("sk-0123456789abcdefWXYZ", "sk-…WXYZ"),
+    ("0123456789abcdef-tail", "…tail"),
+])
+def test_mask_key_shows_at_most_last_four(key, shown):
+    assert mask_key(key) == shown
+
+
+def test_describe_providers_never_contains_a_key(fake_openai, tmp_path):
+    overview = describe_providers(make_settings(fake_openai, tmp_path, retriever="hybrid"))
+    assert KEY not in repr(overview) and EMBED_KEY not in repr(overview)
+    assert overview.chat.key == "sk-…CRET" and overview.chat.model == "fake-chat"
+    assert overview.retriever.startswith("hybrid")
+
+
+def test_describe_providers_defaults_to_offline(tmp_path):
+    overview = describe_providers(Settings(data_dir=tmp_path, llm_model="deepseek-chat"))
+    assert not overview.chat.configured
+    assert "离线" in overview.answerer
+    assert any("XIAOE_LLM_BASE_URL" in w for w in overview.warnings)
+
+
+def test_describe_providers_warns_dense_without_embeddings(tmp_path):
+    overview = describe_providers(Settings(data_dir=tmp_path, retriever="dense"))
+    assert any("XIAOE_EMBED_BASE_URL" in w for w in overview.warnings)
+
+
+def test_safe_db_url_hides_password():
+    assert safe_db_url("postgresql://xiaoe:hunter2@db:5432/xiaoe") == "postgresql://xiaoe:***@db:5432/xiaoe"
+
+
+def test_safe_url_drops_credentials_and_query():
+    assert safe_url("https://user:pw@api.example.com/v1?key=abc") == "https://api.example.com/v1"
+
+
+def test_describe_settings_lists_main_settings_without_password(tmp_path):
+    rows = describe_settings(Settings(data_dir=tmp_path, database_url="postgresql://u:hunter2@db/x"))
+    envs = {r.env: r.value for r in rows}
+    assert {"XIAOE_CORPUS_DIR", "XIAOE_DATA_DIR", "XIAOE_DATABASE_URL", "XIAOE_MIN_SCORE", "XIAOE_TOP_K",
+            "XIAOE_CHUNK_SIZE", "XIAOE_CHUNK_OVERLAP"} <= set(envs)
+    assert "hunter2" not in envs["XIAOE_DATABASE_URL"]

@@ -1,0 +1,41 @@
+"""Settings: defaults, environment overrides, validation with both values named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.errors import ConfigError
+from core.settings import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, Settings
+
+
+def test_settings_defaults_come_from_one_place():
+    settings = Settings.from_env({})
+    assert (settings.min_score, settings.top_k) == (DEFAULT_MIN_SCORE, DEFAULT_TOP_K)
+    assert settings.db_url.endswith("data/xiaoe.sqlite3")
+
+
+def test_settings_env_overrides(tmp_path):
+    env = {"XIAOE_MIN_SCORE": "0.33", "XIAOE_TOP_K": "5", "XIAOE_DATA_DIR": str(tmp_path),
+           "XIAOE_CORPUS_DIR": str(tmp_path / "c")}
+    settings = Settings.from_env(env)
+    assert (settings.min_score, settings.top_k) == (0.33, 5)
+    assert settings.data_dir == Path(tmp_path) and settings.db_url == f"sqlite:///{tmp_path}/xiaoe.sqlite3"
+
+
+@pytest.mark.parametrize("env,fragment", [
+    ({"XIAOE_MIN_SCORE": "abc"}, "XIAOE_MIN_SCORE"),
+    ({"XIAOE_MIN_SCORE": "1.5"}, "0 到 1"),
+    ({"XIAOE_TOP_K": "0"}, "XIAOE_TOP_K"),
+    ({"XIAOE_CHUNK_SIZE": "40", "XIAOE_CHUNK_OVERLAP": "40"}, "chunk_overlap（40）必须小于片段长度 chunk_size（40）"),
+    ({"XIAOE_RETRIEVER": "magic"}, "magic"),
+])
+def test_settings_bad_values_get_chinese_messages(env, fragment):
+    with pytest.raises(ConfigError, match=fragment):
+        Settings.from_env(env)
+
+
+def test_settings_repr_hides_api_keys():
+    settings = Settings.from_env({"XIAOE_LLM_API_KEY": "sk-secret-123"})
+    assert "sk-secret-123" not in repr(settings)

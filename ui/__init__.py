@@ -1,0 +1,1 @@
+"""Streamlit helpers shared by the pages: cached loaders and small render functions."""

@@ -1,0 +1,120 @@
+"""What the Ask page shows, built as plain values: escaped Markdown, tables and the score chart.
+
+Nothing here calls Streamlit, so every piece can be tested without a running app. Corpus text
+and model output only ever pass through `md_escape` (Markdown) or html.escape (see sources_view).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from core.problems import Problem
+from core.rag import Gate, Hit
+from core.references import REF_RE, excerpt, resolve_refs
+from ui.source_view import source_url
+
+PASSED, BELOW, OUTSIDE_K = "命中", "低于阈值", "超出前 k 个"
+STATUS_COLORS = {PASSED: "#1f77b4", BELOW: "#bbbbbb", OUTSIDE_K: "#dddddd"}
+GREY = "color: #999999"
+SNIPPET_CHARS = 60
+
+# Every ASCII punctuation character CommonMark lets us backslash-escape; escaping all of them
+# means no Markdown syntax (links, emphasis, HTML, tables) survives from text we did not write.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=^%@;,/?])")
+
+
+def md_escape(text: str) -> str:
+    """`text` as literal Markdown: punctuation backslash-escaped, line breaks kept."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", text)
+    return "  \n".join(line.strip() for line in escaped.split("\n"))
+
+
+def passing_key(hits: Sequence[Hit]) -> tuple[tuple[str, int], ...]:
+    """Identity of a set of passing chunks, to tell whether an answer still matches the sliders."""
+    return tuple((h.source, h.chunk) for h in hits)
+
+
+def status_of(hit: Hit, k: int) -> str:
+    if hit.rank > k:
+        return OUTSIDE_K
+    return PASSED if hit.passed else BELOW
+
+
+def linked_answer(text: str, hits: Sequence[Hit], *, mark: Sequence[tuple[int, int]] = ()) -> str:
+    """The answer as escaped Markdown; each valid [n] links to its chunk on the Sources page.
+
+    `mark` spans (from the checks) are shown on a red background so a reviewer sees where the
+    problem is. Numbers outside 1..len(hits) stay plain text: there is nothing to link to.
+    """
+    cuts = sorted({0, len(text), *(p for span in mark for p in span if 0 <= p <= len(text)),
+                   *(p for m in REF_RE.finditer(text) for p in m.span())})
+    marked = [False] * len(text)
+    for start, end in mark:
+        for i in range(max(start, 0), min(end, len(text))):
+            marked[i] = True
+    out = []
+    for a, b in zip(cuts, cuts[1:]):
+        piece = text[a:b]
+        ref = REF_RE.fullmatch(piece)
+        if ref and 1 <= int(ref.group(1)) <= len(hits):
+            hit = hits[int(ref.group(1)) - 1]
+            rendered = f"[\\[{ref.group(1)}\\]]({source_url(hit.source, hit.chunk)})"
+        else:
+            rendered = md_escape(piece)
+        out.append(f":red-background[{rendered}]" if marked[a] and rendered.strip() else rendered)
+    return "".join(out)
+
+
+def citation_frame(text: str, hits: Sequence[Hit]) -> pd.DataFrame:
+    """编号, 文件, 小节, 片段预览 for every citation the answer uses that names a passing chunk."""
+    refs = resolve_refs(text, [h.document for h in hits])
+    return pd.DataFrame([{"编号": f"[{r.number}]", "文件": r.source, "小节": r.heading or "（文首）",
+                          "片段预览": r.excerpt} for r in refs], columns=["编号", "文件", "小节", "片段预览"])
+
+
+def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
+    """One row per retrieved candidate, best first, with its status under the current sliders."""
+    chosen = {h.rank: h for h in gate.candidates}
+    rows = []
+    for hit in all_candidates:
+        current = chosen.get(hit.rank, hit)
+        rows.append({"排名": hit.rank, "分数": round(hit.score, 3), "状态": status_of(current, gate.k),
+                     "文件": hit.source, "小节": hit.heading or "（文首）",
+                     "片段": excerpt(hit.text, SNIPPET_CHARS)})
+    return pd.DataFrame(rows, columns=["排名", "分数", "状态", "文件", "小节", "片段"])
+
+
+def styled_candidates(frame: pd.DataFrame) -> Styler:
+    """The candidate table with rows that do not pass greyed out (text stays readable)."""
+    def grey(row: pd.Series) -> list[str]:
+        return [GREY if row["状态"] != PASSED else "" for _ in row]
+
+    return frame.style.apply(grey, axis=1).format({"分数": "{:.3f}"}).hide(axis="index")
+
+
+def score_chart(frame: pd.DataFrame, threshold: float) -> alt.LayerChart:
+    """Bars of every candidate's score coloured by status, with the threshold as a red rule."""
+    data = frame.assign(标签=frame["排名"].map(lambda r: f"#{r}"))
+    bars = alt.Chart(data).mark_bar().encode(
+        x=alt.X("标签:N", sort=None, title="候选片段（按分数排名）"),
+        y=alt.Y("分数:Q", scale=alt.Scale(domain=[0, max(threshold, float(frame["分数"].max()), 0.05)]),
+                title="相似度分数"),
+        color=alt.Color("状态:N", scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["排名", "分数", "状态", "文件", "小节"],
+    )
+    rule = alt.Chart(pd.DataFrame({"阈值": [threshold]})).mark_rule(color="#d62728", strokeWidth=2).encode(
+        y="阈值:Q", tooltip=[alt.Tooltip("阈值:Q", format=".2f")])
+    label = alt.Chart(pd.DataFrame({"阈值": [threshold], "文字": [f"阈值 {threshold:.2f}"]})).mark_text(
+        align="left", dx=4, dy=-6, color="#d62728").encode(y="阈值:Q", text="文字:N", x=alt.value(0))
+    return alt.layer(bars, rule, label).properties(height=260)
+
+
+def problem_lines(problems: Sequence[Problem]) -> str:
+    """The problems as an escaped Markdown bullet list."""
+    return "\n".join(f"- {md_escape(p.message)}" for p in problems)
