@@ -1,31 +1,36 @@
-"""小E 审核台 router: page config, shared sidebar, navigation. Pages live in pages/."""
+"""小E 审核台 router: page config, login gate, shared sidebar, navigation. Pages live in pages/."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from ui.auth import allowed_pages, gate, render_account
 from ui.state import get_index, get_settings
 
 st.set_page_config(page_title="小E 审核台", page_icon="📚", layout="wide")
+user = gate()  # before sign-in: the setup or login page alone, and the script stops here
 
 PAGES = [
-    st.Page("pages/ask.py", title="提问与检查", icon="💬", default=True),
-    st.Page("pages/sources.py", title="资料原文", icon="📄", url_path="sources"),
+    st.Page("pages/ask.py", title="提问与检查", icon=":material/forum:", default=True),
+    st.Page("pages/sources.py", title="资料原文", icon=":material/description:", url_path="sources"),
     st.Page("pages/review.py", title="复核队列", icon="🗂️", url_path="review"),
     st.Page("pages/tuning.py", title="阈值调优", icon="🎚️", url_path="tuning"),
     st.Page("pages/settings.py", title="设置", icon="⚙️", url_path="settings"),
+    st.Page("pages/accounts.py", title="账号管理", icon=":material/manage_accounts:", url_path="accounts"),
 ]
 
 with st.sidebar:
     st.markdown("### 小E 审核台")
     st.caption("启明英语 · 助教小E 质检工作台")
+    render_account(user)
     bundle, error = get_index()
     if error:
-        st.error(error)
-    elif bundle is not None:
-        st.caption(f"资料 {len(bundle.files)} 份 · 片段 {len(bundle.index)} 个 · 指纹 {bundle.fingerprint}")
+        st.error(error)  # a broken corpus or setting is named here; the other pages stay usable
+    else:
+        st.caption(f"资料 {len(bundle.files)} 份 · 片段 {len(bundle.index):,} 个 · 指纹 {bundle.fingerprint}")
         for note in bundle.skipped:
             st.warning(note)
-    st.caption(f"答题模型：{'外部模型' if get_settings().llm_configured else '离线答题器'}")
+        settings = get_settings()  # get_index succeeded, so the settings are valid
+        st.caption(f"回答模型：{settings.llm_model}" if settings.llm_configured else "回答模型：离线答题器（不联网）")
 
-st.navigation(PAGES).run()
+st.navigation(allowed_pages(PAGES, user)).run()

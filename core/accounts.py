@@ -1,9 +1,9 @@
-"""Staff accounts: user names, roles, argon2 password hashes, and the table of what each role may do.
+"""Staff accounts: user names, roles, argon2 password hashes; every change audited.
 
 Passwords are hashed with argon2id (argon2-cffi) and never stored, logged, audited or returned
 in clear. Every account change appends a line to the audit log in the same transaction.
 Sign-in throttling and sessions live in core/sessions.py; this module only answers "is this
-the password of this account" and "may this user do that".
+the password of this account"; what each role may do is in core/roles.py.
 """
 
 from __future__ import annotations
@@ -21,21 +21,10 @@ from sqlalchemy import Boolean, Column, DateTime, Integer, MetaData, String, Tab
 
 from core import audit
 from core.db import Database, Migration, Schema, create_tables, utcnow
-from core.errors import AuthError, XiaoEError
+from core.errors import XiaoEError
+from core.roles import PERMISSIONS, ROLES, User, require
 
-ROLES = {"consultant": "顾问", "admin": "管理员"}
-
-# permission -> (what it is called in messages, roles that have it). The one place roles are decided.
-PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
-    "ask": ("提问", frozenset({"consultant", "admin"})),
-    "flag": ("标记回答", frozenset({"consultant", "admin"})),
-    "review": ("复核回答", frozenset({"consultant", "admin"})),
-    "export": ("导出复核队列", frozenset({"consultant", "admin"})),
-    "set_threshold": ("修改默认阈值", frozenset({"admin"})),
-    "edit_corpus": ("上传或修改资料文件", frozenset({"admin"})),
-    "manage_accounts": ("管理账号", frozenset({"admin"})),
-    "view_settings": ("查看设置", frozenset({"admin"})),
-}
+__all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "User", "normalize_username", "require"]
 
 USERNAME_RE = re.compile(r"^[\w.@-]{2,64}$")
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -46,50 +35,6 @@ MAX_DISPLAY_CHARS = 50
 
 class AccountError(XiaoEError):
     """An account value cannot be accepted (name taken, password too short...); the message says what to change."""
-
-
-@dataclass(frozen=True)
-class User:
-    """Who is signed in: what the pages need to attribute and authorise an action."""
-
-    username: str
-    display_name: str
-    role: str
-
-    @property
-    def role_label(self) -> str:
-        return ROLES.get(self.role, self.role)
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role == "admin"
-
-    @property
-    def label(self) -> str:
-        """Name shown as reviewer/actor: unambiguous even when two people share a display name."""
-        if self.display_name == self.username:
-            return self.username
-        return f"{self.display_name}（{self.username}）"
-
-    def can(self, permission: str) -> bool:
-        return self.role in _permission(permission)[1]
-
-
-def require(user: User | None, permission: str) -> User:
-    """Return `user` if their role has `permission`, else raise AuthError saying who may do it."""
-    what, roles = _permission(permission)
-    if user is None:
-        raise AuthError(f"请先登录，再{what}。")
-    if user.role not in roles:
-        allowed = "、".join(ROLES[r] for r in ROLES if r in roles)
-        raise AuthError(f"你的角色是「{user.role_label}」，不能{what}（仅限{allowed}）。如有需要，请联系管理员。")
-    return user
-
-
-def _permission(permission: str) -> tuple[str, frozenset[str]]:
-    if permission not in PERMISSIONS:
-        raise ValueError(f"unknown permission {permission!r}; known: {', '.join(PERMISSIONS)}")
-    return PERMISSIONS[permission]
 
 
 @dataclass(frozen=True)
@@ -142,7 +87,7 @@ class AccountStore:
                  now: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self.hasher = hasher or PasswordHasher()
-        self._now = now
+        self._now = lambda: _aware(now()).astimezone(UTC)  # SQLite drops the offset: store UTC
         self._dummy_hash: str | None = None
         audit.ensure(db)
         db.migrate(ACCOUNTS_SCHEMA)

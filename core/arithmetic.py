@@ -22,10 +22,11 @@ _OPERATORS = {"+": "+", "＋": "+", "-": "-", "−": "-", "－": "-", "×": "*",
 _MULTIPLIERS = {"百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
 _TOKEN_RE = re.compile(
     r"(?P<space>\s+)"
-    r"|(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[百千万亿]{1,2})?(?:[ \t]?%)?)"
+    r"|(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[ \t]?[百千万亿]{1,2})?(?:[ \t]?%)?)"
+    # Units may sit inside a formula (4800 元 × 12 课时 ÷ 16 课时); they are read as blanks, and so
+    # is a rate's 「/课时」 in 「300 元/课时」.
+    r"|(?P<unit>[/／][ \t]*(?:课时|人|节|次|个|天|月|年)|元|块|课时|个|天|分钟|小时|人|次|节)"
     r"|(?P<op>[+＋\-−－×*＊÷/／(（)）])"
-    # Units may sit inside a formula (4800 元 × 12 课时 ÷ 16 课时); they are read as blanks.
-    r"|(?P<unit>元|块|课时|个|天|分钟|小时|人|次|节)"
     r"|(?P<other>.)", re.S)
 # Clause breaks: Chinese punctuation, and an ASCII comma unless it separates thousands.
 _CLAUSE_RE = re.compile(r"[，、：；;\n]|,(?!\d{3}(?!\d))")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from core.defaults_store import effective_settings
 from core.errors import InvalidQuestion
-from core.index_store import load_or_build
+from core.pipeline import open_pipeline
 from core.llm import ScriptedChatModel
-from core.rag import RAGAnswer, answer
+from core.rag import RAGAnswer
 from core.references import resolve_refs
 from core.settings import MAX_TOP_K, Settings
 
@@ -32,7 +33,7 @@ def register(subparsers) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    settings = Settings.from_env()
+    settings = effective_settings(Settings.from_env())  # the default saved on the tuning page wins over env
     return settings.with_defaults(min_score=args.min_score, top_k=args.k)
 
 
@@ -40,8 +41,7 @@ def run_ask(args: argparse.Namespace) -> int:
     if args.k is not None and not 1 <= args.k <= MAX_TOP_K:
         raise InvalidQuestion(f"--k（{args.k}）必须在 1 到 {MAX_TOP_K} 之间。")
     settings = _settings(args)
-    bundle = load_or_build(settings)
-    result = answer(args.question, bundle.index, k=settings.top_k, min_score=settings.min_score)
+    result = open_pipeline(settings).answer(args.question, k=settings.top_k, min_score=settings.min_score)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -57,6 +57,8 @@ def render_report(result: RAGAnswer) -> str:
         lines.append(f"  [{hit.rank}] {hit.score:+.3f}  {state}  {hit.source} · {hit.heading}")
     lines.append("")
     lines.append(f"回答：{result.text}")
+    if result.reason and not result.refused:
+        lines.append(f"  判断依据：{result.reason}")
     if result.refused:
         lines.append(f"  原因：{result.reason}")
         lines.append(f"  模型有没有被调用：{'有' if result.model_called else '没有'}")
@@ -76,14 +78,13 @@ def render_report(result: RAGAnswer) -> str:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    settings = Settings.from_env()
-    bundle = load_or_build(settings)
+    settings = effective_settings(Settings.from_env())
+    pipeline = open_pipeline(settings)
     for number, question in enumerate(DEMO_QUESTIONS, start=1):
         print(f"===== 场景 {number} =====")
-        print(render_report(answer(question, bundle.index, k=settings.top_k, min_score=settings.min_score)))
+        print(render_report(pipeline.answer(question, k=settings.top_k, min_score=settings.min_score)))
         print()
     print("===== 场景 4：模型编造了不存在的出处 =====")
     scripted = ScriptedChatModel(responses=[FABRICATED])
-    print(render_report(answer(DEMO_QUESTIONS[0], bundle.index, scripted,
-                               k=settings.top_k, min_score=settings.min_score)))
+    print(render_report(pipeline.answer(DEMO_QUESTIONS[0], scripted, k=settings.top_k, min_score=settings.min_score)))
     return 0

@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import Column, Connection, DateTime, Engine, Integer, MetaData, String, Table, create_engine, event
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from core.errors import StoreError
 
@@ -56,7 +56,7 @@ def explain(error: SQLAlchemyError, action: str) -> StoreError:
     if isinstance(error, OperationalError) and "locked" in text:
         return StoreError(f"{action}失败：数据库正被其他程序占用（database is locked），请稍等几秒再试；"
                           "若持续出现，请关闭其他正在写入该数据库的程序。")
-    if isinstance(error, OperationalError) and ("unable to open" in text or "readonly" in text
+    if isinstance(error, DatabaseError) and ("unable to open" in text or "readonly" in text
                                                  or "read-only" in text or "not a database" in text
                                                  or "disk i/o" in text):
         return StoreError(f"{action}失败：数据库文件无法打开或无法写入，请检查 XIAOE_DATA_DIR 所指文件夹的权限，"
@@ -78,7 +78,11 @@ class Database:
                 raise StoreError(f"无法创建数据文件夹「{Path(parsed.database).parent}」（{error.strerror}），"
                                  "请检查 XIAOE_DATA_DIR 设置和文件夹权限。") from None
         options = {"connect_args": {"timeout": busy_timeout_ms / 1000}} if self.is_sqlite else {}
-        self.engine: Engine = create_engine(url, future=True, **options)
+        try:
+            self.engine: Engine = create_engine(url, future=True, **options)
+        except (ImportError, NoSuchModuleError) as error:
+            raise StoreError(f"数据库驱动没有安装（{parsed.get_backend_name()}：{error}），"
+                             "请安装对应的驱动（如 PostgreSQL 用 psycopg），或改回默认的 SQLite。") from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._migrated: set[str] = set()

@@ -45,7 +45,7 @@ _UNIT_RE = re.compile(rf"[ \t]?(?:{'|'.join(UNITS)})")
 _TIME_RE = re.compile(r"(?<![\d.])([01]?\d|2[0-4]):([0-5]\d)(?!\d)")
 _CN_PERCENT_RE = re.compile(rf"百分之({_CN}+|\d+(?:\.\d+)?)")
 _CN_FRACTION_RE = re.compile(rf"({_CN}+)分之({_CN}+)")
-_ARABIC_RE = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:([百千万亿]{1,2})|[ \t]?([%％]))?")
+_ARABIC_RE = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[ \t]?([百千万亿]{1,2})|[ \t]?([%％]))?")
 _CN_RUN_RE = re.compile(rf"{_CN}+")
 
 
@@ -167,6 +167,11 @@ def extract_figures(text: str) -> tuple[Figure, ...]:
     for match in _CN_RUN_RE.finditer(scan):
         start, end, run = match.start(), match.end(), match.group()
         if run == "一" and not _is_lone_one_quantity(scan, start, end):
+            continue
+        if len(run) > 1 and all(ch in _DIGITS for ch in run) and not set(run) & set("零〇"):
+            # 「两三天」「一二级」 name several small numbers, not 23 or 12: one figure per digit.
+            for offset, ch in enumerate(run):
+                claim(start + offset, start + offset + 1, float(_DIGITS[ch]), False, unit=offset == len(run) - 1)
             continue
         value = parse_chinese_numeral(run)
         if value is not None:

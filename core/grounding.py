@@ -2,8 +2,8 @@
 and that every sentence stating a figure or a policy cites something.
 
 Three problem codes (Chinese names in docs/readme/grounding.md):
-  unsupported_number  a figure whose value is in none of the references cited in its sentence
-                      (nor in the question, nor computed earlier in the answer);
+  unsupported_number  a figure whose value is in none of the references cited in its sentence,
+                      nor in the question, nor computed or already supported earlier in the answer;
   bad_arithmetic      an equality whose sides differ by more than 0.01;
   uncited_claim       a sentence with a figure or a policy word and no [n] at all.
 "Appears" is value-based: 「四级」 in a reference supports 「4 个级别」; units are not compared.
@@ -140,6 +140,11 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+def _is_constant(figure: Figure) -> bool:
+    # The 1 of 「×（1 − 5%）」 and the 100% of 「100% − 5%」 are arithmetic, not school facts.
+    return figure.amount == 1
+
+
 def _is_refusal(sentence: str) -> bool:
     return normalize(CITATION_RE.sub("", sentence)) == normalize(REFUSAL_TEXT)
 
@@ -153,12 +158,14 @@ def _check_sentence(text: str, span: tuple[int, int], figures: tuple[Figure, ...
     for equation in equations:
         earlier.update(round(v, 6) for v in equation.results())
     stated = {side.span for eq in equations for side in eq.stated_results()}
+    calculations = [side.span for eq in equations for side in eq.numeric if side.computed]
     problems = [_arithmetic_problem(m) for eq in equations for m in eq.mismatches()]
 
     # Figures the student gave, stated results (judged by the arithmetic check above) and values
     # already settled earlier in the answer need no reference of their own.
     claims = [f for f in figures
               if not any(_overlaps(f.span, s) for s in stated)
+              and not (_is_constant(f) and any(_overlaps(f.span, c) for c in calculations))
               and not (f.keys & question_keys) and not (f.keys & earlier)]
     if not cited:
         words = _policy_words(CITATION_RE.sub("", sentence))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 from urllib.parse import urlsplit
 
@@ -27,6 +28,9 @@ _KEY_PATTERNS = (
     re.compile(r"(?i)\bbearer\s+[^\s'\",}]+"),
     re.compile(r"(?i)(api[_-]?key[\"']?\s*[:=]\s*[\"']?)[^\s'\",}&]+"),
 )
+
+# the HTTP stack under the openai client; its errors can surface unwrapped while a stream is read
+_TRANSPORT_MODULES = frozenset({"httpx", "httpx2", "httpcore", "httpcore2", "h11"})
 
 _secrets: set[str] = set()
 _secrets_lock = threading.Lock()
@@ -76,14 +80,19 @@ def _classify(error: BaseException, label: str, env: str) -> tuple[str, str, str
     if status is not None:
         return _classify_status(status.status_code, _server_detail(status), label, env)
     if any(isinstance(e, (openai.APITimeoutError, TimeoutError)) or "Timeout" in type(e).__name__ for e in chain):
+        shared = "，回答模型和向量模型共用这个设置" if env != "XIAOE_LLM" else ""
         return ("timeout", f"{label}在限定时间内没有响应（超时）",
-                f"请稍后重试；如果经常超时，可以调大 {env}_TIMEOUT（秒），或换用响应更快的模型。")
-    connection = next((e for e in chain if isinstance(e, (openai.APIConnectionError, ConnectionError, OSError))),
-                      None)
+                f"请稍后重试；如果经常超时，可以调大 XIAOE_LLM_TIMEOUT（单位秒{shared}），或换用响应更快的模型。")
+    connection = next((e for e in chain if isinstance(e, (openai.APIConnectionError, OSError))
+                       or type(e).__module__.split(".")[0] in _TRANSPORT_MODULES), None)
     if connection is not None:
         where = _where(connection)
-        return ("connection", f"连不上{label}服务{where}",
-                f"请检查 {env}_BASE_URL 是否写对、服务是否已启动（本机 Ollama 要先运行 ollama serve）、网络是否通畅。")
+        if any(isinstance(e, (ConnectionRefusedError, socket.gaierror)) or type(e).__name__ == "ConnectError"
+               for e in chain):
+            return ("connection", f"连不上{label}服务{where}",
+                    f"请检查 {env}_BASE_URL 是否写对、服务是否已启动（本机 Ollama 要先运行 ollama serve）、网络是否通畅。")
+        return ("connection", f"与{label}服务的连接中途断开{where}",
+                "请重试；如果经常断开，请检查网络，以及代理或网关是否会切断时间较长的连接。")
     if any(isinstance(e, (openai.APIResponseValidationError, json.JSONDecodeError, ValueError,
                           AttributeError, KeyError, TypeError)) for e in chain):
         return ("bad_response", f"{label}服务返回的内容无法识别（不是 OpenAI 兼容接口的格式）",
@@ -103,7 +112,7 @@ def _classify_status(code: int, detail: str, label: str, env: str) -> tuple[str,
                 f"请确认 {env}_API_KEY 对 {env}_MODEL 指定的模型有权限，或换一个模型。")
     if code == 402:
         return ("rate_limit", f"{label}服务的账户余额或额度不足（HTTP 402{said}）",
-                f"请给账户充值，或换用 {env}_API_KEY 指定另一个账户的密钥。")
+                f"请给账户充值，或在 {env}_API_KEY 里换成另一个有余额的账户的密钥。")
     if code == 429:
         return ("rate_limit", f"{label}服务提示请求太频繁或额度已用完（HTTP 429{said}）",
                 "请过一两分钟再试；如果持续出现，请检查账户额度或调低并发。")

@@ -63,7 +63,7 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
                       use_responses_api=False)
 
 
-def make_embeddings(settings: Settings) -> "ProviderEmbeddings":
+def make_embeddings(settings: Settings) -> ProviderEmbeddings:
     """OpenAIEmbeddings for the configured server, wrapped so every failure is a ModelError.
 
     Raw strings are sent (no tiktoken, which only knows OpenAI's models), vectors come back as

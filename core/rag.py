@@ -6,13 +6,15 @@ the refusal sentence is returned and the model is never invoked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 
 from core.errors import InvalidQuestion, ModelError
+from core.grounding import check_grounding
 from core.index import SearchIndex, search_with_score
 from core.llm import OfflineAnswerer
 from core.model_errors import as_model_error
@@ -20,6 +22,9 @@ from core.problems import Problem
 from core.prompts import build_messages
 from core.references import check_refs
 from core.settings import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, MAX_QUESTION_CHARS, MAX_TOP_K, REFUSAL_TEXT
+
+if TYPE_CHECKING:  # core.answerability imports Hit from here
+    from core.answerability import Decision
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ class Gate:
     k: int
     refused: bool
     reason: str
+    decision: Decision | None = None  # set when select() was given a `decide` hook
 
     @property
     def hits(self) -> tuple[Hit, ...]:
@@ -116,25 +122,39 @@ def retrieve(question: str, index: SearchIndex, k: int = MAX_TOP_K) -> tuple[Hit
     return tuple(hits)
 
 
-def select(question: str, candidates: tuple[Hit, ...], threshold: float, k: int) -> Gate:
-    """Keep the first k candidates and mark those at or above the threshold; refuse if none pass."""
+def select(question: str, candidates: tuple[Hit, ...], threshold: float, k: int, *,
+           decide: Callable[[str, tuple[Hit, ...], float], Decision] | None = None) -> Gate:
+    """Keep the first k candidates and mark those at or above the threshold; refuse if none pass.
+
+    With `decide` (e.g. `core.answerability.make_decider(...)`), the gate also refuses when the
+    decision is not answerable, and carries the decision and its reason either way.
+    """
     if not 1 <= k <= MAX_TOP_K:
         raise InvalidQuestion(f"k（{k}）必须在 1 到 {MAX_TOP_K} 之间。")
     kept = tuple(replace(h, passed=h.score >= threshold) for h in candidates[:k])
-    if any(h.passed for h in kept):
-        return Gate(question, kept, threshold, k, refused=False, reason="")
+    decision = decide(question, kept, threshold) if decide is not None and kept else None
+    if any(h.passed for h in kept) and (decision is None or decision.answerable):
+        return Gate(question, kept, threshold, k, refused=False, reason=decision.reason if decision else "",
+                    decision=decision)
     best = max((h.score for h in kept), default=0.0)
     reason = (f"最高分 {best:.2f} 低于阈值 {threshold:.2f}，没有可用的资料片段" if kept
               else "资料库是空的，没有可检索的片段")
-    return Gate(question, kept, threshold, k, refused=True, reason=reason)
+    return Gate(question, kept, threshold, k, refused=True, reason=decision.reason if decision else reason,
+                decision=decision)
 
 
-def prepare(question: str, index: SearchIndex, *, k: int = DEFAULT_TOP_K,
-            min_score: float | None = None) -> Gate:
-    """Validate, retrieve and gate; no model is involved."""
+def prepare(question: str, index: SearchIndex, *, k: int = DEFAULT_TOP_K, min_score: float | None = None,
+            decide: Callable[[str, tuple[Hit, ...], float], Decision] | None = None,
+            expand: Callable[[str], str] | None = None) -> Gate:
+    """Validate, retrieve and gate; no model is involved.
+
+    `expand` rewrites the retrieval query only (e.g. glossary expansion); the gate, the decision
+    and the prompt keep the question as asked.
+    """
     text = validate_question(question)
     threshold = DEFAULT_MIN_SCORE if min_score is None else float(min_score)
-    return select(text, retrieve(text, index, max(k, 1)), threshold, k)
+    query = expand(text) if expand is not None else text
+    return select(text, retrieve(query, index, max(k, 1)), threshold, k, decide=decide)
 
 
 def refusal(gate: Gate) -> RAGAnswer:
@@ -167,17 +187,32 @@ def finish(gate: Gate, text: str) -> RAGAnswer:
         problems.extend(_grounding_problems(text, docs, gate.question))
     return RAGAnswer(question=gate.question, text=text, hits=gate.hits, candidates=gate.candidates,
                      threshold=gate.threshold, k=gate.k, refused=model_refused, model_called=True,
-                     problems=tuple(problems), reason="模型认为参考资料不足以回答" if model_refused else "")
+                     problems=tuple(problems),
+                     reason="模型认为参考资料不足以回答" if model_refused else gate.reason)
 
 
 def _grounding_problems(text: str, docs: list[Document], question: str) -> list[Problem]:
-    return []
+    """Figures, arithmetic and uncited claims (core.grounding), after the citation-number check."""
+    return list(check_grounding(text, docs, question).problems)
+
+
+DEFAULT_DECISION = "default"  # sentinel: the answerability decision without a glossary
 
 
 def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *,
-           k: int = DEFAULT_TOP_K, min_score: float | None = None) -> RAGAnswer:
-    """Answer from the corpus or refuse; `llm=None` uses the offline answerer."""
-    gate = prepare(question, index, k=k, min_score=min_score)
+           k: int = DEFAULT_TOP_K, min_score: float | None = None,
+           decide: Callable[[str, tuple[Hit, ...], float], Decision] | str | None = DEFAULT_DECISION,
+           expand: Callable[[str], str] | None = None) -> RAGAnswer:
+    """Answer from the corpus or refuse; `llm=None` uses the offline answerer.
+
+    By default the answerability decision (core.answerability) gates alongside the threshold;
+    `decide=None` keeps the seed's threshold-only gate. core.pipeline adds the glossary.
+    """
+    if decide == DEFAULT_DECISION:
+        from core.answerability import make_decider  # late: core.answerability imports Hit from here
+
+        decide = make_decider(index) if len(index) else None
+    gate = prepare(question, index, k=k, min_score=min_score, decide=decide, expand=expand)
     if gate.refused:
         return refusal(gate)
     return finish(gate, "".join(stream_text(gate, llm)))

@@ -46,9 +46,11 @@ class Decision:
     reviewer: str
     note: str | None
     corrected_answer: str | None
+    add_reason: Problem | None = None
 
     @classmethod
-    def build(cls, action: str, reviewer: str, note: str | None, corrected_answer: str | None) -> Decision:
+    def build(cls, action: str, reviewer: str, note: str | None, corrected_answer: str | None,
+              add_reason: Problem | None = None) -> Decision:
         if action not in TRANSITIONS:
             raise InvalidReview(f"操作「{action}」不存在，可选：approve（通过）、reject（驳回）、reopen（重新打开）。")
         who = person_name(reviewer, "复核人")
@@ -60,7 +62,9 @@ class Decision:
         # None keeps the stored correction; an empty text clears it.
         corrected = None if corrected_answer is None else (
             bounded(corrected_answer, MAX_CORRECTED_CHARS, "修改后的回答") or "")
-        return cls(action, who, note, corrected)
+        if add_reason is not None:
+            bounded(add_reason.message, MAX_NOTE_CHARS, "新增的问题说明")
+        return cls(action, who, note, corrected, add_reason)
 
 
 def entry_from_answer(answer: RAGAnswer, *, origin: str, fingerprint: str, flagged_by: str | None,

@@ -143,8 +143,10 @@ class Filters:
 
     def __post_init__(self) -> None:
         if self.status is not None and self.status not in STATUS_LABELS:
-            raise InvalidReview(f"状态「{self.status}」不存在，可选：{'、'.join(STATUS_LABELS)}。")
+            raise InvalidReview(f"状态「{self.status}」不存在，可选："
+                                f"{'、'.join(f'{code}（{label}）' for code, label in STATUS_LABELS.items())}。")
         if self.lane is not None and self.lane not in LANES:
-            raise InvalidReview(f"通道「{self.lane}」不存在，可选：{'、'.join(LANES)}。")
+            raise InvalidReview(f"通道「{self.lane}」不存在，可选："
+                                f"{'、'.join(f'{code}（{lane.label}）' for code, lane in LANES.items())}。")
         if self.since and self.until and self.since >= self.until:
             raise InvalidReview(f"开始时间（{self.since:%Y-%m-%d}）必须早于结束时间（{self.until:%Y-%m-%d}）。")

@@ -1,5 +1,51 @@
-"""Placeholder page; its owner replaces this file."""
+"""设置: the active answerer and retriever, both model providers (keys masked) with a connection test, the main settings."""
 
+from __future__ import annotations
+
+import pandas as pd
 import streamlit as st
 
-st.info("该页面正在建设中。")
+from core.errors import XiaoEError
+from core.provider_info import describe_providers, describe_settings
+from core.providers import test_connection
+from ui.state import get_settings
+
+st.title("设置")
+st.caption("这里只显示当前生效的设置。修改方法：设置同名环境变量，或写进 .streamlit/secrets.toml，然后重启应用。")
+
+try:
+    settings = get_settings()
+except XiaoEError as error:
+    st.error(str(error))
+    st.stop()
+
+overview = describe_providers(settings)
+
+st.subheader("当前使用")
+st.table(pd.DataFrame({"项目": ["回答方式", "检索方式"], "当前值": [overview.answerer, overview.retriever]}),
+         hide_index=True)
+for warning in overview.warnings:
+    st.warning(warning)
+
+st.subheader("模型服务")
+for info in (overview.chat, overview.embed):
+    with st.container(border=True):
+        st.markdown(f"**{info.label}**")
+        st.table(pd.DataFrame({
+            "项目": ["类型", "模型名", "接口地址", "API 密钥"],
+            "当前值": [info.kind, info.model or "—", info.base_url or "—", info.key],
+        }), hide_index=True)
+        clicked = st.button("测试连接", key=f"test_{info.role}", disabled=not info.configured,
+                            help=None if info.configured else "还没有配置这个模型服务，无需测试。")
+        if clicked:
+            with st.spinner("正在测试连接…"):
+                report = test_connection(settings, info.role)
+            if report.ok:
+                st.success(report.message)
+            else:
+                st.error(report.message)
+
+st.subheader("主要设置")
+rows = describe_settings(settings)
+st.table(pd.DataFrame({"设置": [r.name for r in rows], "环境变量": [r.env for r in rows],
+                       "当前值": [r.value for r in rows]}), hide_index=True)

@@ -3,8 +3,8 @@
 It speaks just enough of the API for langchain-openai: `POST /v1/chat/completions` (plain
 JSON, or SSE when the request says `"stream": true`) and `POST /v1/embeddings` (vectors from
 HashingEmbeddings, so they are deterministic). Each test sets the attributes it needs
-(reply, status, delay, garbage) and reads `requests` afterwards. It leaves out everything
-else of the API (tools, logprobs, usage accounting).
+(reply, status, delay, garbage, cut_stream) and reads `requests` afterwards. It leaves out
+everything else of the API (tools, logprobs, usage accounting).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Recorded:
     """One request the server received."""
 
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names lower-cased
     body: dict
 
 
@@ -38,7 +38,8 @@ class FakeOpenAI:
     status: int = 200
     error_message: str = "something went wrong"
     delay: float = 0.0
-    garbage: bool = False
+    garbage: bool = False  # a 200 reply whose body is an HTML page, as from a misconfigured proxy
+    cut_stream: bool = False  # drop the connection in the middle of a streamed answer
     stream_piece: int = 5
     requests: list[Recorded] = field(default_factory=list)
 
@@ -48,7 +49,9 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # a short poll keeps shutdown() (one per test) from costing the default half second
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
         self._thread.start()
 
     @property
@@ -118,7 +121,7 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw or b"{}")
             path = self.path.split("?")[0]
-            fake._record(path, dict(self.headers.items()), body)
+            fake._record(path, {k.lower(): v for k, v in self.headers.items()}, body)
             try:
                 fake._wait()
                 self._respond(path, body)
@@ -152,11 +155,15 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
             self.send_header("Connection", "close")
             self.end_headers()
-            for event in events:
-                self.wfile.write(event)
-                self.wfile.flush()
             self.close_connection = True
+            for number, event in enumerate(events):
+                if fake.cut_stream and number == 2:
+                    return  # the connection drops mid-body, as behind a proxy that cuts long streams
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
 
     return Handler

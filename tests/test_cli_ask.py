@@ -20,12 +20,13 @@ def test_cli_ask_json_has_documented_fields(isolated_env, capsys):
     assert main(["ask", "你们的雅思保过班多少钱？", "--json", "--k", "4"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["refused"] is True and data["k"] == 4 and len(data["hits"]) == 4
-    assert all(h["passed"] is False for h in data["hits"])
+    assert data["model_called"] is False and "雅思" in data["reason"]
 
 
-def test_cli_ask_min_score_zero_answers_anything(isolated_env, capsys):
-    assert main(["ask", "你们的雅思保过班多少钱？", "--json", "--min-score", "0"]) == 0
-    assert json.loads(capsys.readouterr().out)["threshold"] == 0.0
+def test_cli_ask_min_score_one_refuses_everything(isolated_env, capsys):
+    assert main(["ask", "启明英语的口语课一共有几级？", "--json", "--min-score", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["threshold"] == 1.0 and data["refused"] is True
 
 
 def test_cli_ask_empty_question_exits_non_zero(isolated_env, capsys):

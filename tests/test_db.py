@@ -77,5 +77,10 @@ def test_database_locked_file_gives_chinese_store_error(tmp_path):
 def test_database_unreadable_file_gives_chinese_store_error(tmp_path):
     path = tmp_path / "broken.sqlite3"
     path.write_bytes(b"this is not a database file at all" * 100)
-    with pytest.raises(StoreError, match="无法打开|损坏|出错"):
+    with pytest.raises(StoreError, match="无法打开或无法写入"):
         Database(f"sqlite:///{path}")
+
+
+def test_database_missing_driver_gives_chinese_store_error():
+    with pytest.raises(StoreError, match="驱动"):
+        Database("postgresql+psycopg://xiaoe:secret@127.0.0.1:1/xiaoe")

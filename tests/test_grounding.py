@@ -13,8 +13,14 @@ from langchain_core.documents import Document
 from bench.grounding_quality import CASES_CSV, load_cases, predicted_codes, select_chunk
 from core.arithmetic import find_equations
 from core.figures import extract_figures, parse_chinese_numeral
-from core.grounding import (BAD_ARITHMETIC, UNCITED_CLAIM, UNSUPPORTED_NUMBER, check_grounding, cited_numbers,
-                            split_sentences)
+from core.grounding import (
+    BAD_ARITHMETIC,
+    UNCITED_CLAIM,
+    UNSUPPORTED_NUMBER,
+    check_grounding,
+    cited_numbers,
+    split_sentences,
+)
 from core.loader import load_documents
 from core.settings import REFUSAL_TEXT
 
@@ -130,20 +136,24 @@ def test_check_grounding_accepts_figure_settled_earlier_in_the_answer():
 # --- arithmetic ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "flagged"), [
-    ("4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 180 元，可退 3420 元[1]。", []),
+    ("4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 180 元，可退 3600 − 180 = 3420 元[1]。", []),
+    ("4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 180 元，可退 3420 元[1]。", ["3420 元"]),
     ("4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 170 元[1]。", ["170"]),
     ("手续费 = 4800 × 12 ÷ 16 × 5% = 3600 × 5% = 180 元[1]。", []),
     ("手续费 = 4800 × 12 ÷ 16 × 5% = 3600 × 5% = 190 元[1]。", ["190"]),
-    ("手续费 = 4800 × 12 ÷ 16 × 5% = 3600 × 6%[1]。", ["3600 × 6%"]),
+    ("手续费 = 4800 × 12 ÷ 16 × 5% = 4800 × 5%[1]。", ["4800 × 5%"]),
     ("（4800 元 − 3600 元）÷ 16 = 75 元[1]。", []),
     ("(4800 - 3600) / 16 = 70 元[1]。", ["70"]),
     ("4800 * 12 / 16 ＝ 3600 元[1]。", []),
-], ids=["corpus-example", "wrong-fee", "chain", "chain-last-wrong", "two-calculations", "full-width",
-        "ascii-wrong", "ascii-full-width-equals"])
+    ("4800 ×（16 − 4）÷ 16 ×（1 − 5%）= 3420 元[1]。", []),
+    ("4800 元 ÷ 16 课时 = 300 元/课时[1]。", []),
+    ("4800 元 ÷ 16 课时 = 330 元/课时[1]。", ["330"]),
+], ids=["corpus-example", "result-in-words-needs-a-source", "wrong-fee", "chain", "chain-last-wrong", "two-calculations", "full-width",
+        "ascii-wrong", "ascii-full-width-equals",
+        "constant-one-needs-no-source", "rate", "wrong-rate"])
 def test_check_grounding_recomputes_equalities(text, flagged):
-    hits = [_doc("4800 元，12 课时，16 课时，3600 元，5%")]
+    hits = [_doc("实付 4800 元，上了 4 课时，剩 12 课时，共 16 课时，3600 元，5%")]
     assert _flagged_texts(text, hits) == flagged
-    assert all(code == BAD_ARITHMETIC for code in _codes(text, hits))
 
 
 @pytest.mark.parametrize("text", [
@@ -154,7 +164,7 @@ def test_check_grounding_recomputes_equalities(text, flagged):
 ])
 def test_find_equations_treats_worded_formulas_as_symbolic(text):
     assert all(s is None or not s.computed for eq in find_equations(text) for s in eq.sides)
-    assert _codes(text, [REFUND_RULES]) == []
+    assert _codes(text, [REFUND_EXAMPLE]) == []
 
 
 def test_find_equations_reads_percent_as_a_fraction():
@@ -168,7 +178,7 @@ def test_check_grounding_never_evaluates_python(monkeypatch):
 
     monkeypatch.setattr(builtins, "eval", forbidden)
     monkeypatch.setattr(builtins, "exec", forbidden)
-    text = "__import__('os').system('echo hacked') = 3[1]。4800 × 12 ÷ 16 = 3500 元[1]。"
+    text = "__import__('os').system('echo hacked') = 7[1]。4800 × 12 ÷ 16 = 3500 元[1]。"
     report = check_grounding(text, [REFUND_EXAMPLE], "")
     assert [p.code for p in report.problems] == [UNSUPPORTED_NUMBER, BAD_ARITHMETIC]
 
@@ -178,7 +188,7 @@ def test_check_grounding_never_evaluates_python(monkeypatch):
 @pytest.mark.parametrize(("text", "codes"), [
     ("口语课一共分为四级。", [UNCITED_CLAIM]),
     ("开课前申请退费，学费全额退还。", [UNCITED_CLAIM]),
-    ("二级学费 4200 元[1]。从第二次起转班每次收 100 元。", [UNCITED_CLAIM]),
+    ("二级学费 4200 元[2]。从第二次起转班每次收 100 元。", [UNCITED_CLAIM]),
     (REFUSAL_TEXT, []),
     ("好的，明白了。", []),
     ("口语课一共分为四级[1]。希望对你有帮助！", []),
@@ -222,10 +232,10 @@ def test_parse_chinese_numeral_reads_runs(run, value):
 
 
 @pytest.mark.parametrize(("text", "values"), [
-    ("3600 元", [3600]), ("4,800 元", [4800]), ("1.5万", [15000]), ("3千", [3000]), ("5%", [5]),
+    ("3600 元", [3600]), ("4,800 元", [4800]), ("1.5万", [15000]), ("1.5 万元", [15000]), ("3千", [3000]), ("5%", [5]),
     ("５％", [5]), ("百分之五", [5]), ("百分之十五", [15]), ("三分之一", [1 / 3]), ("45 分钟", [45]),
     ("八周", [8]), ("9:30", [9.5]), ("9:00–21:00", [9, 21]), ("三级", [3]), ("第二次", [2]),
-    ("一次", [1]), ("十分钟", [10]), ("四个级别", [4]),
+    ("一次", [1]), ("十分钟", [10]), ("四个级别", [4]), ("两三天", [2, 3]), ("二〇二四年", [2024]),
     ("一共", []), ("一样", []), ("每一级", []), ("十分重要", []), ("万一", []), ("千万别", []),
     ("零基础", []), ("统一回复", []), ("贵一点", []), ("[1]", []), ("1. 一级", [1]),
 ])

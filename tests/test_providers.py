@@ -79,7 +79,7 @@ def test_answer_sends_key_model_and_stream_flag(fake_openai, tmp_path, corpus_in
     rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
     (request,) = fake_openai.requests
     assert request.path == "/v1/chat/completions"
-    assert request.headers["Authorization"] == f"Bearer {KEY}"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
     assert request.body["model"] == "fake-chat"
     assert request.body["stream"] is True
     assert request.body["temperature"] == 0
@@ -90,7 +90,7 @@ def test_answer_without_key_sends_placeholder_not_env_key(fake_openai, tmp_path,
     fake_openai.reply = GOOD
     llm = make_chat_model(make_settings(fake_openai, tmp_path, llm_api_key=""))
     rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
-    assert fake_openai.requests[0].headers["Authorization"] == "Bearer EMPTY"
+    assert fake_openai.requests[0].headers["authorization"] == "Bearer EMPTY"
 
 
 def test_answer_fabricated_reply_is_flagged_bad_ref(fake_openai, tmp_path, corpus_index):
@@ -134,6 +134,7 @@ FAILURES = [
     ({"status": 404}, "bad_request", ["HTTP 404", "/v1", "XIAOE_LLM_MODEL"]),
     ({"status": 400}, "bad_request", ["HTTP 400"]),
     ({"garbage": True}, "bad_response", ["无法识别", "XIAOE_LLM_BASE_URL"]),
+    ({"cut_stream": True, "reply": GOOD}, "connection", ["中途断开"]),
 ]
 
 
@@ -201,7 +202,7 @@ def test_test_connection_embed_ok_reports_dimension(fake_openai, tmp_path):
     report = test_connection(make_settings(fake_openai, tmp_path), "embed")
     assert report.ok
     assert "64 维" in report.message
-    assert fake_openai.requests[0].headers["Authorization"] == f"Bearer {EMBED_KEY}"
+    assert fake_openai.requests[0].headers["authorization"] == f"Bearer {EMBED_KEY}"
 
 
 def test_test_connection_failure_is_reported_not_raised(fake_openai, tmp_path):

@@ -29,13 +29,20 @@ def test_answer_seed_ielts_question_is_refused_without_model(corpus_index):
     result = answer(IELTS_Q, corpus_index, model)
     assert result.refused and result.text == REFUSAL_TEXT
     assert model.calls == 0 and not result.model_called
-    assert "低于阈值" in result.reason
+    assert "雅思" in result.reason  # the decision names the word the corpus lacks
 
 
 def test_answer_seed_refund_question_hits_both_files(corpus_index):
     result = answer(REFUND_Q, corpus_index, k=3)
     sources = {h.source for h in result.hits}
     assert {"02-退费与转班制度.md", "01-口语课分级说明.md"} <= sources
+
+
+def test_answer_threshold_only_gate_refuses_below_threshold(corpus_index):
+    model = ScriptedChatModel(responses=["不该被调用"])
+    result = answer(IELTS_Q, corpus_index, model, min_score=0.2, decide=None)
+    assert result.refused and model.calls == 0
+    assert result.reason.startswith("最高分") and "低于阈值 0.20" in result.reason
 
 
 def test_answer_empty_index_refuses():
@@ -119,3 +126,9 @@ def test_answer_to_dict_has_the_cli_json_fields(corpus_index):
     data = answer(LEVELS_Q, corpus_index).to_dict()
     assert set(data) >= {"question", "refused", "answer", "threshold", "k", "hits", "problems"}
     assert set(data["hits"][0]) == {"rank", "source", "heading", "chunk", "start", "end", "score", "passed", "text"}
+
+
+def test_answer_wrong_figures_with_a_real_citation_are_flagged(corpus_index):
+    result = answer(LEVELS_Q, corpus_index, ScriptedChatModel(responses=["口语课一共六级，每级 12 课时[1]。"]))
+    assert [p.code for p in result.problems].count("unsupported_number") == 2
+    assert result.flagged

@@ -377,7 +377,14 @@ def test_export_to_an_unwritable_place_is_a_clear_error(store, tmp_path):
         store.export_csv(tmp_path / "no" / "such" / "dir.csv")
 
 
-# --- locking ---------------------------------------------------------------------------------
+# --- locking and broken files ----------------------------------------------------------------
+
+def test_a_file_that_is_not_a_database_becomes_store_error(tmp_path):
+    path = tmp_path / "queue.sqlite3"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="数据库"):
+        ReviewStore(Database(f"sqlite:///{path}"))
+
 
 def test_locked_database_becomes_store_error(url, tmp_path):
     ReviewStore(Database(url)).enqueue(answer(), fingerprint="f")
@@ -392,3 +399,22 @@ def test_locked_database_becomes_store_error(url, tmp_path):
     finally:
         blocker.rollback()
         blocker.close()
+
+
+def test_bulk_reopen_can_add_a_reason_so_the_item_joins_its_lane(store):
+    item_id = store.enqueue(answer(), fingerprint="f")
+    store.decide(item_id, action="approve", reviewer="王老师", expected_version=1)
+    stale = Problem("stale_corpus", "资料已更新（02-退费与转班制度.md），请按新资料重新复核。")
+    result = store.bulk_decide({item_id: 2}, action="reopen", reviewer="管理员", note="资料已更新", add_reason=stale)
+    assert result.decided == (item_id,)
+    item = store.get(item_id)
+    assert (item.status, item.reasons[-1], item.lanes) == ("pending", stale, ("auto", "citation", "stale"))
+    assert store.counts().lane("stale", "pending") == 1
+
+
+def test_a_refused_decision_adds_no_reason(store):
+    item_id = store.enqueue(answer(), fingerprint="f")
+    with pytest.raises(ConflictError):
+        store.decide(item_id, action="approve", reviewer="王老师", expected_version=5,
+                     add_reason=Problem("stale_corpus", "资料已更新"))
+    assert [p.code for p in store.get(item_id).reasons] == ["bad_ref"]

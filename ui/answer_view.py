@@ -1,13 +1,14 @@
 """What the Ask page shows, built as plain values: escaped Markdown, tables and the score chart.
 
 Nothing here calls Streamlit, so every piece can be tested without a running app. Corpus text
-and model output only ever pass through `md_escape` (Markdown) or html.escape (see sources_view).
+and model output only ever pass through `md_escape` (Markdown) or html.escape (see source_view).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import altair as alt
 import pandas as pd
@@ -18,6 +19,9 @@ from core.rag import Gate, Hit
 from core.references import REF_RE, excerpt, resolve_refs
 from ui.source_view import source_url
 
+if TYPE_CHECKING:  # only a type here; the router imports this module, the decider is the Ask page's
+    from core.answerability import Decision
+
 PASSED, BELOW, OUTSIDE_K = "命中", "低于阈值", "超出前 k 个"
 STATUS_COLORS = {PASSED: "#1f77b4", BELOW: "#bbbbbb", OUTSIDE_K: "#dddddd"}
 GREY = "color: #999999"
@@ -25,13 +29,13 @@ SNIPPET_CHARS = 60
 
 # Every ASCII punctuation character CommonMark lets us backslash-escape; escaping all of them
 # means no Markdown syntax (links, emphasis, HTML, tables) survives from text we did not write.
+# GFM still turns a bare URL into a link whose text is that URL; it hides nothing, so it stays.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=^%@;,/?])")
 
 
 def md_escape(text: str) -> str:
     """`text` as literal Markdown: punctuation backslash-escaped, line breaks kept."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", text)
-    return "  \n".join(line.strip() for line in escaped.split("\n"))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", "  \n")
 
 
 def passing_key(hits: Sequence[Hit]) -> tuple[tuple[str, int], ...]:
@@ -73,19 +77,23 @@ def linked_answer(text: str, hits: Sequence[Hit], *, mark: Sequence[tuple[int, i
 def citation_frame(text: str, hits: Sequence[Hit]) -> pd.DataFrame:
     """编号, 文件, 小节, 片段预览 for every citation the answer uses that names a passing chunk."""
     refs = resolve_refs(text, [h.document for h in hits])
-    return pd.DataFrame([{"编号": f"[{r.number}]", "文件": r.source, "小节": r.heading or "（文首）",
-                          "片段预览": r.excerpt} for r in refs], columns=["编号", "文件", "小节", "片段预览"])
+    return pd.DataFrame([{"编号": f"\\[{r.number}\\]", "文件": md_escape(r.source),
+                          "小节": md_escape(r.heading or "（文首）"), "片段预览": md_escape(r.excerpt)} for r in refs],
+                        columns=["编号", "文件", "小节", "片段预览"])
 
 
 def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
-    """One row per retrieved candidate, best first, with its status under the current sliders."""
+    """One row per retrieved candidate, best first, with its status under the current sliders.
+
+    st.table renders cells as Markdown, so text from the corpus is escaped like everywhere else.
+    """
     chosen = {h.rank: h for h in gate.candidates}
     rows = []
     for hit in all_candidates:
         current = chosen.get(hit.rank, hit)
         rows.append({"排名": hit.rank, "分数": round(hit.score, 3), "状态": status_of(current, gate.k),
-                     "文件": hit.source, "小节": hit.heading or "（文首）",
-                     "片段": excerpt(hit.text, SNIPPET_CHARS)})
+                     "文件": md_escape(hit.source), "小节": md_escape(hit.heading or "（文首）"),
+                     "片段": md_escape(excerpt(hit.text, SNIPPET_CHARS))})
     return pd.DataFrame(rows, columns=["排名", "分数", "状态", "文件", "小节", "片段"])
 
 
@@ -98,21 +106,31 @@ def styled_candidates(frame: pd.DataFrame) -> Styler:
 
 
 def score_chart(frame: pd.DataFrame, threshold: float) -> alt.LayerChart:
-    """Bars of every candidate's score coloured by status, with the threshold as a red rule."""
+    """Bars of every candidate's score coloured by status, with the threshold as a red rule.
+
+    Channels are built as objects (not shorthand strings or lists): Altair then skips its
+    schema look-ups, which keeps a threshold move well inside the page's time budget.
+    """
     data = frame.assign(标签=frame["排名"].map(lambda r: f"#{r}"))
+    top = max(threshold, float(frame["分数"].max()), 0.05)
     bars = alt.Chart(data).mark_bar().encode(
-        x=alt.X("标签:N", sort=None, title="候选片段（按分数排名）"),
-        y=alt.Y("分数:Q", scale=alt.Scale(domain=[0, max(threshold, float(frame["分数"].max()), 0.05)]),
-                title="相似度分数"),
-        color=alt.Color("状态:N", scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
-                        legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["排名", "分数", "状态", "文件", "小节"],
+        alt.X("标签:N", sort=None, title="候选片段（按分数排名）"),
+        alt.Y("分数:Q", scale=alt.Scale(domain=[0, top]), title="相似度分数"),
+        alt.Color("状态:N", scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
+                  legend=alt.Legend(orient="bottom", title=None)),
+        alt.Tooltip(["排名:O", "分数:Q", "状态:N", "文件:N", "小节:N"]),
     )
-    rule = alt.Chart(pd.DataFrame({"阈值": [threshold]})).mark_rule(color="#d62728", strokeWidth=2).encode(
-        y="阈值:Q", tooltip=[alt.Tooltip("阈值:Q", format=".2f")])
-    label = alt.Chart(pd.DataFrame({"阈值": [threshold], "文字": [f"阈值 {threshold:.2f}"]})).mark_text(
-        align="left", dx=4, dy=-6, color="#d62728").encode(y="阈值:Q", text="文字:N", x=alt.value(0))
-    return alt.layer(bars, rule, label).properties(height=260)
+    line = pd.DataFrame({"阈值": [threshold], "文字": [f"阈值 {threshold:.2f}"]})
+    rule = alt.Chart(line).mark_rule(color="#d62728", strokeWidth=2).encode(alt.Y("阈值:Q"))
+    label = alt.Chart(line).mark_text(align="left", dx=4, dy=-6, color="#d62728").encode(
+        alt.Y("阈值:Q"), alt.Text("文字:N"))
+    return alt.layer(bars, rule, label, height=260)
+
+
+def signal_frame(decision: Decision) -> pd.DataFrame:
+    """The answerability signals as rows: 信号, 数值, 是否通过, 说明 (说明 may quote the question)."""
+    return pd.DataFrame([{"信号": s.name_zh, "数值": f"{s.value:.2f}", "是否通过": "通过" if s.passed else "未通过",
+                          "说明": md_escape(s.detail)} for s in decision.signals]).set_index("信号")
 
 
 def problem_lines(problems: Sequence[Problem]) -> str:

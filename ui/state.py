@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import gc
+import os
+
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
 from core.db import open_database
-from core.errors import XiaoEError
+from core.defaults_store import effective_settings
+from core.errors import StoreError, XiaoEError
+from core.glossary import Glossary
+from core.glossary_store import GlossaryStore
 from core.index_store import IndexBundle, corpus_fingerprint, load_or_build
+from core.pipeline import Pipeline, build_pipeline
 from core.review import ReviewStore
 from core.settings import Settings
+from ui.source_view import Overview, overview
 
 
 def _secret_overrides() -> dict[str, str]:
@@ -21,15 +29,33 @@ def _secret_overrides() -> dict[str, str]:
 
 
 def get_settings() -> Settings:
-    """Settings from env + secrets (raises ConfigError with a Chinese message on a bad value)."""
-    import os
+    """Settings from env + secrets, with the default threshold/k saved on the tuning page applied.
 
-    return Settings.from_env({**os.environ, **_secret_overrides()})
+    Raises ConfigError (Chinese message) on a bad value. When the database cannot be read, the
+    page says so and the configured defaults are used, so asking still works.
+    """
+    base = Settings.from_env({**os.environ, **_secret_overrides()})
+    try:
+        return effective_settings(base)
+    except StoreError as error:
+        st.warning(f"无法读取已保存的默认阈值，暂用配置中的默认值（{base.min_score:.2f}，k={base.top_k}）：{error}")
+        return base
 
 
 @st.cache_resource(show_spinner="正在建立资料索引…", max_entries=2)
 def _bundle(fingerprint: str, _settings: Settings) -> IndexBundle:
-    return load_or_build(_settings)
+    return _frozen(load_or_build(_settings))
+
+
+def _frozen(value):
+    """Move a long-lived cached object out of the cyclic GC's reach.
+
+    With 100,000 chunks every full collection would rescan millions of objects that never die
+    (150–250 ms pauses in the middle of a slider move); frozen objects are skipped.
+    """
+    gc.collect()
+    gc.freeze()
+    return value
 
 
 def get_index() -> tuple[IndexBundle | None, str | None]:
@@ -53,3 +79,31 @@ def _review_store(db_url: str) -> ReviewStore:
 def get_review_store() -> ReviewStore:
     """The review queue on the configured database (StoreError / ConfigError carry Chinese messages)."""
     return _review_store(get_settings().db_url)
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _overview(fingerprint: str, _bundle: IndexBundle) -> Overview:
+    return overview(_bundle.index.chunks)
+
+
+def get_overview(bundle: IndexBundle) -> Overview:
+    """Per-file chunk and section counts plus index facts for the Sources page (once per fingerprint)."""
+    return _overview(bundle.fingerprint, bundle)
+
+
+def get_glossary() -> Glossary:
+    """The consultants' synonym table from the database (StoreError carries a Chinese message)."""
+    return GlossaryStore.open(get_settings()).load()
+
+
+@st.cache_resource(show_spinner="正在准备可答性判断…", max_entries=4)
+def _pipeline(fingerprint: str, glossary_fingerprint: str, answerability: str, _settings: Settings,
+              _bundle: IndexBundle, _glossary: Glossary | None) -> Pipeline:
+    return _frozen(build_pipeline(_settings, _bundle, _glossary))
+
+
+def get_pipeline(bundle: IndexBundle, glossary: Glossary | None) -> Pipeline:
+    """core.pipeline's Pipeline from the cached index and this glossary (the decider is built once per pair)."""
+    settings = get_settings()
+    return _pipeline(bundle.fingerprint, glossary.fingerprint if glossary else "", settings.answerability,
+                     settings, bundle, glossary)

@@ -1,0 +1,206 @@
+"""Measure the answerability decision: student-phrased and calibration question sets, CMRC refusal AUC.
+
+Run from the repository root:  .venv/bin/python bench/answerability.py [--threshold 0.10] [--k 3]
+Prints markdown tables. The glossary is the shipped starter (core/data/glossary_starter.csv),
+not the database, so the numbers do not depend on anyone's edits. CMRC 2018 data is read from
+../shared via bench/cmrc.py (CC BY-SA 4.0, see the attribution printed with the table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from core.answerability import (  # noqa: E402
+    CORRECT_ANSWER,
+    CORRECT_REFUSAL,
+    DECISION_THRESHOLD,
+    DEFAULT_POLICY,
+    FALSE_ANSWER,
+    FALSE_REFUSAL,
+    WRONG_SOURCE,
+    Policy,
+    assess,
+    evaluate_decisions,
+    holds_fact,
+    summarize,
+)
+from core.glossary import Glossary, expand_query, load_starter  # noqa: E402
+from core.index_store import load_or_build  # noqa: E402
+from core.rag import retrieve, select  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from core.terms import TermAnalyzer  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def threshold_only(rows, bundle, threshold: float, k: int) -> tuple[int, int, int]:
+    """The old gate (top score >= threshold) on the same rows: (correct, answered with fact, refused)."""
+    correct = answered_fact = refused = 0
+    for row in rows:
+        gate = select(row["question"], retrieve(row["question"], bundle.index, k), threshold, k)
+        if row["expected"] == "应拒答":
+            refused += gate.refused
+            correct += gate.refused
+        elif not gate.refused and any(holds_fact(h, row["expected"], row["key_phrase"]) for h in gate.candidates):
+            answered_fact += 1
+            correct += 1
+    return correct, answered_fact, refused
+
+
+def summary_row(label: str, outcomes) -> str:
+    s = summarize(outcomes)
+    c = s.counts
+    return (f"| {label} | {c[CORRECT_ANSWER] + c[CORRECT_REFUSAL]}/{s.total} ({s.accuracy:.1%}) | "
+            f"{c[CORRECT_ANSWER]}/{s.answerable} ({s.answered_with_fact:.1%}) | "
+            f"{c[CORRECT_REFUSAL]}/{s.unanswerable} ({s.refused_near_misses:.1%}) | "
+            f"{c[FALSE_REFUSAL]} | {c[FALSE_ANSWER]} | {c[WRONG_SOURCE]} |")
+
+
+def report_set(name: str, rows, bundle, glossary: Glossary, threshold: float, k: int, settings_threshold: float) -> None:
+    print(f"\n## {name}（{len(rows)} 题，k={k}）\n")
+    print("| 设置 | 判断正确 | 可答题答出且命中事实 | 应拒答题已拒答 | 误拒 | 误答 | 命中错误资料 |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    main = evaluate_decisions(rows, bundle, glossary, threshold, k)
+    print(summary_row(f"可答性判断，阈值 {threshold:.2f}，初始同义词表", main))
+    print(summary_row(f"可答性判断，阈值 {threshold:.2f}，不用同义词表",
+                      evaluate_decisions(rows, bundle, None, threshold, k)))
+    if abs(settings_threshold - threshold) > 1e-9:
+        print(summary_row(f"可答性判断，阈值 {settings_threshold:.2f}（Settings 默认），初始同义词表",
+                          evaluate_decisions(rows, bundle, glossary, settings_threshold, k)))
+    answerable = sum(r["expected"] != "应拒答" for r in rows)
+    for t in sorted({threshold, settings_threshold}):
+        correct, fact, refused = threshold_only(rows, bundle, t, k)
+        n, m = len(rows), len(rows) - answerable
+        print(f"| 只看最高分，阈值 {t:.2f}（旧做法） | {correct}/{n} ({correct / n:.1%}) | "
+              f"{fact}/{answerable} ({fact / answerable:.1%}) | {refused}/{m} ({refused / m:.1%}) | – | – | – |")
+    misses = [o for o in main if not o.correct]
+    if misses:
+        print(f"\n错误明细（阈值 {threshold:.2f}，初始同义词表）：\n")
+        print("| 结果 | 问题 | 判断理由 |")
+        print("| --- | --- | --- |")
+        for o in misses:
+            print(f"| {o.outcome} | {o.question} | {o.decision.reason} |")
+
+
+def calibrate(rows, bundle, glossary: Glossary, k: int) -> tuple[float, float, float, float]:
+    """The documented rule for the global knobs, applied on calibration.csv only.
+
+    Grid: threshold 0.00–0.30, min_coverage 0.30–0.95, max_unknown_weight 0.30–1.00. Among the
+    settings with the best calibration accuracy, take the middle of the plateau, one knob at a
+    time: the middle threshold that can reach it, then the middle min_coverage at that threshold,
+    then the middle max_unknown_weight. The middle, not an edge, so that questions phrased
+    differently from the calibration set (and score drift from retriever changes) move as few
+    outcomes as possible. Returns (threshold, min_coverage, max_unknown_weight, accuracy).
+    """
+    analyzer = TermAnalyzer.from_chunks(bundle.index.chunks)
+    grid_t = [round(0.01 * i, 2) for i in range(31)]
+    grid_c = [round(0.3 + 0.05 * i, 2) for i in range(14)]
+    grid_u = [round(0.3 + 0.05 * i, 2) for i in range(15)]
+    retrieved = [(row, retrieve(expand_query(row["question"], glossary), bundle.index, k)) for row in rows]
+    correct: dict[tuple[float, float, float], int] = {}
+    for t in grid_t:
+        facts = []
+        for row, hits in retrieved:
+            kept = select(row["question"], hits, t, k).candidates
+            d = assess(row["question"], kept, t, analyzer=analyzer, glossary=glossary, policy=Policy(0.0, 1.0))
+            fact = any(holds_fact(h, row["expected"], row.get("key_phrase") or "") for h in kept)
+            facts.append((row["expected"] == "应拒答", d, fact))
+        for c in grid_c:
+            for u in grid_u:
+                n = 0
+                for refuse, d, fact in facts:
+                    answered = d.signals[0].passed and bool(d.terms) and d.coverage >= c and d.signals[2].value <= u
+                    n += (not answered) if refuse else (answered and fact)
+                correct[(t, c, u)] = n
+    top = max(correct.values())
+    best = [key for key, n in correct.items() if n == top]
+    t = _middle(sorted({key[0] for key in best}))
+    c = _middle(sorted({key[1] for key in best if key[0] == t}))
+    u = _middle(sorted({key[2] for key in best if key[:2] == (t, c)}))
+    return t, c, u, top / len(rows)
+
+
+def _middle(values: list[float]) -> float:
+    return values[len(values) // 2]
+
+
+def roc_auc(labels: list[bool], scores: list[float]) -> float:
+    from sklearn.metrics import roc_auc_score
+    return float(roc_auc_score(labels, scores))
+
+
+def report_cmrc(k: int) -> None:
+    from cmrc import ATTRIBUTION, load_cmrc
+
+    from core.index import build_index
+
+    data = load_cmrc()
+    kept = [p for p in data.passages if p.metadata["source"] not in data.held_out]
+    index = build_index(kept)
+    analyzer = TermAnalyzer.from_chunks(kept)
+    full = build_index(data.passages)
+    labels, top, decision, answered, hit1 = [], [], [], [], 0
+    for question, gold in zip(data.questions, data.gold):
+        hits = retrieve(question, index, k)
+        d = assess(question, hits, 0.0, analyzer=analyzer)
+        labels.append(gold not in data.held_out)
+        top.append(hits[0].score if hits else 0.0)
+        decision.append(d.score)
+        answered.append(d.answerable)
+        best = retrieve(question, full, 1)
+        hit1 += bool(best) and best[0].source == gold
+    n_ans = sum(labels)
+    print(f"\n## CMRC 2018 dev：拒答 ROC AUC（{len(labels)} 问，留出 {len(data.held_out)} 篇，k={k}）\n")
+    print("| 分数 | 拒答 ROC AUC |")
+    print("| --- | --- |")
+    print(f"| 只看最高分（旧做法） | {roc_auc(labels, top):.4f} |")
+    print(f"| 可答性判断的综合分 | {roc_auc(labels, decision):.4f} |")
+    ok_ans = sum(a and y for a, y in zip(answered, labels))
+    ok_ref = sum((not a) and (not y) for a, y in zip(answered, labels))
+    print(f"\n判断（阈值 0，默认策略）：可答 {ok_ans}/{n_ans} 答出，留出 {ok_ref}/{len(labels) - n_ans} 拒答。"
+          f" 全量索引 hit@1 = {hit1 / len(labels):.4f}（判断不改变排序，hit@k 不受影响）。")
+    print(f"\n数据：{ATTRIBUTION}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threshold", type=float, default=DECISION_THRESHOLD)
+    parser.add_argument("--k", type=int, default=None)
+    parser.add_argument("--skip-cmrc", action="store_true")
+    parser.add_argument("--calibrate", action="store_true", help="apply the calibration rule and stop")
+    args = parser.parse_args(argv)
+    settings = Settings.from_env()
+    k = args.k or settings.top_k
+    bundle = load_or_build(settings)
+    glossary = load_starter()
+    if args.calibrate:
+        t, c, u, accuracy = calibrate(read_rows(DATA / "calibration.csv"), bundle, glossary, k)
+        print("| 参数 | 校准结果 | 代码里的默认值 |\n| --- | --- | --- |")
+        print(f"| 阈值 DECISION_THRESHOLD | {t:.2f} | {DECISION_THRESHOLD:.2f} |")
+        print(f"| 最低覆盖率 min_coverage | {c:.2f} | {DEFAULT_POLICY.min_coverage:.2f} |")
+        print(f"| 资料外词的最大权重 max_unknown_weight | {u:.2f} | {DEFAULT_POLICY.max_unknown_weight:.2f} |")
+        print(f"\n校准集判断正确率 {accuracy:.1%}")
+        return 0
+    print(f"# 可答性判断评测\n\n资料指纹 {bundle.fingerprint}，{len(bundle.index)} 个片段，初始同义词表 {len(glossary)} 条。")
+    for name, file in (("学员口语化问题 student_questions.csv", "student_questions.csv"),
+                       ("校准集 calibration.csv", "calibration.csv")):
+        report_set(name, read_rows(DATA / file), bundle, glossary, args.threshold, k, settings.min_score)
+    if not args.skip_cmrc:
+        report_cmrc(k)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

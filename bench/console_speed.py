@@ -1,0 +1,172 @@
+"""How fast does the console answer, re-filter and start? Measured server-side with AppTest.
+
+Run from the repository root: `.venv/bin/python bench/console_speed.py [--repeat N] [--large 100000]`.
+Uses the shipped corpus and the offline answerer, with data in a temporary folder. Measures:
+submit → rendered Ask page; a threshold change (re-filter only, no retrieval, no model); the
+Sources page opened at a chunk; a cold start (new process with Streamlit already imported:
+app modules, index build, first render) and a first render right after the index cache was
+cleared. Browser paint time is not included (see tests/e2e for what the browser does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+ROUTER = str(ROOT / "streamlit_app.py")
+QUESTIONS = ROOT / "tests" / "data" / "student_questions.csv"
+
+COLD_START = """
+import sys, time
+sys.path.insert(0, {root!r})
+from streamlit.testing.v1 import AppTest
+start = time.perf_counter()
+at = AppTest.from_file({router!r}, default_timeout=60).run()
+assert not at.exception, at.exception
+print(time.perf_counter() - start)
+"""
+
+
+def questions(limit: int) -> list[str]:
+    with QUESTIONS.open(encoding="utf-8") as handle:
+        return [row["question"] for row in csv.DictReader(handle)][:limit]
+
+
+def clock(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def check(at) -> None:
+    if at.exception:
+        raise RuntimeError(f"the app raised: {at.exception}")
+
+
+def measure(repeat: int) -> dict[str, list[float]]:
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    times: dict[str, list[float]] = {"first": [], "submit": [], "threshold": [], "sources": [], "cold": [],
+                                     "rebuilt": []}
+    at = AppTest.from_file(ROUTER, default_timeout=60).run()  # warm: modules imported, index built
+    check(at)
+    for number, question in enumerate(questions(repeat + 1)):
+        at.text_input(key="question").set_value(question)
+        times["first" if number == 0 else "submit"].append(clock(lambda: at.button(key="ask").click().run()))
+        check(at)
+        for value in (0.05, 0.35, 0.2):
+            times["threshold"].append(clock(lambda v=value: at.slider(key="threshold").set_value(v).run()))
+            check(at)
+    for number in range(min(repeat, 7)):
+        sources = AppTest.from_file(ROUTER, default_timeout=60)
+        sources.query_params["source"] = "01-口语课分级说明.md"
+        sources.query_params["chunk"] = str(number)
+        sources.run()
+        times["sources"].append(clock(lambda s=sources: s.switch_page("pages/sources.py").run()))
+        check(sources)
+    for _ in range(3):
+        st.cache_resource.clear()
+        times["rebuilt"].append(clock(lambda: check(AppTest.from_file(ROUTER, default_timeout=60).run())))
+        script = COLD_START.format(root=str(ROOT), router=ROUTER)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                             env=os.environ.copy())
+        times["cold"].append(float(out.stdout.strip().splitlines()[-1]) * 1000)
+    return times
+
+
+ROWS = [  # key, what, target (ms); "first" has no target of its own: it is reported, not judged
+    ("first", "首次提问（含建立可答性分析器，每个索引一次）", None),
+    ("submit", "提问：提交 → 页面渲染完成（离线答题器）", 300),
+    ("threshold", "移动阈值：重新筛选并渲染（不检索、不调模型）", 100),
+    ("sources", "资料原文：打开文件并定位片段", 300),
+    ("rebuilt", "清空索引缓存后首次渲染（重建索引）", 3000),
+    ("cold", "冷启动：新进程首次渲染（导入模块 + 建索引）", 3000),
+]
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def synthetic_corpus(folder: Path, chunks: int) -> None:
+    """Files of 200 sections × ~1 chunk each (the loader cuts at 160 chars), `chunks` in all."""
+    per_file = 200
+    for number in range(-(-chunks // per_file)):
+        sections = [f"## 第 {number} 册 第 {s} 节\n\n第 {number} 册第 {s} 节：学员在开课后第 {s % 16 + 1} 课时内"
+                    f"申请转班，按第 {number % 7 + 2} 条办理，手续费 {s % 5 * 50} 元，由教务在 {s % 3 + 1} 个工作日内审核。\n"
+                    for s in range(per_file)]
+        (folder / f"{number:05d}-制度汇编.md").write_text("".join(sections), encoding="utf-8")
+
+
+def measure_large(chunks: int, repeat: int) -> dict[str, list[float]]:
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    times: dict[str, list[float]] = {"first": [], "submit": [], "threshold": [], "sources": [], "rebuilt": []}
+    st.cache_resource.clear()
+    times["rebuilt"].append(clock(lambda: check(AppTest.from_file(ROUTER, default_timeout=600).run())))
+    at = AppTest.from_file(ROUTER, default_timeout=600).run()
+    for number in range(repeat + 1):
+        at.text_input(key="question").set_value(f"第 {number} 册转班的手续费是多少？")
+        times["first" if number == 0 else "submit"].append(clock(lambda: at.button(key="ask").click().run()))
+        check(at)
+        for value in (0.05, 0.35, 0.2):
+            times["threshold"].append(clock(lambda v=value: at.slider(key="threshold").set_value(v).run()))
+            check(at)
+    for number in range(min(repeat, 7)):
+        sources = AppTest.from_file(ROUTER, default_timeout=60)
+        sources.query_params["source"] = f"{number * 37:05d}-制度汇编.md"
+        sources.query_params["chunk"] = str(number * 29)
+        sources.run()
+        times["sources"].append(clock(lambda s=sources: s.switch_page("pages/sources.py").run()))
+        check(sources)
+    return times
+
+
+def report(title: str, times: dict[str, list[float]]) -> None:
+    print(title)
+    print(f"{'指标':<40}{'次数':>6}{'中位数 ms':>12}{'p95 ms':>10}{'目标 ms':>10}  结果")
+    for key, what, target in ROWS:
+        values = times.get(key)
+        if not values:
+            continue
+        median = statistics.median(values)
+        if target is None:
+            print(f"{what:<40}{len(values):>6}{median:>12.0f}{p95(values):>10.0f}{'—':>10}  —")
+            continue
+        verdict = "达标" if p95(values) <= target else ("中位数达标" if median <= target else "未达标")
+        print(f"{what:<40}{len(values):>6}{median:>12.0f}{p95(values):>10.0f}{target:>10}  {verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20, help="questions to ask (threshold moves: 3 per question)")
+    parser.add_argument("--large", type=int, default=0, metavar="CHUNKS",
+                        help="also measure on a generated corpus of about CHUNKS chunks (e.g. 100000)")
+    args = parser.parse_args()
+    os.environ["XIAOE_AUTH"] = "off"  # measure the pages, not the login form
+    with tempfile.TemporaryDirectory() as data:
+        os.environ["XIAOE_DATA_DIR"] = data
+        os.environ["XIAOE_CORPUS_DIR"] = str(ROOT / "corpus")
+        report("随附资料（corpus/，离线答题器）", measure(args.repeat))
+    if args.large:
+        with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as corpus:
+            synthetic_corpus(Path(corpus), args.large)
+            os.environ["XIAOE_DATA_DIR"] = data
+            os.environ["XIAOE_CORPUS_DIR"] = corpus
+            report(f"\n生成的大语料（约 {args.large:,} 个片段）", measure_large(args.large, min(args.repeat, 5)))
+
+
+if __name__ == "__main__":
+    main()

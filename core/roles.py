@@ -1,0 +1,65 @@
+"""Roles and permissions: the one table of what a 顾问 and a 管理员 may do, and `require` to enforce it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.errors import AuthError
+
+ROLES = {"consultant": "顾问", "admin": "管理员"}
+
+# permission -> (what it is called in messages, roles that have it). The one place roles are decided.
+PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
+    "ask": ("提问", frozenset({"consultant", "admin"})),
+    "flag": ("标记回答", frozenset({"consultant", "admin"})),
+    "review": ("复核回答", frozenset({"consultant", "admin"})),
+    "export": ("导出复核队列", frozenset({"consultant", "admin"})),
+    "set_threshold": ("修改默认阈值", frozenset({"admin"})),
+    "edit_corpus": ("上传或修改资料文件", frozenset({"admin"})),
+    "manage_accounts": ("管理账号", frozenset({"admin"})),
+    "view_settings": ("查看设置", frozenset({"admin"})),
+}
+
+
+@dataclass(frozen=True)
+class User:
+    """Who is signed in: what the pages need to attribute and authorise an action."""
+
+    username: str
+    display_name: str
+    role: str
+
+    @property
+    def role_label(self) -> str:
+        return ROLES.get(self.role, self.role)
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    @property
+    def label(self) -> str:
+        """Name shown as reviewer/actor: unambiguous even when two people share a display name."""
+        if self.display_name == self.username:
+            return self.username
+        return f"{self.display_name}（{self.username}）"
+
+    def can(self, permission: str) -> bool:
+        return self.role in _permission(permission)[1]
+
+
+def require(user: User | None, permission: str) -> User:
+    """Return `user` if their role has `permission`, else raise AuthError saying who may do it."""
+    what, roles = _permission(permission)
+    if user is None:
+        raise AuthError(f"请先登录，再{what}。")
+    if user.role not in roles:
+        allowed = "、".join(ROLES[r] for r in ROLES if r in roles)
+        raise AuthError(f"你的角色是「{user.role_label}」，不能{what}（仅限{allowed}）。如有需要，请联系管理员。")
+    return user
+
+
+def _permission(permission: str) -> tuple[str, frozenset[str]]:
+    if permission not in PERMISSIONS:
+        raise ValueError(f"unknown permission {permission!r}; known: {', '.join(PERMISSIONS)}")
+    return PERMISSIONS[permission]

@@ -1,0 +1,226 @@
+"""Signing in and out: password and SSO sign-in, lockout after repeated failures, idle expiry.
+
+A session is a random token; the database keeps only its sha256, so a copied database file
+cannot be used to sign in. The page keeps the token in its session state and calls `resume`
+on every rerun, which also notices idle time, disabled accounts and role changes. Failures
+are counted per typed user name, known or not, so the lock message does not tell which
+names exist. Time comes from the injected `now`, so tests can move the clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, delete, func, select
+
+from core import audit
+from core.accounts import AccountStore, User, normalize_username
+from core.db import Migration, Schema, create_tables, utcnow
+from core.errors import AuthError
+
+IDLE_LIMIT = timedelta(hours=8)
+MAX_FAILURES = 5
+FAILURE_WINDOW = timedelta(minutes=10)
+LOCK_DURATION = timedelta(minutes=10)
+TOUCH_EVERY = timedelta(minutes=1)  # write last_seen at most this often, not on every rerun
+SYSTEM_ACTOR = "小E"
+
+BAD_CREDENTIALS = "用户名或密码不正确，请重新输入。"
+
+
+class SessionExpired(AuthError):
+    """The session ended (idle too long, signed out, account disabled); sign in again."""
+
+
+class AccountLocked(AuthError):
+    """Too many failed sign-ins for this user name; wait until the lock ends."""
+
+
+metadata = MetaData()
+login_failures = Table(
+    "login_failures", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(64), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_login_failures_username", login_failures.c.username, login_failures.c.at)
+login_locks = Table(
+    "login_locks", metadata,
+    Column("username", String(64), primary_key=True),
+    Column("locked_until", DateTime(timezone=True), nullable=False),
+)
+sessions = Table(
+    "sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("username", String(64), nullable=False),
+    Column("method", String(16), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen", DateTime(timezone=True), nullable=False),
+    Column("ended_at", DateTime(timezone=True)),
+    Column("end_reason", String(16)),
+)
+Index("ix_sessions_username", sessions.c.username)
+
+SESSIONS_SCHEMA = Schema("sessions", (
+    Migration(1, "login failures, locks and sessions", create_tables(login_failures, login_locks, sessions)),
+))
+
+
+@dataclass(frozen=True)
+class Session:
+    """A signed-in session: who, since when, last seen when; `token` is the bearer secret."""
+
+    token: str = field(repr=False)
+    user: User
+    method: str
+    started_at: datetime
+    last_seen: datetime
+
+
+class SessionStore:
+    """Sign-in, resume and sign-out on the accounts' database."""
+
+    def __init__(self, accounts: AccountStore, *, now: Callable[[], datetime] = utcnow,
+                 idle_limit: timedelta = IDLE_LIMIT) -> None:
+        self.accounts = accounts
+        self.db = accounts.db
+        self._now = lambda: _utc(now())
+        self.idle_limit = idle_limit
+        self.db.migrate(SESSIONS_SCHEMA)
+
+    # --- signing in --------------------------------------------------------------------------
+
+    def sign_in(self, username: str, password: str) -> Session:
+        """A new session for a correct password; AuthError with one message for every bad pair."""
+        key = normalize_username(username)[:64]
+        if not key or not password:
+            raise AuthError("请输入用户名和密码。")
+        self._refuse_if_locked(key)
+        account = self.accounts.check_password(key, password)
+        if account is None:
+            self._fail(key)
+            raise AuthError(BAD_CREDENTIALS)
+        if account.disabled:
+            raise AuthError("该账号已被停用，请联系管理员。")
+        return self._start(account.user, "password", clear_failures_of=key)
+
+    def sign_in_sso(self, email: str, *, email_verified: bool | None = None) -> Session:
+        """A session for the local account matching an SSO identity (email or user name)."""
+        if not email:
+            raise AuthError("单位账号没有提供邮箱，无法对应到小E 账号，请改用用户名和密码登录或联系管理员。")
+        if email_verified is False:
+            raise AuthError(f"单位账号的邮箱「{email}」尚未验证，不能用来登录小E，请先在单位账号里完成验证。")
+        account = self.accounts.find_by_email(email)
+        if account is None:
+            raise AuthError(f"单位账号「{email}」在小E 中没有对应的账号。请管理员先为你新建一个用户名或邮箱为"
+                            "该地址的账号，然后再试；也可以改用用户名和密码登录。")
+        if account.disabled:
+            raise AuthError("该账号已被停用，请联系管理员。")
+        return self._start(account.user, "sso", clear_failures_of=None)
+
+    def _start(self, user: User, method: str, *, clear_failures_of: str | None) -> Session:
+        token = secrets.token_urlsafe(32)
+        now = self._now()
+        with self.db.transaction("登录") as conn:
+            if clear_failures_of:
+                conn.execute(delete(login_failures).where(login_failures.c.username == clear_failures_of))
+                conn.execute(delete(login_locks).where(login_locks.c.username == clear_failures_of))
+            conn.execute(sessions.insert().values(token_hash=_digest(token), username=user.username,
+                                                  method=method, started_at=now, last_seen=now))
+            self.accounts.mark_login(user.username, conn)
+            audit.record(self.db, user.username, "login", user.username,
+                         "单位账号登录" if method == "sso" else "密码登录", conn=conn, now=self._now)
+        return Session(token=token, user=user, method=method, started_at=now, last_seen=now)
+
+    # --- lockout -----------------------------------------------------------------------------
+
+    def locked_until(self, username: str) -> datetime | None:
+        """When the lock on this user name ends, or None if it is not locked now."""
+        key = normalize_username(username)[:64]
+        with self.db.read("读取登录状态") as conn:
+            until = conn.execute(select(login_locks.c.locked_until)
+                                 .where(login_locks.c.username == key)).scalar_one_or_none()
+        until = _aware(until)
+        return until if until is not None and until > self._now() else None
+
+    def _refuse_if_locked(self, key: str) -> None:
+        until = self.locked_until(key)
+        if until is not None:
+            minutes = max(1, -(-int((until - self._now()).total_seconds()) // 60))
+            raise AccountLocked(f"该账号连续 {MAX_FAILURES} 次登录失败，已锁定 {int(LOCK_DURATION.total_seconds() // 60)}"
+                                f" 分钟，请约 {minutes} 分钟后再试；如果忘记密码，请联系管理员重设。")
+
+    def _fail(self, key: str) -> None:
+        now = self._now()
+        with self.db.transaction("记录登录失败") as conn:
+            conn.execute(login_failures.insert().values(username=key, at=now))
+            recent = conn.execute(select(func.count()).select_from(login_failures).where(
+                login_failures.c.username == key, login_failures.c.at > _utc(now - FAILURE_WINDOW))).scalar_one()
+            if recent >= MAX_FAILURES:
+                conn.execute(delete(login_locks).where(login_locks.c.username == key))
+                conn.execute(login_locks.insert().values(username=key, locked_until=now + LOCK_DURATION))
+                conn.execute(delete(login_failures).where(login_failures.c.username == key))
+                audit.record(self.db, SYSTEM_ACTOR, "login_locked", key,
+                             f"连续 {MAX_FAILURES} 次登录失败，锁定 {int(LOCK_DURATION.total_seconds() // 60)} 分钟",
+                             conn=conn, now=self._now)
+
+    def unlock(self, username: str, *, actor: str) -> None:
+        """Lift a lock and forget failures (an admin reset the password, say)."""
+        key = normalize_username(username)[:64]
+        with self.db.transaction("解除锁定") as conn:
+            lifted = conn.execute(delete(login_locks).where(login_locks.c.username == key)).rowcount
+            conn.execute(delete(login_failures).where(login_failures.c.username == key))
+            if lifted:
+                audit.record(self.db, actor, "login_unlock", key, "解除登录锁定", conn=conn, now=self._now)
+
+    # --- resuming and ending -----------------------------------------------------------------
+
+    def resume(self, token: str) -> Session:
+        """The live session for `token`, with the account's current name and role; else SessionExpired."""
+        now = self._now()
+        with self.db.read("读取登录状态") as conn:
+            row = conn.execute(select(sessions).where(sessions.c.token_hash == _digest(token or ""))).first()
+        if row is None or row.ended_at is not None:
+            raise SessionExpired("登录已失效，请重新登录。")
+        if now - _aware(row.last_seen) > self.idle_limit:
+            self._end(row.token_hash, "idle")
+            hours = self.idle_limit.total_seconds() / 3600
+            raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，请重新登录。")
+        account = self.accounts.find(row.username)
+        if account is None or account.disabled:
+            self._end(row.token_hash, "disabled")
+            raise SessionExpired("你的账号已被停用或删除，已自动退出；如有疑问请联系管理员。")
+        last_seen = _aware(row.last_seen)
+        if now - last_seen >= TOUCH_EVERY:
+            with self.db.transaction("更新登录状态") as conn:
+                conn.execute(sessions.update().where(sessions.c.token_hash == row.token_hash).values(last_seen=now))
+            last_seen = now
+        return Session(token=token, user=account.user, method=row.method, started_at=_aware(row.started_at),
+                       last_seen=last_seen)
+
+    def sign_out(self, token: str) -> None:
+        self._end(_digest(token or ""), "signed_out")
+
+    def _end(self, token_hash: str, reason: str) -> None:
+        with self.db.transaction("退出登录") as conn:
+            conn.execute(sessions.update().where(sessions.c.token_hash == token_hash, sessions.c.ended_at.is_(None))
+                         .values(ended_at=self._now(), end_reason=reason))
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def _utc(value: datetime) -> datetime:
+    """Aware UTC: SQLite drops the offset, so every stored or compared time must be UTC."""
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)

@@ -1,0 +1,294 @@
+"""Cut a question into weighted terms: jieba plus the corpus's own words, background IDF weights.
+
+A `TermAnalyzer` is built once per index. Its jieba `Tokenizer` is a private instance (the
+global one is never touched) whose dictionary is read straight from jieba's `dict.txt`, not
+from a cache file in the temp folder, so every process sees the same words. Words the corpus
+uses that jieba does not know (转班, 报读 …) are found by jieba's own HMM over the corpus and
+added. Weights come from jieba's background IDF table: function words (怎么, 可以, 吗 …) and
+very common words weigh ~0, rare content words weigh 1. Glossary synonyms are matched on token
+boundaries, so 「学生」 never matches inside 「学生价」.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jieba
+import jieba.analyse
+from langchain_core.documents import Document
+
+from core.text import normalize
+
+if TYPE_CHECKING:
+    from core.glossary import Glossary
+
+jieba.setLogLevel(logging.WARNING)  # jieba's own logger prints "Building prefix dict…" at DEBUG
+
+# Part-of-speech tags (from jieba's dict.txt) of words that carry no topic in a question:
+# pronouns/question words (r: 怎么 什么 哪个), numerals (m: 几个 多久), conjunctions (c: 可以),
+# modal particles (y: 吗), particles (u*), prepositions (p), adverbs (d: 还 都 已经),
+# locatives (f: 以后), interjections, onomatopoeia, classifiers.
+FUNCTION_TAGS = frozenset({"r", "m", "c", "y", "u", "uj", "ul", "uz", "ug", "uv", "ud", "p", "d", "f",
+                           "e", "o", "zg", "q", "x", "w"})
+# The question frames and light verbs of spoken Chinese that jieba tags as content (v, l, n):
+# a question is not *about* 能/想/知道/多长时间, whatever their IDF says.
+QUESTION_WORDS = frozenset("""
+吗 呢 吧 啊 呀 哦 嘛 么 哈 的 了 着 过 得 地
+什么 怎么 怎样 怎么样 如何 为什么 为啥 啥 哪 哪个 哪些 哪里 哪儿 哪几个 哪种 几 几个 几点 多少 多久 多长
+多长时间 多大 谁 是否 是不是 能不能 可不可以 会不会 要不要 有没有 行不行 好不好 对不对 什么时候 时候
+可以 能 能够 会 要 想 需要 应该 必须 得以 不想 不要 不能 不会 不用 不行 不可以
+是 有 没有 在 做 用 去 来 让 给 找 说 看 叫 问 请 请问 告诉 知道 觉得 一下 一个 一些 一点 之类 其他 别的
+我 你 您 你们 我们 他 她 它 他们 咱们 这 那 这个 那个 这些 那些 这样 那样
+还 也 都 就 才 又 再 先 很 太 最 更 比较 现在 已经
+""".split())
+# Content words: weight FLOOR at or below LOW_IDF, 1 at HIGH_IDF and above, linear in between;
+# words more common than MIN_IDF (国家, 时间 …) weigh 0. jieba's table spans 0.88 (的) to 13.9;
+# 学费 sits at 9.0 and words it has never seen at its median, 11.95.
+MIN_IDF = 3.0
+LOW_IDF = 4.0
+HIGH_IDF = 10.0
+FLOOR = 0.3
+NUMBER_WEIGHT = 0.2  # a number is a value the question supplies (上了10节课), rarely its topic
+MIN_CORPUS_WORD_COUNT = 2  # a word must occur this often in the corpus to count as its vocabulary
+CORPUS_WORD_FREQ = 1000  # segmentation prefers corpus vocabulary: 开课/后/退费, not 开课/后退/费
+MAX_MERGE_TOKENS = 6
+
+_HAN_RE = re.compile(r"^[\u4e00-\u9fff]+$")
+_NUMBER_RE = re.compile(r"^[0-9０-９.%]+$")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One content word of a question: its weight, and every form that counts as finding it.
+
+    `forms` is the word itself followed by the canonical terms the glossary maps it to;
+    `known` says whether any form occurs anywhere in the corpus.
+    """
+
+    text: str
+    weight: float
+    forms: tuple[str, ...]
+    known: bool
+    via_glossary: bool = False
+    is_number: bool = False
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    freq: dict[str, int]
+    total: int
+    tags: dict[str, str]
+    idf: dict[str, float]
+    median_idf: float
+
+
+@functools.cache
+def _lexicon() -> _Lexicon:
+    """jieba's word frequencies and tags (dict.txt) and background IDF (analyse/idf.txt), read once."""
+    dict_path = Path(jieba.__file__).with_name("dict.txt")
+    freq: dict[str, int] = {}
+    tags: dict[str, str] = {}
+    total = 0
+    with dict_path.open(encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            word, count = parts[0], int(parts[1])
+            freq[word] = count
+            total += count
+            if len(parts) > 2:
+                tags[word] = parts[2]
+            for end in range(1, len(word)):  # prefixes, as jieba's own loader records them
+                freq.setdefault(word[:end], 0)
+    idf_path = Path(jieba.analyse.__file__).with_name("idf.txt")
+    idf: dict[str, float] = {}
+    with idf_path.open(encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.split()
+            if len(parts) == 2:
+                idf[parts[0]] = float(parts[1])
+    values = sorted(idf.values())
+    return _Lexicon(freq=freq, total=total, tags=tags, idf=idf, median_idf=values[len(values) // 2])
+
+
+def _new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str]) -> jieba.Tokenizer:
+    """A private jieba Tokenizer: jieba's dictionary, corpus words raised to CORPUS_WORD_FREQ, extra words."""
+    lexicon = _lexicon()
+    tokenizer = jieba.Tokenizer()
+    # jieba has no public way to start from an in-memory dictionary; these are exactly the
+    # three attributes its initialize() sets after reading dict.txt (or its temp-folder cache).
+    tokenizer.FREQ = dict(lexicon.freq)
+    tokenizer.total = lexicon.total
+    tokenizer.initialized = True
+    for word in vocabulary:
+        if (tokenizer.FREQ.get(word) or 0) < CORPUS_WORD_FREQ:
+            tokenizer.add_word(word, CORPUS_WORD_FREQ)
+    for word in sorted(set(extra_words)):  # sorted: each add_word changes later suggested frequencies
+        tokenizer.add_word(word, max(CORPUS_WORD_FREQ, tokenizer.suggest_freq(word)))
+    return tokenizer
+
+
+def _fold(text: str) -> str:
+    """NFKC + lowercase, keeping punctuation so that jieba still sees sentence boundaries."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def corpus_vocabulary(texts: Sequence[str], *, min_count: int = MIN_CORPUS_WORD_COUNT) -> tuple[str, ...]:
+    """The corpus's own words (2+ Chinese characters, seen >= min_count times), sorted.
+
+    jieba (with its HMM, which finds new words such as 转班 and 报读) cuts the corpus; the words
+    it cuts at least `min_count` times, function words aside, are the corpus's vocabulary.
+    """
+    lexicon = _lexicon()
+    counts: Counter[str] = Counter()
+    probe = jieba.Tokenizer()
+    probe.FREQ, probe.total, probe.initialized = lexicon.freq, lexicon.total, True  # read-only use
+    for text in texts:
+        for token in probe.cut(_fold(text), HMM=True):
+            if len(token) > 1 and _HAN_RE.match(token):
+                counts[token] += 1
+    return tuple(sorted(word for word, count in counts.items()
+                        if count >= min_count and not _is_function_word(word, lexicon)))
+
+
+def _is_function_word(word: str, lexicon: _Lexicon) -> bool:
+    return word in QUESTION_WORDS or lexicon.tags.get(word) in FUNCTION_TAGS
+
+
+def chunk_text(chunk: Document | str) -> str:
+    """What a chunk says, heading included: 「四、不予退费的情形」 is the document's own wording too."""
+    if isinstance(chunk, Document):
+        heading = str(chunk.metadata.get("heading", ""))
+        return f"{heading}\n{chunk.page_content}" if heading else chunk.page_content
+    return str(chunk)
+
+
+class TermAnalyzer:
+    """Tokenise and weigh questions against one corpus; build once per index with `from_chunks`."""
+
+    def __init__(self, corpus_texts: Sequence[str], *, extra_words: Iterable[str] = ()) -> None:
+        self.corpus_texts = tuple(normalize(t) for t in corpus_texts)
+        self._corpus = "\x00".join(self.corpus_texts)
+        self.vocabulary = corpus_vocabulary(corpus_texts)
+        self.extra_words = tuple(sorted({_fold(w).strip() for w in extra_words if w and w.strip()}))
+        self._tokenizer = _new_tokenizer(self.vocabulary, self.extra_words)
+        self._lexicon = _lexicon()
+
+    @classmethod
+    def from_chunks(cls, chunks: Sequence[Document | str], *, extra_words: Iterable[str] = ()) -> TermAnalyzer:
+        """Analyzer for these chunks (Documents or plain strings); `extra_words` are kept whole too."""
+        texts = [chunk_text(c) for c in chunks]
+        return cls(texts, extra_words=extra_words)
+
+    def tokens(self, text: str) -> list[str]:
+        """jieba tokens of the folded text (HMM off: unknown characters stay single), punctuation dropped."""
+        return [t for t in (normalize(tok) for tok in self._tokenizer.cut(_fold(text), HMM=False)) if t]
+
+    def weight(self, word: str) -> float:
+        """0 for function and very common words; FLOOR..1 for content words by background IDF."""
+        word = normalize(word)
+        if not word:
+            return 0.0
+        if _NUMBER_RE.match(word):
+            return NUMBER_WEIGHT
+        if _is_function_word(word, self._lexicon):
+            return 0.0
+        idf = self._lexicon.idf.get(word, self._lexicon.median_idf)  # jieba's own default for unseen words
+        if idf < MIN_IDF:
+            return 0.0
+        return FLOOR + (1.0 - FLOOR) * min(1.0, max(0.0, (idf - LOW_IDF) / (HIGH_IDF - LOW_IDF)))
+
+    def in_corpus(self, word: str) -> bool:
+        """True if the word occurs anywhere in the corpus text (punctuation and case ignored)."""
+        word = normalize(word)
+        return bool(word) and word in self._corpus
+
+    def terms(self, question: str, glossary: Glossary | None = None) -> tuple[Term, ...]:
+        """The question's distinct words with weight > 0, glossary synonyms merged and mapped."""
+        tokens = self.tokens(question)
+        if glossary is not None:
+            tokens = _merge_phrases(tokens, glossary.phrases)
+        tokens = [piece for token in tokens for piece in self._resplit(token, glossary)]
+        seen: set[str] = set()
+        out: list[Term] = []
+        for token in tokens:
+            if token in seen:
+                continue
+            seen.add(token)
+            weight, canon = self._weigh(token, glossary)
+            if weight <= 0.0:
+                continue
+            forms = (token, *(c for c in canon if c != token))
+            is_number = bool(_NUMBER_RE.match(token))
+            known = is_number or any(self.in_corpus(f) for f in forms)
+            out.append(Term(text=token, weight=round(weight, 4), forms=forms, known=known,
+                            via_glossary=bool(canon), is_number=is_number))
+        return tuple(out)
+
+    def _weigh(self, token: str, glossary: Glossary | None) -> tuple[float, tuple[str, ...]]:
+        weight = self.weight(token)
+        canon = glossary.canonical(token) if glossary is not None else ()
+        if weight <= 0.0 and canon:  # a glossary synonym is a topic even when jieba calls it common
+            weight = self.weight(canon[0])
+        return weight, canon
+
+    def _resplit(self, token: str, glossary: Glossary | None) -> list[str]:
+        """A content token the corpus lacks, re-cut into pieces the corpus has (几节课 → 几 + 节课).
+
+        jieba sometimes glues a function morpheme to a content word (那本书, 几节课). The token is
+        replaced when some split leaves only function words and *resolved* pieces: words of two
+        or more characters found in the corpus, or glossary phrases. Single characters never
+        resolve alone, so 证书 (证 + 书) or 一对一 stay whole and stay unknown. Fewest pieces win,
+        then the longest resolved piece.
+        """
+        weight, canon = self._weigh(token, glossary)
+        if weight <= 0.0 or canon or len(token) < 2 or len(token) > MAX_MERGE_TOKENS or self.in_corpus(token):
+            return [token]
+        best: tuple[tuple[int, int], list[str]] | None = None
+        for mask in range(1, 2 ** (len(token) - 1)):
+            pieces, start = [], 0
+            for end in range(1, len(token)):
+                if mask >> (end - 1) & 1:
+                    pieces.append(token[start:end])
+                    start = end
+            pieces.append(token[start:])
+            resolved = [p for p in pieces if self._resolves(p, glossary)]
+            loose = [p for p in pieces if p not in resolved and self._weigh(p, glossary)[0] > 0.0]
+            if resolved and not loose:
+                key = (len(pieces), -max(len(p) for p in resolved))
+                if best is None or key < best[0]:
+                    best = (key, pieces)
+        return best[1] if best else [token]
+
+    def _resolves(self, piece: str, glossary: Glossary | None) -> bool:
+        if glossary is not None and normalize(piece) in glossary.phrases:
+            return True
+        return len(piece) >= 2 and self.in_corpus(piece)
+
+
+def _merge_phrases(tokens: list[str], phrases: frozenset[str]) -> list[str]:
+    """Join runs of tokens that spell a glossary phrase (longest first, left to right)."""
+    if not phrases:
+        return tokens
+    merged: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for j in range(min(len(tokens), i + MAX_MERGE_TOKENS), i + 1, -1):
+            joined = "".join(tokens[i:j])
+            if joined in phrases:
+                merged.append(joined)
+                i = j
+                break
+        else:
+            merged.append(tokens[i])
+            i += 1
+    return merged

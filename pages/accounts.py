@@ -1,0 +1,92 @@
+"""账号管理 (admins only): list, add, disable/enable, change role, reset password; the audit log below."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core import audit
+from core.accounts import ROLES
+from core.errors import XiaoEError
+from ui.auth import get_sessions, guard_page
+
+FLASH = "_accounts_flash"
+
+
+def when(value) -> str:
+    return value.astimezone().strftime("%Y-%m-%d %H:%M") if value else "—"
+
+
+def run(action, success: str) -> None:
+    """Do one change; show the outcome after the rerun that refreshes the table."""
+    try:
+        action()
+    except XiaoEError as error:
+        st.error(str(error))
+    else:
+        st.session_state[FLASH] = success
+        st.rerun()
+
+
+user = guard_page("manage_accounts")
+st.title("账号管理")
+try:
+    sessions = get_sessions()
+    store = sessions.accounts
+    accounts = store.list()
+except XiaoEError as error:
+    st.error(str(error))
+    st.stop()
+
+if FLASH in st.session_state:
+    st.success(st.session_state.pop(FLASH))
+
+st.dataframe(pd.DataFrame([{"用户名": a.username, "显示名": a.display_name, "角色": a.role_label,
+                            "状态": "已停用" if a.disabled else "可用", "邮箱": a.email or "",
+                            "创建时间": when(a.created_at), "最近登录": when(a.last_login_at)} for a in accounts]),
+             hide_index=True, width="stretch", key="accounts_table")
+
+add_tab, change_tab, log_tab = st.tabs(["新建账号", "修改账号", "操作记录"])
+
+with add_tab, st.form("account_add", clear_on_submit=True):
+    cols = st.columns(2)
+    username = cols[0].text_input("用户名", key="new_username", max_chars=64, help="2–64 个字母、数字、汉字或 . _ - @")
+    display = cols[1].text_input("显示名", key="new_display", max_chars=50, placeholder="例如 张老师")
+    email = cols[0].text_input("单位邮箱（可选）", key="new_email", max_chars=254, help="用于「使用单位账号登录」")
+    role = cols[1].selectbox("角色", list(ROLES), format_func=ROLES.get, key="new_role")
+    password = st.text_input("初始密码（至少 8 个字符，请当面或电话告知本人）", type="password", key="new_password",
+                             max_chars=256, autocomplete="new-password")
+    if st.form_submit_button("新建账号", key="account_add_submit", type="primary"):
+        run(lambda: store.add(username, password, actor=user.username, role=role, display_name=display or None,
+                              email=email or None),
+            f"已新建账号「{username.strip().lower()}」。")
+
+with change_tab:
+    if accounts:
+        names = [a.username for a in accounts]
+        chosen = st.selectbox("选择账号", names, key="change_account")
+        target = next(a for a in accounts if a.username == chosen)
+        cols = st.columns(3)
+        if target.disabled:
+            if cols[0].button("重新启用", key="account_enable"):
+                run(lambda: store.set_disabled(chosen, False, actor=user.username), f"已重新启用「{chosen}」。")
+        elif cols[0].button("停用", key="account_disable", disabled=chosen == user.username,
+                            help="不能停用自己" if chosen == user.username else "停用后不能登录，已登录的会被退出"):
+            run(lambda: store.set_disabled(chosen, True, actor=user.username), f"已停用「{chosen}」。")
+        other = "consultant" if target.role == "admin" else "admin"
+        if cols[1].button(f"改为{ROLES[other]}", key="account_role", disabled=chosen == user.username):
+            run(lambda: store.set_role(chosen, other, actor=user.username), f"「{chosen}」现在是{ROLES[other]}。")
+        with cols[2].popover("重设密码"), st.form("account_passwd", clear_on_submit=True):
+            new_password = st.text_input("新密码", type="password", key="reset_password", max_chars=256,
+                                         autocomplete="new-password")
+            if st.form_submit_button("保存新密码", key="account_passwd_submit"):
+                def reset() -> None:
+                    store.set_password(chosen, new_password, actor=user.username)
+                    sessions.unlock(chosen, actor=user.username)
+                run(reset, f"已重设「{chosen}」的密码，登录锁定（如有）已解除。")
+
+with log_tab:
+    entries = audit.recent(sessions.db, limit=200)
+    st.dataframe(pd.DataFrame([{"时间": when(e.at), "操作人": e.actor, "操作": e.action, "对象": e.target,
+                                "说明": e.detail} for e in entries]),
+                 hide_index=True, width="stretch", key="audit_table")

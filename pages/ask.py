@@ -1,0 +1,267 @@
+"""提问与检查: ask a student's question, see what was retrieved, how the answer was gated and checked.
+
+Retrieval runs once per question for MAX_TOP_K candidates (kept in session_state as UI state);
+the threshold and k sliders only re-filter them with `select`, so moving a slider never calls
+the model. An answer generated from another set of passing chunks is marked stale.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import rag
+from core.answerability import Decision
+from core.errors import InvalidQuestion, ModelError, XiaoEError
+from core.index_store import IndexBundle
+from core.problems import Problem
+from core.providers import make_chat_model
+from core.review import record_answer
+from core.settings import MAX_TOP_K
+from ui import answer_view as view
+from ui.auth import guard_page, signed_in_name
+from ui.source_view import source_url
+from ui.state import get_glossary, get_index, get_pipeline, get_review_store, get_settings
+
+RUN = "ask_run"        # the last question asked: {"question", "candidates", "fingerprint", "glossary"}
+RESULT = "ask_result"  # what came of it: {"answer", "basis", "error", "queued", "queue_error", "decision"}
+REGENERATE = "_ask_regenerate"  # set by the 「重新生成回答」 button
+EXAMPLE = "启明英语的口语课一共有几级？"
+
+
+def ask(question: str, threshold: float, k: int, bundle: IndexBundle) -> None:
+    """Validate, retrieve once for the largest k, then answer for the current sliders."""
+    try:
+        question = rag.validate_question(question)
+    except InvalidQuestion as error:
+        (st.warning if (question or "").strip() else st.info)(str(error))
+        return
+    try:
+        glossary = get_glossary()
+    except XiaoEError as error:
+        st.warning(f"同义词表读不出来，这次检索不做同义词扩展：{error}")
+        glossary = None
+    try:  # synonyms widen the retrieval query only; the gate and the prompt keep the question as asked
+        candidates = rag.retrieve(get_pipeline(bundle, glossary).expand(question), bundle.index, k=MAX_TOP_K)
+    except XiaoEError as error:
+        st.error(str(error))
+        return
+    run = {"question": question, "candidates": candidates, "fingerprint": bundle.fingerprint, "glossary": glossary}
+    st.session_state[RUN] = run
+    generate(gate_for(run, bundle, threshold, k), bundle.fingerprint)
+
+
+def gate_for(run: dict, bundle: IndexBundle, threshold: float, k: int) -> rag.Gate:
+    """Re-filter the stored candidates for the sliders with the pipeline's decision (no retrieval).
+
+    The same gate as core.pipeline's `prepare`, except that retrieval already ran for MAX_TOP_K.
+    """
+    decide = get_pipeline(bundle, run["glossary"]).decide  # None when XIAOE_ANSWERABILITY=off
+    return rag.select(run["question"], run["candidates"], threshold, k, decide=decide)
+
+
+def slider_defaults() -> tuple[float, int]:
+    """The default threshold and k (get_settings applies a default saved on the tuning page)."""
+    if "_ask_defaults" not in st.session_state:  # read once per session, not on every slider move
+        settings = get_settings()
+        st.session_state["_ask_defaults"] = (float(settings.min_score), int(settings.top_k))
+    return st.session_state["_ask_defaults"]
+
+
+def generate(gate: rag.Gate, fingerprint: str) -> None:
+    """Answer one gate (refuse without a model, or stream the model), queue it when it needs review."""
+    result = {"answer": None, "basis": view.passing_key(gate.hits), "error": None, "queued": None,
+              "queue_error": None, "decision": getattr(gate, "decision", None)}
+    st.session_state[RESULT] = result
+    if gate.refused:
+        answer = rag.refusal(gate)
+    else:
+        try:
+            answer = rag.finish(gate, _stream(gate))
+        except ModelError as error:
+            message, kind = str(error), error.kind
+            result["error"] = message
+            _queue(result, lambda store: store.enqueue_failure(
+                gate.question, message=message, kind=kind, threshold=gate.threshold, k=gate.k,
+                candidates=gate.candidates, fingerprint=fingerprint))
+            return
+        except XiaoEError as error:  # e.g. a model setting that cannot work
+            result["error"] = str(error)
+            return
+    result["answer"] = answer
+    _queue(result, lambda store: record_answer(store, answer, fingerprint=fingerprint))
+
+
+def _stream(gate: rag.Gate) -> str:
+    """Stream the draft on screen (escaped), then clear it: only the checked answer stays."""
+    pieces: list[str] = []
+
+    def escaped():
+        for piece in rag.stream_text(gate, make_chat_model(get_settings())):
+            pieces.append(piece)
+            yield view.md_escape(piece)
+
+    slot = st.empty()
+    try:
+        with slot.container(border=True):
+            st.caption("正在生成回答……检查通过之前，这不是最终回答。")
+            st.write_stream(escaped())
+    finally:
+        slot.empty()
+    return "".join(pieces)
+
+
+def _queue(result: dict, put) -> None:
+    try:
+        result["queued"] = put(get_review_store())
+    except XiaoEError as error:
+        result["queue_error"] = f"没能记入复核队列：{error}"
+
+
+def render_answer(run: dict, gate: rag.Gate, fingerprint: str) -> None:
+    st.subheader("回答")
+    st.caption(f"问题：{view.md_escape(run['question'])}")
+    result = st.session_state.get(RESULT) or {}
+    stale = result.get("basis") != view.passing_key(gate.hits)
+    if stale:
+        st.warning("阈值或 k 已改变：现在通过的片段和生成回答时不同，下面的回答已过期，请重新生成。")
+    if stale or result.get("error"):  # handled at the top of the next run, before anything is drawn
+        st.button("重新生成回答", key="regenerate", type="primary",
+                  on_click=lambda: st.session_state.update({REGENERATE: True}))
+    if result.get("queue_error"):
+        st.warning(result["queue_error"])
+    if result.get("error"):
+        st.error(result["error"])
+        if result.get("queued"):
+            st.caption(f"已记入复核队列（模型故障）#{result['queued']}")
+        return
+    answer = result.get("answer")
+    if answer is None:
+        return
+    if answer.refused:
+        render_refusal(answer, result.get("decision"))
+    elif answer.flagged:
+        queued = "已记入复核队列" if result.get("queued") else "但没能记入复核队列"
+        st.error(f"该回答未通过检查，不会发给学员，{queued}")
+        st.markdown("**检查发现的问题**\n\n" + view.problem_lines(answer.problems))
+        with st.expander("未通过检查的草稿（不要发给学员）"):
+            spans = [p.span for p in answer.problems if p.span]
+            st.markdown(view.linked_answer(answer.text, answer.hits, mark=spans))
+        render_decision(result.get("decision"))
+        render_citations(answer)
+    else:
+        with st.container(border=True):
+            st.markdown(view.linked_answer(answer.text, answer.hits))
+        st.success("引用检查：通过（出处编号都对应本次提供的片段，数字和算式也已核对）")
+        render_decision(result.get("decision"))
+        render_citations(answer)
+    render_flag(answer, fingerprint)
+
+
+def render_refusal(answer: rag.RAGAnswer, decision: Decision | None) -> None:
+    st.warning(view.md_escape(answer.text))
+    st.markdown(f"**拒答原因**：{view.md_escape(answer.reason)}")
+    st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
+    if decision is not None:
+        st.table(view.signal_frame(decision))
+
+
+def render_decision(decision: Decision | None) -> None:
+    if decision is not None:
+        with st.expander(f"可答性判断：{view.md_escape(decision.reason)}"):
+            st.table(view.signal_frame(decision))
+
+
+def render_citations(answer: rag.RAGAnswer) -> None:
+    frame = view.citation_frame(answer.text, answer.hits)
+    st.markdown("**引用的片段**")
+    if frame.empty:
+        st.caption("回答里没有可对应到片段的出处编号。")
+    else:
+        st.table(frame.set_index("编号"))
+
+
+def render_flag(answer: rag.RAGAnswer, fingerprint: str) -> None:
+    """「标记复核」: a consultant sends an answer to the queue by hand, with a name and a note."""
+    if not user.can("flag"):
+        return
+    with st.expander("标记复核"):
+        with st.form("flag_form", border=False):
+            name = signed_in_name()
+            if name:
+                st.caption(f"标记人：{view.md_escape(name)}（已登录）")
+            else:
+                name = st.text_input("标记人", key="flag_name", value=st.session_state.get("reviewer", ""))
+            note = st.text_input("说明（可选）", key="flag_note", placeholder="例如：金额和制度不符")
+            if st.form_submit_button("标记复核", key="flag"):
+                reasons = (Problem("manual", note.strip()),) if note.strip() else ()
+                try:
+                    item = get_review_store().enqueue(answer, origin="manual", fingerprint=fingerprint,
+                                                      flagged_by=name, extra_reasons=reasons)
+                except XiaoEError as error:
+                    st.error(str(error))
+                else:
+                    st.success(f"已记入复核队列 #{item}")
+
+
+def render_candidates(run: dict, gate: rag.Gate) -> None:
+    st.subheader("检索到的片段")
+    candidates = run["candidates"]
+    st.caption(f"每个问题只检索一次，取前 {len(candidates)} 个候选；当前阈值 {gate.threshold:.2f}、"
+               f"k = {gate.k}，命中 {len(gate.hits)} 个。移动滑块只重新筛选，不会再调用模型。")
+    result = st.session_state.get(RESULT) or {}
+    if gate.refused and result.get("basis") != view.passing_key(gate.hits):  # explains a stale answer
+        st.caption(f"按当前阈值和 k，这个问题会被拒答：{view.md_escape(gate.reason)}")
+    frame = view.candidate_frame(gate, candidates)
+    if frame.empty:
+        st.info("资料库里没有可检索的片段。")
+        return
+    st.altair_chart(view.score_chart(frame, gate.threshold), width="stretch")
+    st.table(view.styled_candidates(frame))
+    with st.expander("打开候选片段的原文"):
+        st.markdown("\n".join(
+            f"- #{h.rank} [{view.md_escape(h.source)} · {view.md_escape(h.heading or '（文首）')}]"
+            f"({source_url(h.source, h.chunk)})" for h in candidates))
+
+
+user = guard_page("ask")
+st.title("提问与检查")
+bundle, index_error = get_index()
+if index_error:
+    st.error(index_error)
+    st.stop()
+default_threshold, default_k = slider_defaults()
+
+pending = None
+q_param = st.query_params.get("q")
+if q_param and st.session_state.get("_ask_q_done") != q_param:  # a link from the tuning page
+    st.session_state["_ask_q_done"] = q_param
+    st.session_state["question"] = q_param
+    pending = q_param
+
+# Streamlit's own "Press Enter to submit form" hint is English; the placeholder says it in Chinese.
+st.html("<style>[data-testid=InputInstructions]{display:none}</style>")
+with st.form("ask_form", border=False):
+    left, right = st.columns([6, 1], vertical_alignment="bottom")
+    question = left.text_input("学员的问题", key="question", placeholder=f"例如：{EXAMPLE}（回车即可提交）")
+    submitted = right.form_submit_button("提问", key="ask", type="primary", width="stretch")
+left, right = st.columns(2)
+threshold = left.slider("阈值：分数 ≥ 阈值的片段才算命中", 0.0, 1.0, default_threshold, 0.01,
+                        key="threshold", persist_state="session",
+                        help="没有任何片段达到阈值时直接拒答，不调用模型。")
+k = right.slider("k：最多交给模型的片段数", 1, MAX_TOP_K, default_k, 1, key="k",
+                 persist_state="session")
+
+if submitted or pending is not None:
+    ask(question if submitted else pending, threshold, k, bundle)
+
+run = st.session_state.get(RUN)
+if run is None:
+    st.info(f"输入学员的问题后按回车或点「提问」。例如：{EXAMPLE}")
+    st.stop()
+if run["fingerprint"] != bundle.fingerprint:
+    st.warning("资料或索引已更新，下面是更新前的检索结果，请重新提问。")
+current = gate_for(run, bundle, threshold, k)
+if st.session_state.pop(REGENERATE, False) and not submitted:
+    generate(current, bundle.fingerprint)
+render_answer(run, current, bundle.fingerprint)
+render_candidates(run, current)

@@ -1,0 +1,67 @@
+"""AppTest fixtures for the Ask and Sources pages: a corpus copy and a data folder under tmp_path.
+
+`app_env` points XIAOE_CORPUS_DIR / XIAOE_DATA_DIR at tmp copies and clears Streamlit's caches
+(shared by every AppTest in the process) before and after; `open_app(page=..., params=...)`
+runs the router (and switches page) the way the recipe in /work/shared/testing.md says.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+ROUTER = str(ROOT / "streamlit_app.py")
+CORPUS = ROOT / "corpus"
+CLEARED = ("XIAOE_MIN_SCORE", "XIAOE_TOP_K", "XIAOE_DATABASE_URL", "XIAOE_LLM_BASE_URL", "XIAOE_LLM_MODEL",
+           "XIAOE_LLM_API_KEY", "XIAOE_EMBED_BASE_URL", "XIAOE_EMBED_MODEL", "XIAOE_RETRIEVER")
+
+
+@dataclass(frozen=True)
+class AppEnv:
+    corpus: Path
+    data: Path
+
+
+@pytest.fixture(autouse=True)
+def auth_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No login gate in page tests (XIAOE_AUTH=off); tests/app/test_auth_app.py turns it back on."""
+    monkeypatch.setenv("XIAOE_AUTH", "off")
+
+
+@pytest.fixture
+def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppEnv]:
+    corpus, data = tmp_path / "corpus", tmp_path / "data"
+    shutil.copytree(CORPUS, corpus)
+    monkeypatch.setenv("XIAOE_CORPUS_DIR", str(corpus))
+    monkeypatch.setenv("XIAOE_DATA_DIR", str(data))
+    monkeypatch.setenv("XIAOE_AUTH", "off")  # the login gate has its own tests
+    for name in CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield AppEnv(corpus=corpus, data=data)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+@pytest.fixture
+def open_app(app_env: AppEnv) -> Callable[..., AppTest]:
+    """`open_app(page="pages/sources.py", params={"source": ...})` → an AppTest that has run."""
+
+    def open_(page: str | None = None, params: dict[str, str] | None = None) -> AppTest:
+        at = AppTest.from_file(ROUTER, default_timeout=30)
+        for key, value in (params or {}).items():
+            at.query_params[key] = value
+        at.run()
+        if page is not None:
+            at.switch_page(page).run()
+        return at
+
+    return open_

@@ -1,0 +1,240 @@
+"""The 阈值调优 page through AppTest, started from the router, with data under tmp_path (see conftest)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import core.evaluation as evaluation
+from core.accounts import AccountStore
+from core.db import Database, open_database
+from core.defaults_store import DefaultsStore, effective_settings
+from core.evaluation import OUTCOMES
+from core.glossary_store import GlossaryStore
+from core.question_sets import QuestionSetStore
+from core.review import Filters, ReviewStore
+from core.settings import Settings
+from tests.app.conftest import ROUTER
+from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
+
+PAGE = "pages/tuning.py"
+TABS = ("逐题结果", "分数分布", "指标曲线", "假如改阈值", "关键词判定", "题集管理", "批量运行", "默认值修改记录")
+
+
+@pytest.fixture
+def tuning(open_app):
+    def open_(**state):
+        at = open_app()
+        for key, value in state.items():
+            at.session_state[key] = value
+        at.switch_page(PAGE).run()
+        assert not at.exception, at.exception
+        return at
+    return open_
+
+
+def counts(at) -> dict[str, int]:
+    return {m.label: int(m.value) for m in at.metric if m.label in OUTCOMES}
+
+
+def table(at, column: str):
+    """The first st.dataframe holding `column` (a dataframe without on_select carries no key in AppTest)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def database() -> Database:
+    return Database(Settings.from_env().db_url)
+
+
+def test_tuning_page_shows_outcome_counts_for_the_default_set(tuning):
+    at = tuning()
+    assert sum(counts(at).values()) == 66
+    assert at.slider(key="tune_threshold").value == pytest.approx(Settings.from_env().min_score)
+
+
+def test_tuning_slider_move_changes_the_counts(tuning):
+    at = tuning()
+    before = counts(at)
+    at.slider(key="tune_threshold").set_value(0.0).run()
+    assert not at.exception
+    after = counts(at)
+    assert after != before
+    assert after["正确拒答"] == 0 and after["误拒"] == 0  # at 0.00 every question is answered
+    assert sum(after.values()) == 66
+
+
+def test_tuning_k_slider_changes_hit_at_k(tuning):
+    at = tuning()
+    at.slider(key="tune_k").set_value(7).run()
+    assert "hit@7" in [m.label for m in at.metric]
+
+
+def test_tuning_slider_moves_never_retrieve_again(tuning, monkeypatch):
+    calls = []
+    original = evaluation.retrieve
+    monkeypatch.setattr(evaluation, "retrieve", lambda *args: calls.append(args[0]) or original(*args))
+    at = tuning()
+    assert len(calls) == 66
+    for value in (0.05, 0.15, 0.35):
+        at.slider(key="tune_threshold").set_value(value).run()
+    at.slider(key="tune_k").set_value(5).run()
+    assert len(calls) == 66
+
+
+def test_tuning_save_default_without_actor_saves_nothing(tuning):
+    at = tuning()
+    at.slider(key="tune_threshold").set_value(0.33).run()
+    at.button(key="save_default").click().run()
+    assert not at.exception
+    assert "请先在页面上方填写「操作人」" in at.error[0].value
+    assert DefaultsStore(database()).history() == ()
+
+
+def test_tuning_save_default_is_audited_and_becomes_effective(tuning):
+    at = tuning()
+    at.text_input(key="tune_actor").set_value("王老师").run()
+    at.slider(key="tune_threshold").set_value(0.33).run()
+    at.slider(key="tune_k").set_value(4).run()
+    at.button(key="save_default").click().run()
+    assert not at.exception
+    assert "已设为默认" in at.success[0].value
+    db = database()
+    (record,) = DefaultsStore(db).history()
+    assert (record.actor, record.new_threshold, record.new_k) == ("王老师", 0.33, 4)
+    assert record.metrics["question_set"] == "默认题集" and sum(record.metrics["counts"].values()) == 66
+    effective = effective_settings(Settings.from_env(), db)
+    assert (effective.min_score, effective.top_k) == (0.33, 4)
+
+
+def test_tuning_signed_in_reviewer_is_the_actor(tuning):
+    at = tuning(reviewer="李老师")
+    at.slider(key="tune_threshold").set_value(0.12).run()
+    at.button(key="save_default").click().run()
+    assert not at.exception
+    assert DefaultsStore(database()).current().actor == "李老师"
+
+
+def test_tuning_apply_suggested_moves_the_slider(tuning):
+    at = tuning()
+    at.button(key="tune_apply_suggested").click().run()
+    assert not at.exception
+    suggested = at.slider(key="tune_threshold").value
+    assert f"建议阈值：**{suggested:.2f}**" in at.info[0].value
+
+
+@pytest.mark.parametrize("tab", TABS)
+def test_tuning_every_tab_renders(tuning, tab):
+    at = tuning(tune_tab=tab)
+    at.slider(key="tune_threshold").set_value(0.3).run()
+    assert not at.exception
+    assert not at.error
+
+
+def test_tuning_histogram_tab_draws_a_chart(tuning):
+    at = tuning(tune_tab="分数分布")
+    assert len(at.get("vega_lite_chart")) == 1
+
+
+def test_tuning_outcome_table_links_each_question_to_the_ask_page(tuning):
+    at = tuning()
+    outcomes = table(at, "提问页")
+    assert len(outcomes) == 66
+    first = outcomes.iloc[0]
+    assert first["提问页"] == "/?q=" + quote(first["问题"], safe="")
+    assert set(outcomes["结果"]) <= set(OUTCOMES)
+
+
+def test_tuning_what_if_lists_flips_from_the_default(tuning):
+    at = tuning(tune_tab="假如改阈值")
+    at.slider(key="tune_threshold").set_value(0.0).run()
+    flips = table(at, "之后")
+    assert len(flips) > 0 and set(flips["之后"]) <= {"正确回答", "误答", "命中错误资料"}
+
+
+def test_tuning_batch_run_answers_every_question_and_queues_problems(tuning):
+    at = tuning(tune_tab="批量运行")
+    at.text_input(key="tune_actor").set_value("王老师").run()
+    at.button(key="batch_start").click().run()
+    assert not at.exception
+    assert "批量运行完成：66 题" in at.success[0].value
+    results = table(at, "复核条目")
+    assert len(results) == 66
+    queued = results["复核条目"].notna().sum()
+    assert queued > 0
+    queue = ReviewStore(database())
+    assert queue.list(Filters(lane="batch")).total == queued
+
+
+def test_tuning_batch_cancel_flag_stops_it(tuning):
+    at = tuning(tune_tab="批量运行")
+    at.button(key="batch_start").click().run()  # runs to the end within this rerun
+    at.session_state["tune_batch"] = {**at.session_state["tune_batch"], "status": "running", "next": 10,
+                                      "rows": at.session_state["tune_batch"]["rows"][:10]}
+    at.session_state["tune_batch_cancelled"] = True
+    at.run()
+    assert not at.exception
+    assert "已取消：完成了 10/66 题" in at.warning[0].value
+
+
+def test_tuning_saving_the_set_creates_a_new_version(tuning):
+    at = tuning(tune_tab="题集管理")
+    at.text_input(key="tune_actor").set_value("王老师").run()
+    at.button(key="save_set").click().run()
+    assert not at.exception
+    assert "已保存「默认题集」第 1 版（66 题）" in at.success[0].value
+    assert at.selectbox(key="tune_version").value == 1
+    assert [v.version for v in QuestionSetStore(database()).versions("默认题集")] == [1, 0]
+
+
+def test_tuning_decision_tab_compares_with_threshold_only(tuning):
+    at = tuning(tune_tab="关键词判定")
+    compared = table(at, "完整判定")
+    assert list(compared["结果"]) == list(OUTCOMES)
+    assert compared["只看分数"].sum() == compared["完整判定"].sum() == 66
+
+
+def test_tuning_add_synonym_from_a_false_refusal(tuning):
+    at = tuning(tune_tab="关键词判定")
+    at.slider(key="tune_threshold").set_value(0.3).run()  # high enough that some answerable question is refused
+    at.text_input(key="tune_actor").set_value("王老师").run()
+    word = at.selectbox(key="tune_synonym_word_0").value
+    before = len(GlossaryStore(database()).load())
+    at.text_input(key="tune_synonym_term_0").set_value("资料里的词")
+    next(b for b in at.button if b.label == "加入同义词").click().run()
+    assert not at.exception
+    assert f"已加入同义词：“{word}”视为“资料里的词”" in at.success[0].value
+    glossary = GlossaryStore(database()).load()
+    assert len(glossary) == before + 1 and "资料里的词" in glossary.canonical(word)
+
+
+def signed_in_tuning(monkeypatch, username: str) -> AppTest:
+    """Sign in on the login form (XIAOE_AUTH=on), then open the tuning page in that session."""
+    monkeypatch.setenv("XIAOE_AUTH", "on")
+    add_staff(AccountStore(open_database(Settings.from_env().db_url), hasher=FAST_HASHER))
+    at = AppTest.from_file(ROUTER, default_timeout=30).run()
+    at.text_input(key="login_username").set_value(username)
+    at.text_input(key="login_password").set_value(PASSWORD)
+    token = at.button(key="login_submit").click().run().session_state["auth_token"]
+    at = AppTest.from_file(ROUTER, default_timeout=30)
+    at.session_state["auth_token"] = token
+    at.run().switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_tuning_consultant_cannot_save_a_default(app_env, monkeypatch):
+    at = signed_in_tuning(monkeypatch, "amy")
+    at.slider(key="tune_threshold").set_value(0.42).run()
+    assert at.button(key="save_default").disabled
+    assert any("只有管理员可以修改默认阈值" in c.value for c in at.caption)
+    assert at.text_input(key="tune_actor_shown").value == "顾问 Amy（amy）"
+
+
+def test_tuning_admin_saves_a_default_as_themselves(app_env, monkeypatch):
+    at = signed_in_tuning(monkeypatch, "boss")
+    at.slider(key="tune_threshold").set_value(0.42).run()
+    at.button(key="save_default").click().run()
+    assert not at.exception
+    assert DefaultsStore(database()).current().actor == "王校长（boss）"

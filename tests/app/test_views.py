@@ -1,0 +1,82 @@
+"""The plain helpers behind the Ask and Sources pages (ui/answer_view.py, ui/source_view.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from langchain_core.documents import Document
+
+from core.loader import Section, split_sections
+from core.rag import Hit
+from ui.answer_view import linked_answer, md_escape
+from ui.source_view import overview, page_html, page_of, paginate, source_url
+
+
+def hit(rank: int, source: str = "01-口语课分级说明.md", chunk: int = 5) -> Hit:
+    return Hit(rank=rank, source=source, heading="五、常见问题", chunk=chunk, start=0, end=4, text="一共四级",
+               score=0.3, passed=True)
+
+
+@pytest.mark.parametrize("text, literal", [
+    ("<script>alert(1)</script>", r"\<script\>alert\(1\)\<\/script\>"),
+    ("[点我](javascript:alert(1))", r"\[点我\]\(javascript\:alert\(1\)\)"),
+    ("**加粗** _斜体_ `代码`", r"\*\*加粗\*\* \_斜体\_ \`代码\`"),
+    ("# 不是标题", r"\# 不是标题"),
+    ("1. 不是列表", r"1\. 不是列表"),
+    ("&lt;b&gt;", r"\&lt\;b\&gt\;"),
+])
+def test_md_escape_leaves_no_markdown(text, literal):
+    assert md_escape(text) == literal
+
+
+def test_md_escape_keeps_line_breaks():
+    assert md_escape("第一行\n第二行") == "第一行  \n第二行"
+
+
+def test_linked_answer_links_only_numbers_that_name_a_hit():
+    rendered = linked_answer("一共四级[1]，另见[3]。", [hit(1)])
+    assert rendered == ("一共四级[\\[1\\]](" + source_url("01-口语课分级说明.md", 5) + ")，另见\\[3\\]。")
+
+
+def test_linked_answer_marks_problem_spans():
+    text = "一共六级[1]。"
+    assert linked_answer(text, [hit(1)], mark=[(0, 4)]).startswith(":red-background[一共六级]")
+
+
+def test_source_url_encodes_the_file_name():
+    assert source_url("02-退费 与(转班).md", 3) == (
+        "sources?source=02-%E9%80%80%E8%B4%B9%20%E4%B8%8E%28%E8%BD%AC%E7%8F%AD%29.md&chunk=3")
+
+
+def test_paginate_covers_every_section_character_once_within_the_page_size():
+    text = "".join(f"## 节{n}\n\n" + "句子。\n" * (n * 40) + "\n" for n in range(1, 12))
+    sections = split_sections(text)
+    pages = paginate(text, sections, page_chars=500)
+    shown = [(s.start, s.end) for page in pages for s in page]
+    assert shown == sorted(shown)
+    assert sum(e - s for s, e in shown) == sum(s.end - s.start for s in sections)
+    assert all(sum(s.end - s.start for s in page) <= 500 for page in pages)
+    assert len(pages) > 5
+
+
+def test_page_of_finds_the_page_holding_an_offset():
+    text = "a\n" * 600
+    pages = paginate(text, [Section("", 0, len(text))], page_chars=100)
+    assert page_of(pages, 0) == 0 and page_of(pages, 1150) == 11
+
+
+def test_page_html_escapes_text_and_marks_the_span():
+    text = "<b>开头</b> 一共四级 结尾"
+    start = text.index("一共四级")
+    html = page_html(text, paginate(text, [Section("标题<i>", 0, len(text))])[0], span=(start, start + 4))
+    assert "&lt;b&gt;开头&lt;/b&gt;" in html and "标题&lt;i&gt;" in html
+    assert re.search(r'<mark id="xiaoe-hit"[^>]*>一共四级</mark>', html)
+
+
+def test_overview_counts_chunks_and_sections_per_file():
+    docs = [Document(page_content="x" * n, metadata={"source": s, "heading": h})
+            for s, h, n in [("a.md", "", 10), ("a.md", "一", 20), ("a.md", "一", 30), ("b.md", "二", 40)]]
+    facts = overview(docs)
+    assert [(f.name, f.first, f.chunks, f.sections) for f in facts.files] == [("a.md", 0, 3, 2), ("b.md", 3, 1, 1)]
+    assert (facts.chunks, facts.average_chars) == (4, 25.0)  # (10 + 20 + 30 + 40) / 4

@@ -1,0 +1,157 @@
+"""Browser fixtures: a real `streamlit run` on a free loopback port, driven by Debian's chromium.
+
+`start_server(extra_env=..., corpus=...)` (the `start_server` fixture) starts one more server
+with its own data folder, e.g. with a scripted model behind XIAOE_LLM_BASE_URL, or with
+XIAOE_AUTH=on (servers start with the login gate off unless extra_env says otherwise); every server
+started is terminated at the end of the session. Tests here are marked `e2e` and skipped only
+when /usr/bin/chromium is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "corpus"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 1000}
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+START_TIMEOUT = 30.0
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skip = pytest.mark.skip(reason="没有 /usr/bin/chromium：浏览器测试跳过（apt-get install -y chromium）")
+    for item in items:
+        if HERE in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
+            if not CHROMIUM.exists():
+                item.add_marker(skip)
+
+
+@dataclass
+class Server:
+    """One running console: its URL, data and corpus folders, log file and process."""
+
+    url: str
+    data_dir: Path
+    corpus_dir: Path
+    log: Path
+    process: subprocess.Popen
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def launch(workdir: Path, *, extra_env: dict[str, str] | None = None, corpus: Path | None = None) -> Server:
+    """Start `streamlit run streamlit_app.py` with data (and a corpus copy) under `workdir`."""
+    data, corpus_dir = workdir / "data", workdir / "corpus"
+    data.mkdir(parents=True, exist_ok=True)
+    if not corpus_dir.exists():
+        shutil.copytree(corpus or CORPUS, corpus_dir)
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("XIAOE_")}
+    env.update({"XIAOE_DATA_DIR": str(data), "XIAOE_CORPUS_DIR": str(corpus_dir),
+                "NO_PROXY": "127.0.0.1,localhost", "PYTHONUNBUFFERED": "1",
+                "XIAOE_AUTH": "off"})  # no login gate unless a test passes extra_env={"XIAOE_AUTH": "on"}
+    env.update(extra_env or {})
+    log = workdir / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    server = Server(f"http://127.0.0.1:{port}", data, corpus_dir, log, process)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit 进程退出了（{process.returncode}）：\n{server.log_text()}")
+        try:
+            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=1) as reply:
+                if reply.read().decode().strip() == "ok":
+                    return server
+        except OSError:
+            time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"streamlit 在 {START_TIMEOUT:.0f} 秒内没有就绪：\n{server.log_text()}")
+
+
+@pytest.fixture(scope="session")
+def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Server]]:
+    """Factory: `start_server(extra_env={...}, corpus=Path(...))` → a running Server."""
+    servers: list[Server] = []
+
+    def start(*, extra_env: dict[str, str] | None = None, corpus: Path | None = None) -> Server:
+        server = launch(tmp_path_factory.mktemp("server"), extra_env=extra_env, corpus=corpus)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def app_server(start_server: Callable[..., Server]) -> Server:
+    """The console on a copy of the shipped corpus with the offline answerer."""
+    return start_server()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser) -> Iterator[object]:
+    """A fresh browser context (its own Streamlit session) with a 1400×1000 viewport."""
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-CN")
+    context.set_default_timeout(15_000)
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def wait_idle(page) -> None:
+    """Wait until Streamlit has finished the current script run (and has started at least once)."""
+    page.wait_for_selector(IDLE, timeout=20_000)
+
+
+@pytest.fixture
+def idle() -> Callable[[object], None]:
+    """`idle(page)` waits until the app's script run has finished."""
+    return wait_idle

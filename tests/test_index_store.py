@@ -1,0 +1,247 @@
+"""The saved index: fingerprint, save/load round trip, reuse, incremental re-split, damaged caches, CLI."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import core.index_store as store
+from core.cli import main as cli_main
+from core.errors import CorpusError
+from core.index import build_index, search_with_score
+from core.index_store import (
+    LazyChunks,
+    corpus_fingerprint,
+    index_path,
+    load_index,
+    load_or_build,
+    save_index,
+)
+from core.settings import Settings
+from tests.conftest import CORPUS
+
+QUESTIONS = ["启明英语的口语课一共有几级？", "退费怎么计算？", "你们的雅思保过班多少钱？", "人工服务时间"]
+
+
+@pytest.fixture
+def settings(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    return Settings(corpus_dir=corpus, data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def split_calls(monkeypatch):
+    """Counts calls of split_text made by the store (one per file cut into chunks)."""
+    calls: list[str] = []
+    real = store.split_text
+
+    def counting(source, text, splitter):
+        calls.append(source)
+        return real(source, text, splitter)
+
+    monkeypatch.setattr(store, "split_text", counting)
+    return calls
+
+
+def scores_of(index) -> list[list[float]]:
+    return [index.retriever.scores(q).tolist() for q in QUESTIONS]
+
+
+# -- round trip -------------------------------------------------------------------------------------
+
+def test_save_then_load_gives_identical_scores_and_chunks(tmp_path, corpus_chunks):
+    index = build_index(corpus_chunks, fingerprint="abc")
+    save_index(index, tmp_path / "i.npz", files=["01.md"])
+    loaded, meta = load_index(tmp_path / "i.npz", "abc")
+    assert scores_of(loaded) == scores_of(index)
+    assert list(loaded.chunks) == list(index.chunks)
+    assert (loaded.fingerprint, loaded.built_at, meta["files"]) == ("abc", index.built_at, ["01.md"])
+    for q in QUESTIONS:
+        assert search_with_score(loaded, q, 5) == search_with_score(index, q, 5)
+
+
+def test_save_then_load_of_an_empty_index(tmp_path):
+    save_index(build_index([]), tmp_path / "e.npz")
+    loaded, _ = load_index(tmp_path / "e.npz")
+    assert len(loaded) == 0 and search_with_score(loaded, "退费", 3) == []
+
+
+def test_load_rejects_another_fingerprint(tmp_path, corpus_chunks):
+    save_index(build_index(corpus_chunks, fingerprint="abc"), tmp_path / "i.npz")
+    with pytest.raises(ValueError, match="fingerprint abc is not xyz"):
+        load_index(tmp_path / "i.npz", "xyz")
+
+
+def test_save_refuses_a_dense_index(tmp_path, corpus_chunks):
+    from core.embeddings import HashingEmbeddings
+
+    with pytest.raises(TypeError, match="DenseRetriever"):
+        save_index(build_index(corpus_chunks, HashingEmbeddings()), tmp_path / "d.npz")
+
+
+def test_lazy_chunks_behave_like_a_tuple(tmp_path, corpus_chunks):
+    save_index(build_index(corpus_chunks), tmp_path / "i.npz")
+    chunks = load_index(tmp_path / "i.npz")[0].chunks
+    assert isinstance(chunks, LazyChunks)
+    assert len(chunks) == len(corpus_chunks)
+    assert chunks[-1] == corpus_chunks[-1] and chunks[1:3] == tuple(corpus_chunks[1:3])
+    assert chunks[0] is chunks[0]  # made once
+    with pytest.raises(IndexError):
+        chunks[len(corpus_chunks)]
+
+
+# -- load_or_build ----------------------------------------------------------------------------------
+
+def test_load_or_build_reuses_the_saved_index(settings, split_calls):
+    first = load_or_build(settings)
+    second = load_or_build(settings)
+    assert (first.from_cache, second.from_cache) == (False, True)
+    assert scores_of(second.index) == scores_of(first.index)
+    assert (second.files, second.fingerprint) == (first.files, first.fingerprint)
+    assert len(split_calls) == 3  # only the first build cut the three files
+
+
+def test_load_or_build_writes_one_index_file_and_no_temp_files(settings):
+    load_or_build(settings)
+    (settings.corpus_dir / "03-助教小E使用手册.md").write_text("# 新\n\n小E 每天 9 点上线。", encoding="utf-8")
+    bundle = load_or_build(settings)
+    files = sorted(p.name for p in settings.index_dir.iterdir() if p.is_file())
+    assert files == [index_path(settings, bundle.fingerprint).name]
+    assert not list(settings.index_dir.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("change", ["edit_file", "add_file", "rename_file", "chunk_size", "chunk_overlap"])
+def test_fingerprint_changes_when_corpus_or_chunking_changes(settings, change):
+    before = corpus_fingerprint(settings)
+    first = settings.corpus_dir / "01-口语课分级说明.md"
+    if change == "edit_file":
+        first.write_text(first.read_text(encoding="utf-8") + "\n补充一句。", encoding="utf-8")
+    elif change == "add_file":
+        (settings.corpus_dir / "04-新.md").write_text("新内容", encoding="utf-8")
+    elif change == "rename_file":
+        first.rename(settings.corpus_dir / "01-改名.md")
+    elif change == "chunk_size":
+        settings = replace(settings, chunk_size=120)
+    else:
+        settings = replace(settings, chunk_overlap=20)
+    assert corpus_fingerprint(settings) != before
+
+
+def test_fingerprint_is_stable_when_nothing_changes(settings):
+    assert corpus_fingerprint(settings) == corpus_fingerprint(settings)
+
+
+def test_incremental_rebuild_resplits_only_the_changed_file(settings, split_calls):
+    load_or_build(settings)
+    changed = settings.corpus_dir / "02-退费与转班制度.md"
+    changed.write_text(changed.read_text(encoding="utf-8").replace("5%", "6%"), encoding="utf-8")
+    split_calls.clear()
+    bundle = load_or_build(settings)
+    assert split_calls == ["02-退费与转班制度.md"]
+    assert bundle.resplit == ("02-退费与转班制度.md",) and not bundle.from_cache
+    assert any("6%" in c.page_content for c in bundle.index.chunks)
+
+
+def test_incremental_rebuild_equals_a_fresh_build(settings, tmp_path):
+    load_or_build(settings)
+    changed = settings.corpus_dir / "01-口语课分级说明.md"
+    changed.write_text(changed.read_text(encoding="utf-8") + "\n\n## 六、新增\n\n暑期班每周上 4 课时。", encoding="utf-8")
+    incremental = load_or_build(settings).index
+    fresh = load_or_build(replace(settings, data_dir=tmp_path / "fresh")).index
+    assert list(incremental.chunks) == list(fresh.chunks)
+    assert scores_of(incremental) == scores_of(fresh)
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a zip file", "truncate"])
+def test_corrupt_index_file_is_rebuilt(settings, damage):
+    good = load_or_build(settings)
+    path = index_path(settings, good.fingerprint)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2] if damage == "truncate" else damage)
+    bundle = load_or_build(settings)
+    assert not bundle.from_cache and "无法读取" in bundle.note
+    assert scores_of(bundle.index) == scores_of(good.index)
+    assert load_or_build(settings).from_cache  # and the rebuilt file is good again
+
+
+def test_index_file_with_mismatched_arrays_is_rebuilt(settings):
+    good = load_or_build(settings)
+    path = index_path(settings, good.fingerprint)
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["idf"] = arrays["idf"][:-1]
+    with path.open("wb") as f:
+        np.savez(f, **arrays)
+    bundle = load_or_build(settings)
+    assert not bundle.from_cache and "ValueError" in bundle.note
+
+
+def test_damaged_chunk_cache_entry_is_resplit(settings, split_calls):
+    load_or_build(settings)
+    index_path(settings, corpus_fingerprint(settings)).unlink()
+    entry = sorted((settings.index_dir / store.CHUNK_DIR).glob("*.json"))[0]
+    entry.write_text('[["only text"]]', encoding="utf-8")
+    split_calls.clear()
+    bundle = load_or_build(settings)
+    assert len(split_calls) == 1 and len(bundle.index) == 26
+
+
+def test_unwritable_index_dir_still_gives_an_index(settings):
+    settings.data_dir.mkdir(parents=True)
+    settings.index_dir.write_text("a file where the folder should be", encoding="utf-8")
+    bundle = load_or_build(settings)
+    assert len(bundle.index) == 26 and not bundle.from_cache
+    assert "无法写入" in bundle.note
+
+
+def test_empty_file_is_skipped_and_reported(settings):
+    (settings.corpus_dir / "00-空.md").write_text("  \n", encoding="utf-8")
+    bundle = load_or_build(settings)
+    assert "00-空.md" not in bundle.files and any("00-空.md" in s for s in bundle.skipped)
+    assert load_or_build(settings).skipped == bundle.skipped  # remembered by the saved index
+
+
+def test_missing_corpus_folder_is_a_corpus_error(settings):
+    shutil.rmtree(settings.corpus_dir)
+    with pytest.raises(CorpusError, match="不存在"):
+        load_or_build(settings)
+
+
+# -- CLI --------------------------------------------------------------------------------------------
+
+def _env(monkeypatch, settings):
+    monkeypatch.setenv("XIAOE_CORPUS_DIR", str(settings.corpus_dir))
+    monkeypatch.setenv("XIAOE_DATA_DIR", str(settings.data_dir))
+    monkeypatch.delenv("XIAOE_RETRIEVER", raising=False)
+
+
+def test_cli_index_build_then_info(settings, monkeypatch, capsys):
+    _env(monkeypatch, settings)
+    assert cli_main(["index", "info"]) == 0
+    assert "还没有保存的索引" in capsys.readouterr().out
+    assert cli_main(["index", "build"]) == 0
+    assert "新建索引（重新切分 3 个文件）：26 个片段" in capsys.readouterr().out
+    assert cli_main(["index", "build"]) == 0
+    assert "载入已保存的索引" in capsys.readouterr().out
+    assert cli_main(["index", "info"]) == 0
+    assert "26 个片段，来自 3 个文件" in capsys.readouterr().out
+
+
+def test_cli_index_build_force_rebuilds(settings, monkeypatch, capsys):
+    _env(monkeypatch, settings)
+    cli_main(["index", "build"])
+    capsys.readouterr()
+    assert cli_main(["index", "build", "--force"]) == 0
+    assert "新建索引（重新切分 0 个文件）" in capsys.readouterr().out
+
+
+def test_cli_index_info_reports_a_damaged_index(settings, monkeypatch, capsys):
+    _env(monkeypatch, settings)
+    cli_main(["index", "build"])
+    index_path(settings, corpus_fingerprint(settings)).write_bytes(b"garbage")
+    capsys.readouterr()
+    assert cli_main(["index", "info"]) == 0
+    assert "无法读取" in capsys.readouterr().out

@@ -1,0 +1,211 @@
+"""The login gate for the router, and who is signed in for the pages.
+
+`gate()` runs first on every rerun: with no accounts it shows the setup page alone, before
+sign-in the login page alone (both stop the script); after sign-in it resumes the session
+(idle expiry, disabled accounts, role changes) and returns the user. `allowed_pages` drops
+pages the role may not open; with st.navigation an unlisted page cannot be reached by URL.
+`current_user()` is what pages call to authorise and attribute an action.
+
+XIAOE_AUTH=off turns the gate off for a local single-user demo and for tests: everyone is
+then the local admin `LOCAL_USER`, and pages keep asking for a name as before.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import streamlit as st
+from streamlit.errors import StreamlitSecretNotFoundError
+
+from core.accounts import AccountStore
+from core.db import open_database
+from core.errors import AuthError, ConfigError, XiaoEError
+from core.roles import User, require
+from core.sessions import Session, SessionExpired, SessionStore
+from ui.answer_view import md_escape
+from ui.state import get_settings
+
+LOCAL_USER = User(username="local", display_name="本机用户", role="admin")
+TOKEN, USER, METHOD, NOTICE = "auth_token", "auth_user", "auth_method", "auth_notice"
+REVIEWER = "reviewer"  # the name pages already use to attribute decisions
+# url_path -> permission needed to see the page; pages not listed are open to every signed-in role.
+RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts"}
+AUTH_ONLY_PAGES = {"accounts"}  # meaningless without sign-in
+
+
+def auth_enabled() -> bool:
+    """True unless XIAOE_AUTH=off. A broken unrelated setting does not switch the gate off."""
+    try:
+        return get_settings().auth == "on"
+    except ConfigError:
+        return os.environ.get("XIAOE_AUTH", "on").strip() != "off"
+
+
+@st.cache_resource(show_spinner=False)
+def _sessions(db_url: str) -> SessionStore:
+    return SessionStore(AccountStore(open_database(db_url)))
+
+
+def get_sessions() -> SessionStore:
+    """Sessions (and, as `.accounts`, accounts) on the configured database."""
+    return _sessions(get_settings().db_url)
+
+
+def current_user() -> User | None:
+    """The signed-in user (LOCAL_USER when the gate is off), or None before sign-in."""
+    if not auth_enabled():
+        return LOCAL_USER
+    return st.session_state.get(USER)
+
+
+def signed_in_name() -> str | None:
+    """The name to attribute actions to when sign-in is on (pages show it instead of a name field)."""
+    user = st.session_state.get(USER) if auth_enabled() else None
+    return user.label if user else None
+
+
+def guard_page(permission: str | None = None) -> User:
+    """First line of every page: the signed-in user allowed `permission`, else a message and stop.
+
+    The router's gate normally runs first. But while a `pages/` folder sits next to the router,
+    Streamlit runs a deep link such as /settings as a bare page (legacy multipage mode) until
+    the router has run once in the process, so a page must not rely on the router alone.
+    """
+    if auth_enabled() and st.session_state.get(TOKEN):
+        _resume(get_sessions())  # again: on a bare-page run the router has not checked idle time or the role
+    user = current_user()
+    if user is None:
+        st.warning("请先登录：[打开登录页](./)")
+        st.stop()
+    if permission is not None and not user.can(permission):
+        try:
+            require(user, permission)
+        except AuthError as error:
+            st.error(str(error))
+        st.stop()
+    return user
+
+
+def gate() -> User:
+    """The signed-in user; otherwise render the setup or login page alone and stop the script."""
+    if not auth_enabled():
+        return LOCAL_USER
+    try:
+        sessions = get_sessions()
+        no_accounts = sessions.accounts.count() == 0
+    except XiaoEError as error:
+        st.error(str(error))
+        st.stop()
+    if no_accounts:
+        _only(st.Page("pages/setup.py", title="首次设置", icon=":material/key:", default=True))
+    user = _resume(sessions) or _sso_sign_in(sessions)
+    if user is None:
+        _only(st.Page("pages/login.py", title="登录", icon=":material/login:", default=True))
+    st.session_state[REVIEWER] = user.label
+    return user
+
+
+def _only(page) -> None:
+    st.navigation([page], position="hidden").run()
+    st.stop()
+
+
+def _resume(sessions: SessionStore) -> User | None:
+    token = st.session_state.get(TOKEN)
+    if not token:
+        return None
+    try:
+        session = sessions.resume(token)
+    except SessionExpired as expired:
+        _forget()
+        st.session_state[NOTICE] = str(expired)
+        return None
+    st.session_state[USER] = session.user
+    return session.user
+
+
+def sign_in(username: str, password: str) -> User:
+    """Password sign-in from the login page; AuthError carries the message to show."""
+    return _remember(get_sessions().sign_in(username, password))
+
+
+def _remember(session: Session) -> User:
+    st.session_state[TOKEN] = session.token
+    st.session_state[USER] = session.user
+    st.session_state[METHOD] = session.method
+    st.session_state[REVIEWER] = session.user.label
+    st.session_state.pop(NOTICE, None)
+    return session.user
+
+
+def sign_out() -> None:
+    token, method = st.session_state.get(TOKEN), st.session_state.get(METHOD)
+    if token:
+        get_sessions().sign_out(token)
+    _forget()
+    if method == "sso":
+        st.logout()  # also drops the identity cookie, else the next run would sign in again
+    else:
+        st.rerun()
+
+
+def _forget() -> None:
+    for key in (TOKEN, USER, METHOD, REVIEWER):
+        st.session_state.pop(key, None)
+
+
+# --- single sign-on through st.login (OIDC) ------------------------------------------------------
+
+def sso_providers() -> list[str | None]:
+    """Providers configured in secrets [auth]: [None] for one unnamed provider, else their names."""
+    try:
+        section = st.secrets.get("auth")
+    except (StreamlitSecretNotFoundError, FileNotFoundError):
+        return []
+    if not section:
+        return []
+    if "client_id" in section:
+        return [None]
+    return [name for name, value in section.items() if hasattr(value, "get") and "client_id" in value]
+
+
+def sso_ready() -> bool:
+    return importlib.util.find_spec("authlib") is not None
+
+
+def _sso_sign_in(sessions: SessionStore) -> User | None:
+    """Map a signed-in OIDC identity (st.user) to the local account with that email or user name."""
+    if not sso_providers() or not st.user.get("is_logged_in", False):
+        return None
+    try:
+        return _remember(sessions.sign_in_sso(str(st.user.get("email") or ""),
+                                              email_verified=st.user.get("email_verified")))
+    except AuthError as error:
+        st.session_state[NOTICE] = str(error)
+        return None
+
+
+# --- what the router shows once signed in --------------------------------------------------------
+
+def allowed_pages(pages: list, user: User) -> list:
+    """The router's pages this user may open (admin-only pages dropped for others)."""
+    kept = []
+    for page in pages:
+        path = page.url_path
+        if path in AUTH_ONLY_PAGES and not auth_enabled():
+            continue
+        if path in RESTRICTED_PAGES and not user.can(RESTRICTED_PAGES[path]):
+            continue
+        kept.append(page)
+    return kept
+
+
+def render_account(user: User) -> None:
+    """Sidebar: who is signed in, and the sign-out button."""
+    if not auth_enabled():
+        st.caption("登录已关闭（XIAOE_AUTH=off），仅限本机单人演示或测试使用。")
+        return
+    st.caption(f"已登录：{md_escape(user.display_name)}（{md_escape(user.username)}，{user.role_label}）")
+    if st.button("退出登录", key="sign_out", icon=":material/logout:"):
+        sign_out()

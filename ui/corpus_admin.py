@@ -1,0 +1,133 @@
+"""The admin panel under 资料原文: upload or edit a Markdown file, see its versions and diffs, restore one.
+
+Every save goes through core.corpus_admin (role check, name and content checks, versions,
+audit), then approved answers citing the file go back to 待复核 and the index is rebuilt.
+Diffs and file text are shown with st.code / st.text_area: plain text, never HTML.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text, requeue_stale
+from core.corpus_files import MAX_NAME_CHARS
+from core.db import open_database
+from core.errors import XiaoEError
+from core.roles import User
+from ui.auth import current_user
+from ui.state import get_settings, rebuild_index
+
+FLASH = "_corpus_admin_flash"
+
+
+def render_admin_panel() -> None:
+    """Shown to admins only; renders nothing for anyone else."""
+    user = current_user()
+    if user is None or not user.can("edit_corpus"):
+        return
+    st.divider()
+    st.subheader("资料管理（仅管理员）")
+    st.caption("上传或修改后会自动保留旧版本、重建索引；引用了该文件且已通过的复核条目会回到「待复核」。")
+    if FLASH in st.session_state:
+        st.success(st.session_state.pop(FLASH))
+    try:
+        settings = get_settings()
+        admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+    except XiaoEError as error:
+        st.error(str(error))
+        return
+    upload_tab, edit_tab, history_tab = st.tabs(["上传文件", "在线编辑", "历史版本"])
+    with upload_tab:
+        _upload(admin, user)
+    with edit_tab:
+        _edit(admin, user)
+    with history_tab:
+        _history(admin, user)
+
+
+def _upload(admin: CorpusAdmin, user: User) -> None:
+    upload = st.file_uploader("选择 Markdown 文件（.md，UTF-8 编码，不超过 2 MB）", type=["md"], key="corpus_upload",
+                              max_upload_size=2)
+    name = st.text_input("保存为（文件名）", key="corpus_upload_name", max_chars=MAX_NAME_CHARS,
+                         placeholder=upload.name if upload else "留空则用原文件名，例如 常见问题.md")
+    overwrite = st.checkbox("覆盖同名文件（旧版本会保留，可随时恢复）", key="corpus_overwrite")
+    if st.button("上传并重建索引", key="corpus_upload_save", type="primary", disabled=upload is None):
+        _save(admin, user, name.strip() or upload.name, upload.getvalue(),
+              expected=None if overwrite else NEW_FILE, action="upload")
+
+
+def _edit(admin: CorpusAdmin, user: User) -> None:
+    files = admin.files()
+    if not files:
+        st.info("资料文件夹里还没有 .md 文件，请先上传。")
+        return
+    source = st.selectbox("选择要修改的文件", files, key="corpus_edit_file")
+    try:
+        text, sha = admin.read(source)
+    except (OSError, XiaoEError) as error:
+        st.error(str(error) if isinstance(error, XiaoEError) else f"「{source}」读不出来（{error}）。")
+        return
+    # Keyed on the file's sha256: after anyone's save the box starts again from the new text.
+    edited = st.text_area("内容（Markdown）", value=text, height=420, key=f"corpus_text_{sha[:16]}")
+    changes = diff_text(text, edited, old_label=f"{source}（当前）", new_label=f"{source}（修改后）")
+    if changes:
+        with st.expander("查看改动"):
+            st.code(changes, language="diff")
+    if st.button("保存并重建索引", key="corpus_edit_save", type="primary", disabled=not changes):
+        _save(admin, user, source, edited, expected=sha, action="edit")
+
+
+def _history(admin: CorpusAdmin, user: User) -> None:
+    sources = sorted(set(admin.files()) | set(admin.versioned_sources()))
+    if not sources:
+        st.info("还没有任何资料文件。")
+        return
+    source = st.selectbox("文件", sources, key="corpus_history_file")
+    versions = admin.history(source)
+    if not versions:
+        st.info("这个文件还没有在这里修改过，所以没有历史版本；第一次保存时会先把现在的内容存为第 1 版。")
+        return
+    st.dataframe(pd.DataFrame([{"版本": v.version, "方式": v.action_label, "操作人": v.actor,
+                                "时间": v.at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), "字节": v.size,
+                                "sha256": v.sha256[:16]} for v in versions]),
+                 hide_index=True, width="stretch", key="corpus_versions_table")
+    if len(versions) < 2:
+        return
+    by_number = {v.version: v for v in versions}
+    numbers = list(by_number)
+    cols = st.columns(2)
+    old = cols[0].selectbox("旧版本", numbers, index=1, key="corpus_diff_old", format_func=lambda n: f"第 {n} 版")
+    new = cols[1].selectbox("新版本", numbers, index=0, key="corpus_diff_new", format_func=lambda n: f"第 {n} 版")
+    changes = diff_text(by_number[old].content, by_number[new].content, old_label=f"第 {old} 版",
+                        new_label=f"第 {new} 版")
+    st.code(changes or "两个版本内容相同。", language="diff")
+    if st.button(f"恢复为第 {old} 版", key="corpus_restore", help="把旧版本的内容另存为最新版本；中间的版本都会保留。"):
+        _run(admin, user, lambda: admin.restore(user, by_number[old].id))
+
+
+def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, expected: str | None,
+          action: str) -> None:
+    _run(admin, user, lambda: admin.save(user, source, content, expected_sha256=expected, action=action))
+
+
+def _run(admin: CorpusAdmin, user: User, save) -> None:
+    try:
+        result: SaveResult = save()
+    except XiaoEError as error:
+        st.error(str(error))
+        return
+    if not result.changed:
+        st.info("内容和现在的文件完全一样，没有保存新版本。")
+        return
+    message = f"已保存「{result.source}」第 {result.version} 版（{'新文件' if result.created else '旧版本已保留'}），索引已重建。"
+    try:
+        reopened = requeue_stale(admin.db, {result.source}, user.label)
+    except XiaoEError as error:
+        message += f" 但把相关复核条目改回「待复核」时出错：{error}"
+    else:
+        if reopened:
+            message += f" {len(reopened)} 条引用了该文件的已通过条目已回到「待复核」（资料已更新）。"
+    rebuild_index()
+    st.session_state[FLASH] = message
+    st.rerun()

@@ -1,0 +1,104 @@
+"""The batch-run section of the tuning page: the whole set through retrieval and the answerer.
+
+How cancelling works in Streamlit: the script cannot be interrupted from inside a loop, but a
+click on any widget makes Streamlit stop the running script at its next `st.*` call (here the
+progress update after each question) and start a new run. The 取消 button's on_click callback
+runs first in that new run and sets a session flag; the batch code sees the flag and does not
+resume. Progress lives in `st.session_state[STATE]` and is updated after every question before
+any `st.*` call, so nothing already answered is lost or answered (and queued) twice; a rerun
+caused by any other widget (e.g. a slider) resumes the batch where it stopped. The tuning page
+draws only its open tab, so a batch proceeds while the 批量运行 tab is open and resumes when
+the consultant comes back to it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+import streamlit as st
+
+from core.batch_eval import rows_to_csv, run_one
+from core.errors import XiaoEError
+from core.evaluation import OUTCOMES
+from core.index_store import IndexBundle
+from core.question_sets import StoredSet
+from core.review import ReviewStore
+
+STATE = "tune_batch"
+CANCEL = "tune_batch_cancelled"
+
+
+def _start(key: tuple, threshold: float, k: int) -> None:
+    st.session_state[STATE] = {"key": key, "threshold": threshold, "k": k, "next": 0, "rows": [],
+                               "status": "running"}
+    st.session_state[CANCEL] = False
+
+
+def _cancel() -> None:
+    st.session_state[CANCEL] = True
+
+
+def render_batch(stored: StoredSet, bundle: IndexBundle, *, threshold: float, k: int,
+                 queue: ReviewStore | None, actor: str) -> None:
+    questions = stored.questions.questions
+    key = (stored.info.name, stored.info.version, stored.questions.content_hash, bundle.fingerprint)
+    st.caption(f"把「{stored.info.name}」第 {stored.info.version} 版的 {len(questions)} 道题逐一交给小E 作答"
+               f"（检索 + 离线答题器 + 出处检查），阈值 {threshold:.2f}、k={k}。"
+               + ("有问题的回答会进入复核队列的「批量评测」通道。" if queue else "复核队列暂不可用，本次只出结果不入队。"))
+    st.button("开始批量运行", key="batch_start", on_click=_start, args=(key, threshold, k), type="primary")
+    state = st.session_state.get(STATE)
+    if not state:
+        return
+    if state["status"] == "running" and state["key"] != key:
+        state["status"] = "stale"
+    if state["status"] == "running":
+        st.button("取消", key="batch_cancel", on_click=_cancel)
+        if st.session_state.get(CANCEL):
+            state["status"] = "cancelled"
+        else:
+            _run(state, questions, bundle, queue, actor)
+    _show(state, len(questions))
+
+
+def _run(state: dict, questions, bundle: IndexBundle, queue: ReviewStore | None, actor: str) -> None:
+    total = len(questions)
+    bar = st.progress(state["next"] / total if total else 1.0, text=f"已完成 {state['next']}/{total}")
+    for i in range(state["next"], total):
+        if st.session_state.get(CANCEL):  # set by the 取消 callback; see the module docstring
+            state["status"] = "cancelled"
+            return
+        try:
+            row = run_one(questions[i], bundle.index, threshold=state["threshold"], k=state["k"], queue=queue,
+                          fingerprint=bundle.fingerprint, flagged_by=actor or None)
+        except XiaoEError as error:  # e.g. the queue's database is locked: stop, keep what is done
+            state["status"] = "failed"
+            state["error"] = str(error)
+            return
+        state["rows"].append(row.to_dict())
+        state["next"] = i + 1
+        bar.progress((i + 1) / total, text=f"已完成 {i + 1}/{total}：{questions[i].question[:30]}")
+    state["status"] = "done"
+
+
+def _show(state: dict, total: int) -> None:
+    rows = state["rows"]
+    status = state["status"]
+    done = len(rows)
+    if status == "done":
+        st.success(f"批量运行完成：{done} 题。")
+    elif status == "cancelled":
+        st.warning(f"已取消：完成了 {done}/{total} 题，下面是已完成部分的结果。")
+    elif status == "stale":
+        st.warning(f"题集、版本或资料在运行途中变了，已停止（完成 {done}/{total} 题）。请重新开始批量运行。")
+    elif status == "failed":
+        st.error(f"批量运行中断（完成 {done}/{total} 题）：{state.get('error', '')}")
+    if not rows:
+        return
+    counts = Counter(r["结果"] for r in rows)
+    queued = sum(1 for r in rows if r["复核条目"])
+    st.caption("　".join(f"{o} {counts.get(o, 0)}" for o in (*OUTCOMES, "模型故障") if counts.get(o) or o in OUTCOMES)
+               + f"　｜　进入复核队列 {queued} 条")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="batch_results")
+    st.download_button("下载批量结果（CSV）", rows_to_csv(rows), file_name="批量评测结果.csv", mime="text/csv",
+                       key="batch_download")
