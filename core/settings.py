@@ -56,7 +56,6 @@ class Settings:
     embed_base_url: str = ""
     embed_model: str = ""
     embed_api_key: str = field(default="", repr=False)
-    ann_min_chunks: int = 200_000
     answerability: str = "on"  # "off": refuse on the per-chunk threshold alone, as the seed did
     auth: str = "on"  # "off" only for a local single-user demo or tests: no login gate
 

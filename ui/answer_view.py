@@ -114,7 +114,7 @@ def score_chart(frame: pd.DataFrame, threshold: float) -> alt.LayerChart:
     data = frame.assign(标签=frame["排名"].map(lambda r: f"#{r}"))
     top = max(threshold, float(frame["分数"].max()), 0.05)
     bars = alt.Chart(data).mark_bar().encode(
-        alt.X("标签:N", sort=None, title="候选片段（按分数排名）"),
+        alt.X("标签:N", sort=None, title="候选片段（按分数排名）", axis=alt.Axis(labelAngle=0)),
         alt.Y("分数:Q", scale=alt.Scale(domain=[0, top]), title="相似度分数"),
         alt.Color("状态:N", scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
                   legend=alt.Legend(orient="bottom", title=None)),
