@@ -1,4 +1,4 @@
-"""小E 审核台 router: page config, login gate, shared sidebar, navigation. Pages live in pages/."""
+"""小E 审核台 router: page config, login gate, shared sidebar, navigation. Pages live in app_pages/ (not pages/: Streamlit would also serve that folder bare, around the login gate)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ import streamlit as st
 from ui.auth import allowed_pages, gate, render_account
 from ui.state import get_index, get_settings
 
-st.set_page_config(page_title="小E 审核台", page_icon="📚", layout="wide")
+st.set_page_config(page_title="小E 审核台", page_icon=":material/school:", layout="wide")
 user = gate()  # before sign-in: the setup or login page alone, and the script stops here
 
 PAGES = [
-    st.Page("pages/ask.py", title="提问与检查", icon=":material/forum:", default=True),
-    st.Page("pages/sources.py", title="资料原文", icon=":material/description:", url_path="sources"),
-    st.Page("pages/review.py", title="复核队列", icon="🗂️", url_path="review"),
-    st.Page("pages/tuning.py", title="阈值调优", icon="🎚️", url_path="tuning"),
-    st.Page("pages/settings.py", title="设置", icon="⚙️", url_path="settings"),
-    st.Page("pages/accounts.py", title="账号管理", icon=":material/manage_accounts:", url_path="accounts"),
+    st.Page("app_pages/ask.py", title="提问与检查", icon=":material/forum:", default=True),
+    st.Page("app_pages/sources.py", title="资料原文", icon=":material/description:", url_path="sources"),
+    st.Page("app_pages/review.py", title="复核队列", icon=":material/inbox:", url_path="review"),
+    st.Page("app_pages/tuning.py", title="阈值调优", icon=":material/tune:", url_path="tuning"),
+    st.Page("app_pages/settings.py", title="设置", icon=":material/settings:", url_path="settings"),
+    st.Page("app_pages/accounts.py", title="账号管理", icon=":material/manage_accounts:", url_path="accounts"),
 ]
 
 with st.sidebar:

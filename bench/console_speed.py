@@ -72,7 +72,7 @@ def measure(repeat: int) -> dict[str, list[float]]:
         sources.query_params["source"] = "01-口语课分级说明.md"
         sources.query_params["chunk"] = str(number)
         sources.run()
-        times["sources"].append(clock(lambda s=sources: s.switch_page("pages/sources.py").run()))
+        times["sources"].append(clock(lambda s=sources: s.switch_page("app_pages/sources.py").run()))
         check(sources)
     for _ in range(3):
         st.cache_resource.clear()
@@ -129,7 +129,7 @@ def measure_large(chunks: int, repeat: int) -> dict[str, list[float]]:
         sources.query_params["source"] = f"{number * 37:05d}-制度汇编.md"
         sources.query_params["chunk"] = str(number * 29)
         sources.run()
-        times["sources"].append(clock(lambda s=sources: s.switch_page("pages/sources.py").run()))
+        times["sources"].append(clock(lambda s=sources: s.switch_page("app_pages/sources.py").run()))
         check(sources)
     return times
 

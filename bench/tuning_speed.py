@@ -134,7 +134,7 @@ def apptest_slider_ms(qset, tab: str) -> list[tuple[float, float]]:
         db = Database(Settings.from_env().db_url)
         QuestionSetStore(db).save("千题测速", qset, author="bench")
         at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120).run()
-        at.switch_page("pages/tuning.py").run()
+        at.switch_page("app_pages/tuning.py").run()
         at.selectbox(key="tune_set").set_value("千题测速").run()  # first run retrieves and caches
         at.session_state["tune_tab"] = tab
         at.run()

@@ -2,8 +2,12 @@
 
 Three signals, each shown to the consultant as a row (name, value, passed):
   1. 最高分 — some candidate reaches the threshold (the old gate, kept as is);
-  2. 关键词覆盖 — the share of the question's weighted content words found in the passing chunks;
-  3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus.
+  2. 关键词覆盖 — the share of the question's content words found in the passing chunks, each
+     word weighted by its background weight times its specificity in this corpus, and graded:
+     the word itself counts fully, the word with one character inserted (每级 in 每一级) and,
+     for words of 3+ characters, the share of their character pairs count in part;
+  3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus (nor, with one
+     character inserted, in the passing chunks).
 Glossary synonyms count as their canonical terms. The decision never reorders candidates, so
 hit@k is untouched; it only says answer or refuse. `evaluate_decisions` and `explain_misses`
 run it over a labelled question set for the tuning page, the CLI and bench/answerability.py.
@@ -12,6 +16,7 @@ run it over a labelled question set for the tuning page, the CLI and bench/answe
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -78,8 +83,31 @@ def _quote(words: Sequence[str]) -> str:
     return f"“{shown}”" + ("等" if len(words) > MAX_LISTED_TERMS else "")
 
 
-def _covered(term: Term, texts: Sequence[str]) -> bool:
-    return any(normalize(form) in text for form in term.forms for text in texts)
+@functools.lru_cache(maxsize=4096)
+def _gapped(form: str) -> re.Pattern[str]:
+    """The form with exactly one character inserted somewhere inside it (每级 → 每.级)."""
+    return re.compile("|".join(re.escape(form[:i]) + "." + re.escape(form[i:]) for i in range(1, len(form))))
+
+
+def credit(term: Term, texts: Sequence[str]) -> float:
+    """How much of `term` the texts (normalised passing chunks) contain, in [0, 1].
+
+    1 when a form occurs as is; n/(n+1) when a form of n characters occurs with one character
+    inserted (每级 in 每一级: 2/3); for a form of 3+ characters the corpus uses, the share of its
+    character pairs found (口语课 with only 口语 present: 1/2); otherwise 0.
+    """
+    best = 0.0
+    for form in (normalize(f) for f in term.forms):
+        if not form:
+            continue
+        if any(form in text for text in texts):
+            return 1.0
+        if len(form) >= 2 and any(_gapped(form).search(text) for text in texts):
+            best = max(best, len(form) / (len(form) + 1))
+        if len(form) >= 3 and term.known:
+            pairs = {form[i:i + 2] for i in range(len(form) - 1)}
+            best = max(best, sum(any(p in text for text in texts) for p in pairs) / len(pairs))
+    return best
 
 
 def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyzer: TermAnalyzer,
@@ -88,13 +116,15 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
     best = max((h.score for h in candidates), default=0.0)
     passing = [normalize(f"{h.heading}\n{h.text}") for h in candidates if h.score >= threshold]
     terms = analyzer.terms(question, glossary)
-    total = sum(t.weight for t in terms)
-    covered = [t for t in terms if _covered(t, passing)]
-    coverage = sum(t.weight for t in covered) / total if total > 0 else 0.0
-    unknown = sorted((t for t in terms if not t.known), key=lambda t: -t.weight)
+    credits = {t: credit(t, passing) for t in terms}
+    # background weight × corpus specificity: missing 课 in a corpus about courses matters less
+    total = sum(t.weight * t.specificity for t in terms)
+    coverage = sum(t.weight * t.specificity * c for t, c in credits.items()) / total if total > 0 else 0.0
+    unknown = sorted((t for t in terms if not t.known and credits[t] == 0.0), key=lambda t: -t.weight)
     heaviest_unknown = unknown[0].weight if unknown else 0.0
-    uncovered = [t for t in sorted(terms, key=lambda t: -t.weight) if t not in covered]
-    carrying = [t.text for t in sorted(covered, key=lambda t: -t.weight)]
+    by_weight = sorted(terms, key=lambda t: -t.weight * t.specificity)
+    uncovered = [t for t in by_weight if credits[t] < 1.0]
+    carrying = [t.text for t in by_weight if credits[t] > 0.0]
 
     threshold_ok = bool(passing)
     coverage_ok = total > 0 and coverage >= policy.min_coverage

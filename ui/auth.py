@@ -68,9 +68,9 @@ def signed_in_name() -> str | None:
 def guard_page(permission: str | None = None) -> User:
     """First line of every page: the signed-in user allowed `permission`, else a message and stop.
 
-    The router's gate normally runs first. But while a `pages/` folder sits next to the router,
-    Streamlit runs a deep link such as /settings as a bare page (legacy multipage mode) until
-    the router has run once in the process, so a page must not rely on the router alone.
+    The router's gate runs first. Pages live in app_pages/, not pages/, because Streamlit would
+    otherwise serve a `pages/` folder bare (legacy multipage mode) to a deep link such as
+    /settings before the router has run once; this guard is the second line of defence.
     """
     if auth_enabled() and st.session_state.get(TOKEN):
         _resume(get_sessions())  # again: on a bare-page run the router has not checked idle time or the role
@@ -98,10 +98,10 @@ def gate() -> User:
         st.error(str(error))
         st.stop()
     if no_accounts:
-        _only(st.Page("pages/setup.py", title="首次设置", icon=":material/key:", default=True))
+        _only(st.Page("app_pages/setup.py", title="首次设置", icon=":material/key:", default=True))
     user = _resume(sessions) or _sso_sign_in(sessions)
     if user is None:
-        _only(st.Page("pages/login.py", title="登录", icon=":material/login:", default=True))
+        _only(st.Page("app_pages/login.py", title="登录", icon=":material/login:", default=True))
     st.session_state[REVIEWER] = user.label
     return user
 

@@ -53,7 +53,7 @@ def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppEnv]
 
 @pytest.fixture
 def open_app(app_env: AppEnv) -> Callable[..., AppTest]:
-    """`open_app(page="pages/sources.py", params={"source": ...})` → an AppTest that has run."""
+    """`open_app(page="app_pages/sources.py", params={"source": ...})` → an AppTest that has run."""
 
     def open_(page: str | None = None, params: dict[str, str] | None = None) -> AppTest:
         at = AppTest.from_file(ROUTER, default_timeout=30)

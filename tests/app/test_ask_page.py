@@ -124,7 +124,7 @@ def test_ask_page_missing_corpus_folder_is_named_and_app_stays_usable(open_app, 
     at = open_app()
     assert not at.exception
     assert any("没有这个文件夹" in e for e in texts(at.error))
-    at.switch_page("pages/sources.py").run()
+    at.switch_page("app_pages/sources.py").run()
     assert not at.exception
     assert any("没有这个文件夹" in e for e in texts(at.error))
 
@@ -195,7 +195,7 @@ def test_ask_page_citation_link_opens_sources_at_that_chunk(open_app):
     at = ask(open_app(), LEVELS)
     body = next(m for m in texts(at.markdown) if "sources?source=" in m)
     query = parse_qs(urlsplit(body[body.index("sources?source="):].split(")")[0]).query)
-    sources = open_app(page="pages/sources.py", params={"source": query["source"][0], "chunk": query["chunk"][0]})
+    sources = open_app(page="app_pages/sources.py", params={"source": query["source"][0], "chunk": query["chunk"][0]})
     assert not sources.exception
     assert sources.selectbox(key="source_file").value == query["source"][0]
     assert sources.number_input(key="source_chunk").value == int(query["chunk"][0])

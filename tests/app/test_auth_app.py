@@ -68,7 +68,7 @@ def test_auth_app_signed_out_sees_only_the_login_page(staff):
     at = start()
     assert titles(at) == ["登录小E 审核台"]
     with pytest.raises(ValueError, match="login.py'\\]"):  # the only page registered is the login page
-        at.switch_page("pages/settings.py")
+        at.switch_page("app_pages/settings.py")
 
 
 def test_auth_app_wrong_password_and_unknown_user_same_message(staff):
@@ -88,17 +88,17 @@ def test_auth_app_login_shows_the_app_and_who_is_signed_in(staff):
 
 def test_auth_app_admin_can_open_settings(staff):
     at = sign_in("boss")
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("app_pages/settings.py").run()
     assert titles(at) == ["设置"]
 
 
-@pytest.mark.parametrize("page", ["pages/settings.py", "pages/accounts.py"])
+@pytest.mark.parametrize("page", ["app_pages/settings.py", "app_pages/accounts.py"])
 def test_auth_app_consultant_does_not_get_admin_pages(staff, page):
     at = sign_in("amy")
     assert titles(at) == ["提问与检查"]
     with pytest.raises(ValueError, match="Could not find a navigation page"):  # not registered for this role
         at.switch_page(page)
-    at.switch_page("pages/review.py").run()
+    at.switch_page("app_pages/review.py").run()
     assert titles(at) == ["复核队列"]
 
 
@@ -128,7 +128,7 @@ def test_auth_app_disabled_account_is_signed_out_at_next_rerun(staff):
 
 def test_auth_app_admin_adds_a_consultant_who_can_sign_in(staff):
     at = sign_in("boss")
-    at.switch_page("pages/accounts.py").run()
+    at.switch_page("app_pages/accounts.py").run()
     at.text_input(key="new_username").set_value("li.lei")
     at.text_input(key="new_display").set_value("李雷")
     at.text_input(key="new_password").set_value("welcome-2025")
@@ -152,7 +152,7 @@ def subheaders(at: AppTest) -> list[str]:
 
 def test_auth_app_consultant_does_not_see_the_corpus_admin_panel(staff):
     at = sign_in("amy")
-    at.switch_page("pages/sources.py").run()
+    at.switch_page("app_pages/sources.py").run()
     assert not at.exception and "资料管理（仅管理员）" not in subheaders(at)
 
 
@@ -160,7 +160,7 @@ def test_auth_app_admin_edits_a_corpus_file_and_a_version_is_kept(staff, auth_on
     from core.corpus_admin import CorpusAdmin, sha256_hex
 
     at = sign_in("boss")
-    at.switch_page("pages/sources.py").run()
+    at.switch_page("app_pages/sources.py").run()
     assert "资料管理（仅管理员）" in subheaders(at)
     path = auth_on.corpus / "01-口语课分级说明.md"
     before = path.read_bytes()
@@ -176,7 +176,7 @@ def test_auth_app_admin_edits_a_corpus_file_and_a_version_is_kept(staff, auth_on
 
 def test_auth_app_admin_upload_with_a_hostile_name_is_refused(staff, auth_on):
     at = sign_in("boss")
-    at.switch_page("pages/sources.py").run()
+    at.switch_page("app_pages/sources.py").run()
     at.file_uploader(key="corpus_upload").set_value(("notes.md", "# 笔记\n内容".encode(), "text/markdown")).run()
     at.text_input(key="corpus_upload_name").set_value("../escape.md").run()
     at.button(key="corpus_upload_save").click().run()

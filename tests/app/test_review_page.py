@@ -21,7 +21,7 @@ from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 from ui.review_view import ALL, build_filters
 
-PAGE = "pages/review.py"
+PAGE = "app_pages/review.py"
 
 
 def answer(question: str, text: str, problems: tuple[Problem, ...], refused: bool = False) -> RAGAnswer:

@@ -19,7 +19,7 @@ def settings_page(isolated_env, monkeypatch):
             monkeypatch.setenv(name, value)
         st.cache_resource.clear()
         at = AppTest.from_file(ROUTER, default_timeout=10).run()
-        at.switch_page("pages/settings.py").run()
+        at.switch_page("app_pages/settings.py").run()
         assert not at.exception
         return at
     return open_page

@@ -7,7 +7,7 @@ import re
 from core.loader import load_corpus
 from ui.source_view import PAGE_CHARS
 
-PAGE = "pages/sources.py"
+PAGE = "app_pages/sources.py"
 LEVELS_FILE = "01-口语课分级说明.md"
 
 

@@ -19,7 +19,7 @@ from core.settings import Settings
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
-PAGE = "pages/tuning.py"
+PAGE = "app_pages/tuning.py"
 TABS = ("逐题结果", "分数分布", "指标曲线", "假如改阈值", "关键词判定", "题集管理", "批量运行", "默认值修改记录")
 
 

@@ -119,23 +119,18 @@ def test_auth_e2e_admin_uploads_a_file_and_ask_answers_from_it(page, auth_server
 
 @pytest.fixture(scope="module")
 def fresh_server(start_server):
-    """A server nobody has opened at / yet: Streamlit's legacy pages/ mode is still on (see guard_page)."""
+    """A server nobody has opened at / yet (a `pages/` folder would have been served bare here)."""
     server = start_server(extra_env={"XIAOE_AUTH": "on"})
     staffed(server)
     return server
 
 
-# A page without ui.auth.guard_page() at its top is shown to anyone who deep-links to it before
-# the router has run once in the server process. Remove the mark once the page calls the guard.
-UNGUARDED = pytest.mark.xfail(strict=True, reason="该页还没有在开头调用 ui.auth.guard_page()")
-
-
-@pytest.mark.parametrize("path", [pytest.param("settings", marks=UNGUARDED), "accounts", "review",
-                                  pytest.param("tuning", marks=UNGUARDED), "sources", "ask"])
+@pytest.mark.parametrize("path", ["settings", "accounts", "review", "tuning", "sources", "ask"])
 def test_auth_e2e_deep_link_on_a_fresh_server_asks_to_sign_in(page, fresh_server, idle, path):
     page.goto(f"{fresh_server.url}/{path}")
     idle(page)
     main = page.locator("[data-testid=stMain]")
-    main.get_by_text("请先登录").first.wait_for(timeout=5_000)
-    assert main.locator("[data-testid=stButton], [data-testid=stDataFrame], [data-testid=stTable], "
-                        "[data-testid=stSlider], [data-testid=stTextInput]").count() == 0, f"/{path} 未登录就显示了内容"
+    main.get_by_role("heading", name="登录小E 审核台").wait_for(timeout=5_000)
+    assert main.locator("[data-testid=stDataFrame], [data-testid=stTable], [data-testid=stSlider], "
+                        "[data-testid=stFileUploader]").count() == 0, f"/{path} 未登录就显示了内容"
+    assert main.get_by_label("学员的问题").count() == 0

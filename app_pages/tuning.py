@@ -31,6 +31,7 @@ from core.evaluation import sweep as sweep_curve
 from core.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_catalog
 from core.roles import require
 from core.settings import MAX_TOP_K, Settings
+from ui.auth import guard_page
 from ui.auth import current_user
 from ui.state import get_index, get_review_store, get_settings
 from ui.tuning_batch import render_batch
@@ -164,6 +165,7 @@ def history_tab(defaults: DefaultsStore) -> None:
         "备注": c.note} for c in history]), hide_index=True, width="stretch", key="tune_history")
 
 
+guard_page("ask")
 st.title("阈值调优")
 st.caption("用一份标注好的题集，看阈值和 k 改动后每道题的结果怎么变；确认后设为默认阈值，提问页、命令行和复核队列都会用它。")
 

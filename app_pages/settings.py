@@ -8,8 +8,10 @@ import streamlit as st
 from core.errors import XiaoEError
 from core.provider_info import describe_providers, describe_settings
 from core.providers import test_connection
+from ui.auth import guard_page
 from ui.state import get_settings
 
+guard_page("view_settings")
 st.title("设置")
 st.caption("这里只显示当前生效的设置。修改方法：设置同名环境变量，或写进 .streamlit/secrets.toml，然后重启应用。")
 
