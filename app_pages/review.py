@@ -80,6 +80,16 @@ def decide_many(store: ReviewStore, versions: dict[int, int], action: str) -> No
     st.session_state[STALE] = selected_rows()
 
 
+def linked_item_id() -> int | None:
+    """The item named by `?item=<id>` (a link a colleague pasted), or None when absent or not a number."""
+    raw = st.query_params.get("item", "")
+    if not raw.strip().isdigit():
+        if raw:
+            st.warning("链接里的条目编号不是数字，已忽略。")
+        return None
+    return int(raw)
+
+
 def show_counts(store: ReviewStore) -> None:
     counts = store.counts()
     cols = st.columns(4)
@@ -221,7 +231,10 @@ try:
         show_detail(store, store.get(chosen[0].id))
     elif chosen:
         show_bulk(store, chosen)
+    elif (linked := linked_item_id()) is not None:
+        show_detail(store, store.get(linked))
     else:
-        st.caption("在表格里勾选一条查看详情并处理；勾选多条可以批量通过或驳回。")
+        st.caption("在表格里勾选一条查看详情并处理；勾选多条可以批量通过或驳回。"
+                   "也可以直接打开某一条的链接：复核队列地址后加 `?item=编号`。")
 except XiaoEError as error:
     st.error(str(error))

@@ -13,6 +13,8 @@ import csv
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -97,33 +99,38 @@ def report_set(name: str, rows, bundle, glossary: Glossary, threshold: float, k:
 def calibrate(rows, bundle, glossary: Glossary, k: int) -> tuple[float, float, float, float]:
     """The documented rule for the global knobs, applied on calibration.csv only.
 
-    Grid: threshold 0.00–0.30, min_coverage 0.30–0.95, max_unknown_weight 0.30–1.00. Among the
-    settings with the best calibration accuracy, take the middle of the plateau, one knob at a
-    time: the middle threshold that can reach it, then the middle min_coverage at that threshold,
-    then the middle max_unknown_weight. The middle, not an edge, so that questions phrased
-    differently from the calibration set (and score drift from retriever changes) move as few
-    outcomes as possible. Returns (threshold, min_coverage, max_unknown_weight, accuracy).
+    Grid (steps of 0.01): threshold 0.00–0.30, min_coverage 0.30–0.95, max_unknown_weight
+    0.30–1.00. Among the settings with the best calibration accuracy, take the middle of the
+    plateau, one knob at a time: the middle threshold that can reach it, then the middle
+    min_coverage at that threshold, then the middle max_unknown_weight. The middle, not an edge,
+    so that questions phrased differently from the calibration set (and score drift from
+    retriever changes) move as few outcomes as possible. Returns (threshold, min_coverage,
+    max_unknown_weight, accuracy).
     """
     analyzer = TermAnalyzer.from_chunks(bundle.index.chunks)
     grid_t = [round(0.01 * i, 2) for i in range(31)]
-    grid_c = [round(0.3 + 0.05 * i, 2) for i in range(14)]
-    grid_u = [round(0.3 + 0.05 * i, 2) for i in range(15)]
+    grid_c = np.round(np.arange(30, 96) / 100, 2)
+    grid_u = np.round(np.arange(30, 101) / 100, 2)
     retrieved = [(row, retrieve(expand_query(row["question"], glossary), bundle.index, k)) for row in rows]
     correct: dict[tuple[float, float, float], int] = {}
     for t in grid_t:
-        facts = []
+        refuse, passed, coverage, unknown, fact = [], [], [], [], []
         for row, hits in retrieved:
             kept = select(row["question"], hits, t, k).candidates
             d = assess(row["question"], kept, t, analyzer=analyzer, glossary=glossary, policy=Policy(0.0, 1.0))
-            fact = any(holds_fact(h, row["expected"], row.get("key_phrase") or "") for h in kept)
-            facts.append((row["expected"] == "应拒答", d, fact))
-        for c in grid_c:
-            for u in grid_u:
-                n = 0
-                for refuse, d, fact in facts:
-                    answered = d.signals[0].passed and bool(d.terms) and d.coverage >= c and d.signals[2].value <= u
-                    n += (not answered) if refuse else (answered and fact)
-                correct[(t, c, u)] = n
+            refuse.append(row["expected"] == "应拒答")
+            passed.append(d.signals[0].passed and bool(d.terms))
+            coverage.append(d.coverage)
+            unknown.append(d.signals[2].value)
+            fact.append(any(holds_fact(h, row["expected"], row.get("key_phrase") or "") for h in kept))
+        refuse, passed, fact = np.array(refuse), np.array(passed), np.array(fact)
+        # answered[c, u, question], the same comparisons as assess (>= for coverage, <= for unknown)
+        answered = (passed[None, None, :] & (np.array(coverage)[None, None, :] >= grid_c[:, None, None])
+                    & (np.array(unknown)[None, None, :] <= grid_u[None, :, None]))
+        n = np.where(refuse, ~answered, answered & fact).sum(axis=2)
+        for i, c in enumerate(grid_c):
+            for j, u in enumerate(grid_u):
+                correct[(t, float(c), float(u))] = int(n[i, j])
     top = max(correct.values())
     best = [key for key, n in correct.items() if n == top]
     t = _middle(sorted({key[0] for key in best}))

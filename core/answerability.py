@@ -40,7 +40,7 @@ DECISION_THRESHOLD = 0.05
 class Policy:
     """The global knobs of the decision (see DECISION_THRESHOLD for how they were chosen)."""
 
-    min_coverage: float = 0.8
+    min_coverage: float = 0.67
     max_unknown_weight: float = 0.8
 
     def __post_init__(self) -> None:

@@ -63,8 +63,8 @@ NUMBER_WEIGHT = 0.2  # a number is a value the question supplies (上了10节课
 MIN_CORPUS_WORD_COUNT = 2  # a word must occur this often in the corpus to count as its vocabulary
 CORPUS_WORD_FREQ = 1000  # segmentation prefers corpus vocabulary: 开课/后/退费, not 开课/后退/费
 MAX_MERGE_TOKENS = 6
-# jieba lists numeral and pronoun compounds (一个班, 每班) as numerals or pronouns; their noun is a topic.
-COMPOUND_TAGS = frozenset({"m", "q", "r"})
+# jieba lists numeral compounds (一个班, 三个月) as numerals; their noun is a topic of the question.
+COMPOUND_TAGS = frozenset({"m", "q"})
 
 _HAN_RE = re.compile(r"^[\u4e00-\u9fff]+$")
 _NUMBER_RE = re.compile(r"^[0-9０-９.%]+$")
@@ -295,8 +295,9 @@ class TermAnalyzer:
             content = [p for p in pieces if self._weigh(p, glossary)[0] > 0.0]
             resolved = [p for p in content if self._resolves(p, glossary)]
             frame_only = all(p in QUESTION_WORDS for p in pieces if p not in content)
-            if compound:
-                rank = 0 if len(content) == 1 and self.in_corpus(content[0]) else None
+            if compound:  # the piece must be a dictionary word of its own (not 哪一 of 哪一年)
+                rank = 0 if len(content) == 1 and self.in_corpus(content[0]) and content[0] in self._lexicon.tags \
+                    else None
             elif resolved and len(resolved) == len(content):
                 rank = 0
             elif len(content) == 1 and frame_only and self.in_corpus(content[0]):

@@ -215,3 +215,15 @@ def test_review_page_refuses_to_show_the_queue_without_sign_in(store, monkeypatc
     assert not at.exception
     assert "请先登录" in at.error[0].value
     assert not at.dataframe
+
+
+def test_review_page_item_link_opens_that_item(store, open_app):
+    at = open_app(page=PAGE, params={"item": "2"})
+    assert not at.exception
+    assert any(s.value.startswith("#2 · 待复核") for s in at.subheader)
+
+
+def test_review_page_item_link_that_is_not_a_number_is_ignored(store, open_app):
+    at = open_app(page=PAGE, params={"item": "abc"})
+    assert not at.exception
+    assert any("不是数字" in w.value for w in at.warning)
