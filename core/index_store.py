@@ -16,6 +16,7 @@ Dense and hybrid retrievers are built by core.hybrid (their vectors have their o
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -57,8 +58,25 @@ class IndexBundle:
 
 
 def corpus_fingerprint(settings: Settings) -> str:
-    """sha256 of file names + contents + the settings and code that shape chunks and scores."""
-    return _fingerprint(settings, _read_corpus(settings.corpus_dir))
+    """sha256 of file names + contents + the settings and code that shape chunks and scores.
+
+    The console calls this on every rerun, so a file is re-hashed only when its size or
+    modification time changed since the last call in this process.
+    """
+    return _fingerprint(settings, [(path.name, _file_digest(path)) for path in list_markdown(settings.corpus_dir)])
+
+
+_digests: dict[Path, tuple[int, int, bytes]] = {}
+
+
+def _file_digest(path: Path) -> bytes:
+    stat = path.stat()
+    cached = _digests.get(path)
+    if cached is not None and cached[:2] == (stat.st_size, stat.st_mtime_ns):
+        return cached[2]
+    digest = hashlib.sha256(path.read_bytes()).digest()
+    _digests[path] = (stat.st_size, stat.st_mtime_ns, digest)
+    return digest
 
 
 def index_path(settings: Settings, fingerprint: str) -> Path:
@@ -71,7 +89,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
     Raises CorpusError for an unusable corpus; never fails because of the cache.
     """
     corpus = _read_corpus(settings.corpus_dir)
-    fingerprint = _fingerprint(settings, corpus)
+    fingerprint = _fingerprint(settings, [(path.name, hashlib.sha256(data).digest()) for path, data in corpus])
     path = index_path(settings, fingerprint)
     note = ""
     if settings.retriever == "lexical" and path.exists():
@@ -103,6 +121,7 @@ def _read_corpus(folder: Path) -> list[tuple[Path, bytes]]:
     return [(path, path.read_bytes()) for path in list_markdown(folder)]
 
 
+@functools.cache
 def _code_version() -> str:
     digest = hashlib.sha256()
     for name in _CODE_FILES:
@@ -110,13 +129,14 @@ def _code_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def _fingerprint(settings: Settings, corpus: list[tuple[Path, bytes]]) -> str:
+def _fingerprint(settings: Settings, files: list[tuple[str, bytes]]) -> str:
+    """`files` are (name, sha256 digest of the content) in corpus order."""
     digest = hashlib.sha256()
     digest.update(f"v{FORMAT_VERSION}|{_code_version()}|{settings.chunk_size}|{settings.chunk_overlap}|"
-                  f"{settings.retriever}|{settings.embed_model}".encode())
-    for path, data in corpus:
-        digest.update(path.name.encode("utf-8") + b"\0")
-        digest.update(hashlib.sha256(data).digest())
+                  f"{settings.retriever}|{settings.embed_model}|{settings.embed_base_url}".encode())
+    for name, content_digest in files:
+        digest.update(name.encode("utf-8") + b"\0")
+        digest.update(content_digest)
     return digest.hexdigest()[:16]
 
 

@@ -14,9 +14,12 @@ import socket
 import threading
 from urllib.parse import urlsplit
 
-import openai
+from typing import TYPE_CHECKING
 
 from core.errors import ModelError
+
+if TYPE_CHECKING:  # imported lazily below: openai costs ~0.3 s at console start-up
+    import openai
 
 _LABELS = {"chat": "回答模型", "embed": "向量模型"}
 _PREFIXES = {"chat": "XIAOE_LLM", "embed": "XIAOE_EMBED"}
@@ -75,6 +78,8 @@ def as_model_error(error: BaseException, *, source: str = "chat",
 
 def _classify(error: BaseException, label: str, env: str) -> tuple[str, str, str]:
     """(kind, what failed, what to do) for the first exception in the chain we recognise."""
+    import openai
+
     chain = _chain(error)
     status = next((e for e in chain if isinstance(e, openai.APIStatusError)), None)
     if status is not None:
@@ -138,6 +143,8 @@ def _chain(error: BaseException) -> list[BaseException]:
 
 
 def _scrub_chain(error: BaseException) -> None:
+    import openai
+
     for item in _chain(error):
         item.args = tuple(scrub(a) if isinstance(a, str) else a for a in item.args)
         if isinstance(getattr(item, "message", None), str):

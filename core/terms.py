@@ -280,8 +280,7 @@ class TermAnalyzer:
         - the same, when the other pieces are all question-frame words (QUESTION_WORDS): one
           corpus character may stand alone (先考 → 先 + 考, 转过 → 转 + 过), and a token made
           only of frame words is one (想要 → 想 + 要, weight 0);
-        - numeral and pronoun compounds (一个班, 每班) give up their one content piece the
-          corpus has (班).
+        - numeral compounds (一个班) give up their one noun the corpus has (班).
         Fewest pieces win, then the longest resolved piece.
         """
         weight, canon = self._weigh(token, glossary)
@@ -295,9 +294,9 @@ class TermAnalyzer:
             content = [p for p in pieces if self._weigh(p, glossary)[0] > 0.0]
             resolved = [p for p in content if self._resolves(p, glossary)]
             frame_only = all(p in QUESTION_WORDS for p in pieces if p not in content)
-            if compound:  # the piece must be a dictionary word of its own (not 哪一 of 哪一年)
-                rank = 0 if len(content) == 1 and self.in_corpus(content[0]) and content[0] in self._lexicon.tags \
-                    else None
+            if compound:  # numeral + classifier + noun: the piece must be a noun (not 起 of 一起)
+                noun = len(content) == 1 and self._lexicon.tags.get(content[0], "").startswith("n")
+                rank = 0 if noun and self.in_corpus(content[0]) else None
             elif resolved and len(resolved) == len(content):
                 rank = 0
             elif len(content) == 1 and frame_only and self.in_corpus(content[0]):

@@ -245,3 +245,15 @@ def test_cli_index_info_reports_a_damaged_index(settings, monkeypatch, capsys):
     capsys.readouterr()
     assert cli_main(["index", "info"]) == 0
     assert "无法读取" in capsys.readouterr().out
+
+
+def test_fingerprint_sees_a_same_size_edit(settings):
+    first = settings.corpus_dir / "01-口语课分级说明.md"
+    before = corpus_fingerprint(settings)
+    text = first.read_text(encoding="utf-8")
+    first.write_text(text.replace("四级", "五级", 1), encoding="utf-8")  # same byte length, new mtime
+    assert corpus_fingerprint(settings) != before
+
+
+def test_fingerprint_matches_the_one_load_or_build_reports(settings):
+    assert load_or_build(settings).fingerprint == corpus_fingerprint(settings)
