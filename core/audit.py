@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, Text, select, text
+from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, Text, select
 
-from core.db import Database, Migration, Schema, create_tables, utcnow
+from core.db import Database, Migration, Schema, append_only, create_tables, utcnow
 from core.errors import StoreError
 
 MAX_ACTOR_CHARS = 200
@@ -35,25 +35,9 @@ Index("ix_audit_log_action", audit_log.c.action, audit_log.c.id)
 Index("ix_audit_log_target", audit_log.c.target, audit_log.c.id)
 
 
-def _append_only(conn: Connection) -> None:
-    """Make UPDATE and DELETE on audit_log fail inside the database, not just in our code."""
-    if conn.dialect.name == "sqlite":
-        for verb in ("UPDATE", "DELETE"):
-            conn.execute(text(
-                f"CREATE TRIGGER audit_log_no_{verb.lower()} BEFORE {verb} ON audit_log "
-                "BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END"))
-    elif conn.dialect.name == "postgresql":  # not exercised here: the test machine has no PostgreSQL
-        conn.execute(text(
-            "CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$ BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$"))
-        conn.execute(text(
-            "CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log "
-            "FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()"))
-
-
 AUDIT_SCHEMA = Schema("audit", (
     Migration(1, "audit log table", create_tables(audit_log)),
-    Migration(2, "append-only audit log", _append_only),
+    Migration(2, "append-only audit log", append_only("audit_log")),
 ))
 
 

@@ -7,8 +7,8 @@ import json
 
 from core.defaults_store import effective_settings
 from core.errors import InvalidQuestion
-from core.pipeline import open_pipeline
 from core.llm import ScriptedChatModel
+from core.pipeline import open_pipeline
 from core.rag import RAGAnswer
 from core.references import resolve_refs
 from core.settings import MAX_TOP_K, Settings

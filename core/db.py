@@ -11,10 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Column, Connection, DateTime, Engine, Integer, MetaData, String, Table, create_engine, event
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    create_engine,
+    event,
+    text,
+)
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
@@ -47,7 +59,7 @@ class Schema:
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def explain(error: SQLAlchemyError, action: str) -> StoreError:
@@ -144,6 +156,25 @@ def create_tables(*tables: Table) -> MigrationStep:
     """A migration step that creates the given tables (and their indexes)."""
     def step(conn: Connection) -> None:
         tables[0].metadata.create_all(conn, tables=list(tables))
+    return step
+
+
+def append_only(table: str) -> MigrationStep:
+    """A migration step that makes UPDATE and DELETE on `table` fail inside the database itself,
+    so an audit trail stays append-only whatever code touches it. `table` is a code constant."""
+    def step(conn: Connection) -> None:
+        if conn.dialect.name == "sqlite":
+            for verb in ("UPDATE", "DELETE"):
+                conn.execute(text(
+                    f"CREATE TRIGGER {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
+                    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END"))
+        elif conn.dialect.name == "postgresql":  # not exercised here: the test machine has no PostgreSQL
+            conn.execute(text(
+                f"CREATE FUNCTION {table}_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+                f"$$ BEGIN RAISE EXCEPTION '{table} is append-only'; END $$"))
+            conn.execute(text(
+                f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+                f"FOR EACH ROW EXECUTE FUNCTION {table}_append_only()"))
     return step
 
 

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, Connection, DateTime, Integer, MetaData, String, Table, UniqueConstraint, text
+from sqlalchemy import Column, Connection, DateTime, Integer, MetaData, String, Table, UniqueConstraint
 from sqlalchemy import select as sa_select
 
-from core.db import Database, Migration, Schema, create_tables, open_database, utcnow
+from core.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
 from core.glossary import (
     MAX_WORD_CHARS,
     STARTER_PATH,
@@ -53,22 +53,6 @@ glossary_changes = Table(
 )
 
 
-def _append_only_changes(conn: Connection) -> None:
-    """Make UPDATE and DELETE on glossary_changes fail inside the database, not just in our code."""
-    if conn.dialect.name == "sqlite":
-        for verb in ("UPDATE", "DELETE"):
-            conn.execute(text(
-                f"CREATE TRIGGER glossary_changes_no_{verb.lower()} BEFORE {verb} ON glossary_changes "
-                "BEGIN SELECT RAISE(ABORT, 'glossary_changes is append-only'); END"))
-    elif conn.dialect.name == "postgresql":  # not exercised here: the test machine has no PostgreSQL
-        conn.execute(text(
-            "CREATE FUNCTION glossary_changes_append_only() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$ BEGIN RAISE EXCEPTION 'glossary_changes is append-only'; END $$"))
-        conn.execute(text(
-            "CREATE TRIGGER glossary_changes_append_only BEFORE UPDATE OR DELETE ON glossary_changes "
-            "FOR EACH ROW EXECUTE FUNCTION glossary_changes_append_only()"))
-
-
 def _load_starter(conn: Connection) -> None:
     now = utcnow()
     pairs = read_csv(STARTER_PATH.read_bytes())
@@ -81,7 +65,7 @@ def _load_starter(conn: Connection) -> None:
 
 GLOSSARY_SCHEMA = Schema("glossary", (
     Migration(1, "glossary entries and change log", create_tables(glossary_entries, glossary_changes)),
-    Migration(2, "append-only glossary change log", _append_only_changes),
+    Migration(2, "append-only glossary change log", append_only("glossary_changes")),
     Migration(3, "starter glossary from core/data/glossary_starter.csv", _load_starter),
 ))
 

@@ -12,9 +12,8 @@ import json
 import re
 import socket
 import threading
-from urllib.parse import urlsplit
-
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from core.errors import ModelError
 

@@ -18,7 +18,7 @@ class Problem:
                 "span": list(self.span) if self.span else None}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Problem":
+    def from_dict(cls, data: dict) -> Problem:
         span = data.get("span")
         return cls(code=data["code"], message=data["message"],
                    span=tuple(span) if span else None)

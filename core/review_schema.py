@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from sqlalchemy import (
     Boolean,
     Column,
-    Connection,
     DateTime,
     Float,
     ForeignKey,
@@ -23,10 +22,9 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    text,
 )
 
-from core.db import Migration, Schema, create_tables
+from core.db import Migration, Schema, append_only, create_tables
 from core.errors import XiaoEError
 
 MAX_ANSWER_CHARS = 20_000
@@ -113,27 +111,10 @@ review_events = Table(
 Index("ix_review_events_item", review_events.c.item_id, review_events.c.id)
 
 
-def _append_only_events(conn: Connection) -> None:
-    """Make UPDATE and DELETE on review_events fail inside the database, not just in our code."""
-    dialect = conn.dialect.name
-    if dialect == "sqlite":
-        for verb in ("UPDATE", "DELETE"):
-            conn.execute(text(
-                f"CREATE TRIGGER review_events_no_{verb.lower()} BEFORE {verb} ON review_events "
-                "BEGIN SELECT RAISE(ABORT, 'review_events is append-only'); END"))
-    elif dialect == "postgresql":  # not exercised here: the test machine has no PostgreSQL
-        conn.execute(text(
-            "CREATE FUNCTION review_events_append_only() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$ BEGIN RAISE EXCEPTION 'review_events is append-only'; END $$"))
-        conn.execute(text(
-            "CREATE TRIGGER review_events_append_only BEFORE UPDATE OR DELETE ON review_events "
-            "FOR EACH ROW EXECUTE FUNCTION review_events_append_only()"))
-
-
 REVIEW_SCHEMA = Schema("review", (
     Migration(1, "review queue tables", create_tables(review_items, review_reasons, review_candidates,
                                                        review_events)),
-    Migration(2, "append-only review events", _append_only_events),
+    Migration(2, "append-only review events", append_only("review_events")),
 ))
 
 

@@ -92,7 +92,7 @@ class Settings:
         return bool(self.embed_base_url and self.embed_model)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
         """Defaults, then `XIAOE_<FIELD>` variables from `environ` (default os.environ), then overrides."""
         env = os.environ if environ is None else environ
         values: dict = {}
@@ -104,7 +104,7 @@ class Settings:
         values.update(overrides)
         return cls(**values)
 
-    def with_defaults(self, *, min_score: float | None = None, top_k: int | None = None) -> "Settings":
+    def with_defaults(self, *, min_score: float | None = None, top_k: int | None = None) -> Settings:
         changes = {}
         if min_score is not None:
             changes["min_score"] = float(min_score)

@@ -6,7 +6,7 @@ from a cache file in the temp folder, so every process sees the same words. Word
 uses that jieba does not know (转班, 报读 …) are found by jieba's own HMM over the corpus and
 added. Weights come from jieba's background IDF table: function words (怎么, 可以, 吗 …) and
 very common words weigh ~0, rare content words weigh 1. Each term also carries its specificity in
-this corpus (BM25 idf of its chunk frequency over that of an unseen word): 课 in a corpus about
+this corpus (BM25 idf of its chunk frequency over that of a word in one chunk): 课 in a corpus about
 courses says little about *which* passage answers. Glossary synonyms are matched on token
 boundaries, so 「学生」 never matches inside 「学生价」.
 """
@@ -221,17 +221,20 @@ class TermAnalyzer:
         return bool(word) and word in self._corpus
 
     def specificity(self, word: str) -> float:
-        """BM25 idf of the word's chunk frequency over the idf of a word no chunk has (0..1].
+        """How rare the word is across the corpus's chunks, in (0, 1]: BM25 idf of its chunk
+        frequency, ln(1 + (N − df + 0.5) / (df + 0.5)) as in core.index, over that of a word in one chunk.
 
-        The same idf as core.index: ln(1 + (N − df + 0.5) / (df + 0.5)). 1 for an absent word,
-        about 0.16 for 课 in 14 of the 26 chunks of the shipped corpus.
+        1 for a word in one chunk or none (a word the corpus never uses is judged by its own
+        signal and weighs no more than the rarest one it does use); about 0.22 for 课, which
+        is in 14 of the 26 chunks of the shipped corpus.
         """
         word = normalize(word)
         if word not in self._specificity:
             n = len(self.corpus_texts)
             df = sum(word in text for text in self.corpus_texts) if word else 0
-            unseen = math.log1p((n + 0.5) / 0.5)
-            self._specificity[word] = math.log1p((n - df + 0.5) / (df + 0.5)) / unseen if n else 1.0
+            rarest = math.log1p((n - 0.5) / 1.5)
+            idf = math.log1p((n - df + 0.5) / (df + 0.5))
+            self._specificity[word] = min(1.0, idf / rarest) if n and rarest > 0 else 1.0
         return self._specificity[word]
 
     def terms(self, question: str, glossary: Glossary | None = None) -> tuple[Term, ...]:
