@@ -96,7 +96,7 @@ def report_set(name: str, rows, bundle, glossary: Glossary, threshold: float, k:
             print(f"| {o.outcome} | {o.question} | {o.decision.reason} |")
 
 
-def calibrate(rows, bundle, glossary: Glossary, k: int) -> tuple[float, float, float, float]:
+def calibrate(rows, bundle, glossary: Glossary, k: int) -> tuple[float, float, float, float, dict[str, tuple]]:
     """The documented rule for the global knobs, applied on calibration.csv only.
 
     Grid (steps of 0.01): threshold 0.00–0.30, min_coverage 0.30–0.95, max_unknown_weight
@@ -105,7 +105,7 @@ def calibrate(rows, bundle, glossary: Glossary, k: int) -> tuple[float, float, f
     min_coverage at that threshold, then the middle max_unknown_weight. The middle, not an edge,
     so that questions phrased differently from the calibration set (and score drift from
     retriever changes) move as few outcomes as possible. Returns (threshold, min_coverage,
-    max_unknown_weight, accuracy).
+    max_unknown_weight, accuracy, the plateau of each knob as (low, high)).
     """
     analyzer = TermAnalyzer.from_chunks(bundle.index.chunks)
     grid_t = [round(0.01 * i, 2) for i in range(31)]
@@ -133,10 +133,13 @@ def calibrate(rows, bundle, glossary: Glossary, k: int) -> tuple[float, float, f
                 correct[(t, float(c), float(u))] = int(n[i, j])
     top = max(correct.values())
     best = [key for key, n in correct.items() if n == top]
-    t = _middle(sorted({key[0] for key in best}))
-    c = _middle(sorted({key[1] for key in best if key[0] == t}))
-    u = _middle(sorted({key[2] for key in best if key[:2] == (t, c)}))
-    return t, c, u, top / len(rows)
+    plateaus = {"threshold": sorted({key[0] for key in best})}
+    t = _middle(plateaus["threshold"])
+    plateaus["min_coverage"] = sorted({key[1] for key in best if key[0] == t})
+    c = _middle(plateaus["min_coverage"])
+    plateaus["max_unknown_weight"] = sorted({key[2] for key in best if key[:2] == (t, c)})
+    u = _middle(plateaus["max_unknown_weight"])
+    return t, c, u, top / len(rows), {name: (v[0], v[-1]) for name, v in plateaus.items()}
 
 
 def _middle(values: list[float]) -> float:
@@ -193,11 +196,14 @@ def main(argv: list[str] | None = None) -> int:
     bundle = load_or_build(settings)
     glossary = load_starter()
     if args.calibrate:
-        t, c, u, accuracy = calibrate(read_rows(DATA / "calibration.csv"), bundle, glossary, k)
-        print("| 参数 | 校准结果 | 代码里的默认值 |\n| --- | --- | --- |")
-        print(f"| 阈值 DECISION_THRESHOLD | {t:.2f} | {DECISION_THRESHOLD:.2f} |")
-        print(f"| 最低覆盖率 min_coverage | {c:.2f} | {DEFAULT_POLICY.min_coverage:.2f} |")
-        print(f"| 资料外词的最大权重 max_unknown_weight | {u:.2f} | {DEFAULT_POLICY.max_unknown_weight:.2f} |")
+        t, c, u, accuracy, plateaus = calibrate(read_rows(DATA / "calibration.csv"), bundle, glossary, k)
+        print("| 参数 | 校准结果 | 最优区域 | 代码里的默认值 |\n| --- | --- | --- | --- |")
+        for label, name, value, default in (
+                ("阈值 DECISION_THRESHOLD", "threshold", t, DECISION_THRESHOLD),
+                ("最低覆盖率 min_coverage", "min_coverage", c, DEFAULT_POLICY.min_coverage),
+                ("资料外词的最大权重 max_unknown_weight", "max_unknown_weight", u, DEFAULT_POLICY.max_unknown_weight)):
+            low, high = plateaus[name]
+            print(f"| {label} | {value:.2f} | {low:.2f}–{high:.2f} | {default:.2f} |")
         print(f"\n校准集判断正确率 {accuracy:.1%}")
         return 0
     print(f"# 可答性判断评测\n\n资料指纹 {bundle.fingerprint}，{len(bundle.index)} 个片段，初始同义词表 {len(glossary)} 条。")

@@ -40,7 +40,7 @@ DECISION_THRESHOLD = 0.05
 class Policy:
     """The global knobs of the decision (see DECISION_THRESHOLD for how they were chosen)."""
 
-    min_coverage: float = 0.67
+    min_coverage: float = 0.73
     max_unknown_weight: float = 0.8
 
     def __post_init__(self) -> None:
@@ -76,6 +76,7 @@ class Decision:
     unknown_terms: tuple[str, ...] = ()
     coverage: float = 0.0
     terms: tuple[Term, ...] = ()
+    partial_terms: tuple[str, ...] = ()  # found only in part (每级 as 每一级); also in uncovered_terms
 
 
 def _quote(words: Sequence[str]) -> str:
@@ -124,6 +125,7 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
     heaviest_unknown = unknown[0].weight if unknown else 0.0
     by_weight = sorted(terms, key=lambda t: -t.weight * t.specificity)
     uncovered = [t for t in by_weight if credits[t] < 1.0]
+    partial = [t.text for t in uncovered if credits[t] > 0.0]
     carrying = [t.text for t in by_weight if credits[t] > 0.0]
 
     threshold_ok = bool(passing)
@@ -143,20 +145,22 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
     # runner-up, damped by missing coverage and by words the corpus never uses.
     evidence = min(1.0, max(0.0, best + lead))
     score = evidence * coverage ** 0.5 * (1.0 - heaviest_unknown / 2)
-    reason = _reason(answerable, signals, best, threshold, coverage, policy, terms, unknown, uncovered, carrying)
+    reason = _reason(answerable, signals, best, threshold, coverage, policy, terms, unknown, uncovered, partial,
+                     carrying)
     return Decision(answerable=answerable, score=round(max(0.0, min(1.0, score)), 4), reason=reason,
                     signals=signals, uncovered_terms=tuple(t.text for t in uncovered),
                     carrying_terms=tuple(carrying), unknown_terms=tuple(t.text for t in unknown),
-                    coverage=round(coverage, 4), terms=terms)
+                    coverage=round(coverage, 4), terms=terms, partial_terms=tuple(partial))
 
 
 def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, threshold: float, coverage: float,
             policy: Policy, terms: Sequence[Term], unknown: Sequence[Term], uncovered: Sequence[Term],
-            carrying: Sequence[str]) -> str:
+            partial: Sequence[str], carrying: Sequence[str]) -> str:
+    absent = [t.text for t in uncovered if t.text not in partial]
+    in_part = f"{_quote(list(partial))}只部分出现" if partial else ""
     if answerable:
-        rest = [t.text for t in uncovered]
-        tail = f"，未覆盖：{_quote(rest)}" if rest else ""
-        verb = "都在命中片段中出现" if not rest else "在命中片段中出现"
+        tail = "".join((f"，未覆盖：{_quote(absent)}" if absent else "", f"，{in_part}" if in_part else ""))
+        verb = "在命中片段中出现" if uncovered else "都在命中片段中出现"
         return f"问题的关键词{_quote(list(carrying))}{verb}（覆盖 {coverage:.0%}{tail}）"
     if not terms:
         return "问题里没有可以核对的关键词（只有“怎么、可以、吗”这类词），请换个说法或转人工"
@@ -168,9 +172,9 @@ def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, threshol
     if not threshold_ok:
         parts.append(f"最高分 {best:.2f} 低于阈值 {threshold:.2f}")
     elif not coverage_ok:
-        missing = [t.text for t in uncovered if t.known] or [t.text for t in uncovered]
-        parts.append(f"命中片段只覆盖了问题关键词的 {coverage:.0%}（低于 {policy.min_coverage:.0%}），"
-                     f"没覆盖{_quote(missing)}")
+        missing = [t.text for t in uncovered if t.known and t.text in absent] or absent
+        lacks = "，".join(x for x in (f"没覆盖{_quote(missing)}" if missing else "", in_part) if x)
+        parts.append(f"命中片段只覆盖了问题关键词的 {coverage:.0%}（低于 {policy.min_coverage:.0%}），{lacks}")
     return "；".join(parts)
 
 

@@ -6,6 +6,9 @@ import pytest
 
 from core.db import Database
 from core.review import ReviewStore
+from tests.e2e.conftest import ROOT
+
+README_SHOT = ROOT / "docs" / "screenshots" / "review.png"
 
 FABRICATED = "口语课一共六级，每级 12 课时[7]"
 QUESTION = "启明英语的口语课一共有几级？"
@@ -57,6 +60,7 @@ def test_review_e2e_fabricated_answer_is_queued_then_rejected(page, scripted_ser
     idle(page)
     page.get_by_text(f"#{item.id} · 已驳回").wait_for()
     page.screenshot(path=str(tmp_path / "rejected.png"))
+    page.screenshot(path=str(README_SHOT))  # the README's picture of the queue
 
     decided = store.get(item.id)
     assert (decided.status, decided.reviewer, decided.note) == ("rejected", "王老师", "级别和课时都是编的")
