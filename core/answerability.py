@@ -19,6 +19,7 @@ import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.glossary import Glossary, expand_query
 from core.index import SearchIndex
@@ -181,21 +182,30 @@ def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, threshol
 Decider = Callable[[str, Sequence[Hit], float], Decision]
 
 
+def analyzer_for(index: SearchIndex, cache_dir: Path | None = None) -> TermAnalyzer:
+    """The analyzer of an index, built once (the index is immutable; the cache holds up to 8).
+
+    With `cache_dir` (the index folder) the corpus vocabulary is kept on disk by fingerprint,
+    so a restart does not cut the whole corpus with jieba again.
+    """
+    cache = cache_dir / f"vocabulary-{index.fingerprint}.json" if cache_dir and index.fingerprint else None
+    return _analyzer(index, cache)
+
+
 @functools.lru_cache(maxsize=8)
-def analyzer_for(index: SearchIndex) -> TermAnalyzer:
-    """The analyzer of an index, built once (the index is immutable; the cache holds up to 8)."""
-    return TermAnalyzer.from_chunks(index.chunks)
+def _analyzer(index: SearchIndex, cache: Path | None) -> TermAnalyzer:
+    return TermAnalyzer.from_chunks(index.chunks, vocabulary_cache=cache)
 
 
 def make_decider(bundle_or_index, glossary: Glossary | None = None, *,
-                 policy: Policy = DEFAULT_POLICY) -> Decider:
+                 policy: Policy = DEFAULT_POLICY, cache_dir: Path | None = None) -> Decider:
     """A `decide(question, kept_hits, threshold) -> Decision` for `core.rag.select(..., decide=...)`.
 
     Accepts an `IndexBundle` or a `SearchIndex`; the analyzer is cached per index, so calling
     this again after a glossary edit is cheap.
     """
     index = getattr(bundle_or_index, "index", bundle_or_index)
-    analyzer = analyzer_for(index)
+    analyzer = analyzer_for(index, cache_dir)
 
     def decide(question: str, kept: Sequence[Hit], threshold: float) -> Decision:
         return assess(question, kept, threshold, analyzer=analyzer, glossary=glossary, policy=policy)

@@ -40,7 +40,8 @@ class Pipeline:
 
 
 def build_pipeline(settings: Settings, bundle: IndexBundle, glossary: Glossary | None) -> Pipeline:
-    decide = make_decider(bundle, glossary) if settings.answerability == "on" else None
+    decide = (make_decider(bundle, glossary, cache_dir=settings.index_dir)
+              if settings.answerability == "on" else None)
     return Pipeline(bundle=bundle, glossary=glossary, decide=decide)
 
 

@@ -7,7 +7,6 @@ import math
 import os
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -141,16 +140,6 @@ def test_assess_score_is_in_unit_interval_and_orders_evidence(toy):
     good = assess("入门级学费多少", [hit(FEES, 0.6), hit(LEAVE, 0.1, 2)], 0.0, analyzer=toy)
     worse = assess("入门级学费分期付款", [hit(FEES, 0.6), hit(LEAVE, 0.1, 2)], 0.0, analyzer=toy)
     assert 0.0 <= worse.score < good.score <= 1.0
-
-
-def test_assess_is_fast_on_the_shipped_corpus(corpus_index):
-    decide = make_decider(corpus_index)
-    kept = retrieve("退的钱多久能到账？", corpus_index, 3)
-    decide("退的钱多久能到账？", kept, 0.1)
-    start = time.perf_counter()
-    for _ in range(200):
-        decide("退的钱多久能到账？", kept, 0.1)
-    assert (time.perf_counter() - start) / 200 < 0.005
 
 
 def test_make_decider_builds_the_analyzer_once_per_index(corpus_index):
@@ -351,3 +340,30 @@ def test_assess_answers_the_shipped_corpus_despite_a_gapped_word(corpus_index):
     question = "口语课一共有几级？每级多少课时？"
     d = make_decider(corpus_index)(question, retrieve(question, corpus_index, 3), 0.05)
     assert d.answerable and "每级" in d.partial_terms
+
+
+def test_analyzer_vocabulary_is_cached_on_disk_by_fingerprint(tmp_path, monkeypatch):
+    from core import terms
+    from core.answerability import analyzer_for
+    from core.index import build_index
+    from core.loader import load_documents
+    from tests.conftest import CORPUS
+
+    index = build_index(load_documents(CORPUS), fingerprint="fp-test")
+    first = analyzer_for(index, tmp_path)
+    assert (tmp_path / "vocabulary-fp-test.json").exists()
+    calls = []
+    monkeypatch.setattr(terms, "corpus_vocabulary", lambda texts, **kw: calls.append(1) or ())
+    second = terms.TermAnalyzer.from_chunks(index.chunks, vocabulary_cache=tmp_path / "vocabulary-fp-test.json")
+    assert calls == [] and second.vocabulary == first.vocabulary and "转班" in second.vocabulary
+
+
+def test_analyzer_damaged_vocabulary_cache_is_recomputed(tmp_path):
+    from core.terms import TermAnalyzer, corpus_vocabulary
+
+    path = tmp_path / "vocabulary-x.json"
+    path.write_text("{not json", encoding="utf-8")
+    texts = ["转班手续费 100 元。转班一次免费。", "保留学籍最长 6 个月。保留学籍需要证明。"]
+    analyzer = TermAnalyzer.from_chunks(texts, vocabulary_cache=path)
+    assert analyzer.vocabulary == corpus_vocabulary(texts)
+    assert '"vocabulary"' in path.read_text(encoding="utf-8")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -294,11 +293,3 @@ def test_check_grounding_never_raises_on_random_text():
 ])
 def test_check_grounding_survives_odd_text(text):
     assert isinstance(check_grounding(text, [LEVELS], "").problems, tuple)
-
-
-def test_check_grounding_is_fast_enough_for_every_answer():
-    check_grounding(SEED_ANSWER_3, [REFUND_EXAMPLE, TUITION], Q3)  # warm the reference cache
-    started = time.perf_counter()
-    for _ in range(20):
-        check_grounding(SEED_ANSWER_3, [REFUND_EXAMPLE, TUITION], Q3)
-    assert (time.perf_counter() - started) / 20 < 0.02

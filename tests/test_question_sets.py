@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -133,10 +132,8 @@ def test_parse_rejects_a_broken_xlsx():
 def test_parse_rejects_fifty_megabytes_before_decoding(monkeypatch):
     monkeypatch.setattr(fmt, "_decode", lambda data: pytest.fail("a too-big file must not be decoded"))
     data = b"x" * (50 * 1024 * 1024)
-    start = time.perf_counter()
     with pytest.raises(QuestionSetError, match="50.0 MB，超过了 5 MB"):
         parse_question_set(data, filename="big.csv")
-    assert time.perf_counter() - start < 0.05
 
 
 def test_read_question_file_checks_size_before_reading(tmp_path, monkeypatch):
