@@ -1,7 +1,7 @@
 """Check that an answer's figures come from the references it cites, that its sums are right,
 and that every sentence stating a figure or a policy cites something.
 
-Three problem codes (Chinese names in docs/readme/grounding.md):
+Three problem codes (Chinese names in the README, 出处核对):
   unsupported_number  a figure whose value is in none of the references cited in its sentence,
                       nor in the question, nor computed or already supported earlier in the answer;
   bad_arithmetic      an equality whose sides differ by more than 0.01;

@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
-from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
 from core.errors import ConfigError, ModelError
 from core.llm import OfflineAnswerer
@@ -55,6 +54,8 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
     check_base_url(settings.llm_base_url, "XIAOE_LLM_BASE_URL")
     _check_call_limits(settings)
     register_secret(settings.llm_api_key)
+    from langchain_openai import ChatOpenAI  # late: ~0.5 s of imports the offline default never needs
+
     return ChatOpenAI(base_url=settings.llm_base_url, model=settings.llm_model,
                       api_key=settings.llm_api_key or PLACEHOLDER_KEY,
                       temperature=settings.llm_temperature, timeout=settings.llm_timeout,
@@ -76,6 +77,8 @@ def make_embeddings(settings: Settings) -> ProviderEmbeddings:
     check_base_url(settings.embed_base_url, "XIAOE_EMBED_BASE_URL")
     _check_call_limits(settings)
     register_secret(settings.embed_api_key)
+    from langchain_openai import OpenAIEmbeddings  # late, as in make_chat_model
+
     inner = OpenAIEmbeddings(base_url=settings.embed_base_url, model=settings.embed_model,
                              api_key=settings.embed_api_key or PLACEHOLDER_KEY,
                              check_embedding_ctx_length=False,
