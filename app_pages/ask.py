@@ -147,12 +147,14 @@ def render_answer(run: dict, gate: rag.Gate, fingerprint: str) -> None:
             spans = [p.span for p in answer.problems if p.span]
             st.markdown(view.linked_answer(answer.text, answer.hits, mark=spans))
         render_decision(result.get("decision"))
+        render_verdicts(answer)
         render_citations(answer)
     else:
         with st.container(border=True):
             st.markdown(view.linked_answer(answer.text, answer.hits))
         st.success("引用检查：通过（出处编号都对应本次提供的片段，数字和算式也已核对）")
         render_decision(result.get("decision"))
+        render_verdicts(answer)
         render_citations(answer)
     render_flag(answer, fingerprint)
 
@@ -163,6 +165,14 @@ def render_refusal(answer: rag.RAGAnswer, decision: Decision | None) -> None:
     st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
     if decision is not None:
         st.table(view.signal_frame(decision))
+
+
+def render_verdicts(answer: rag.RAGAnswer) -> None:
+    """逐句核对: the grounding check's verdict for every sentence (✓ or what is wrong)."""
+    frame = view.verdict_frame(answer.text, answer.hits, answer.question)
+    if not frame.empty:
+        with st.expander("逐句核对（数字、算式、出处）", expanded=answer.flagged):
+            st.table(frame)
 
 
 def render_decision(decision: Decision | None) -> None:

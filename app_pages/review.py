@@ -12,6 +12,7 @@ from core.errors import XiaoEError
 from core.review import ReviewItem, ReviewStore
 from core.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS
 from core.roles import require
+from ui.answer_view import verdict_frame
 from ui.auth import current_user, signed_in_name
 from ui.review_view import (
     SORT_LABELS,
@@ -122,6 +123,11 @@ def show_detail(store: ReviewStore, item: ReviewItem) -> None:
         st.markdown(marked_answer(item))
     else:
         st.info("模型调用失败，没有生成回答。")
+    if item.answer:
+        frame = verdict_frame(item.answer, [h for h in item.candidates if h.passed], item.question)
+        if not frame.empty:
+            st.markdown("**逐句核对**（✓ 表示这句的数字和出处都对得上）")
+            st.table(frame)
     st.markdown("**问题原因**")
     st.markdown(reason_lines(item) or "（无）")
     st.markdown("**候选片段**（分数 ≥ 阈值才会交给模型）")

@@ -14,6 +14,7 @@ import altair as alt
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from core.grounding import check_grounding
 from core.problems import Problem
 from core.rag import Gate, Hit
 from core.references import REF_RE, excerpt, resolve_refs
@@ -136,3 +137,27 @@ def signal_frame(decision: Decision) -> pd.DataFrame:
 def problem_lines(problems: Sequence[Problem]) -> str:
     """The problems as an escaped Markdown bullet list."""
     return "\n".join(f"- {md_escape(p.message)}" for p in problems)
+
+
+def verdict_frame(text: str, hits: Sequence[Hit], question: str) -> pd.DataFrame:
+    """逐句核对: each sentence of the answer with its citations and ✓ or its problems.
+
+    Figures a problem points at are shown in bold inside the sentence; everything is escaped.
+    """
+    report = check_grounding(text, [h.document for h in hits], question)
+    rows = []
+    for verdict in report.verdicts:
+        start, end = verdict.span
+        marks = sorted({p.span for p in verdict.problems if p.span and start <= p.span[0] < p.span[1] <= end})
+        pieces, cursor = [], start
+        for a, b in marks:
+            if a < cursor:
+                continue
+            pieces.append(md_escape(text[cursor:a]))
+            pieces.append(f"**{md_escape(text[a:b])}**")
+            cursor = b
+        pieces.append(md_escape(text[cursor:end]))
+        rows.append({"句子": "".join(pieces).strip(),
+                     "引用": "、".join(f"\\[{n}\\]" for n in verdict.cited) or "—",
+                     "核对": "✓" if verdict.ok else "；".join(md_escape(p.message) for p in verdict.problems)})
+    return pd.DataFrame(rows, columns=["句子", "引用", "核对"])

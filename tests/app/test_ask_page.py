@@ -215,3 +215,12 @@ def test_ask_page_sliders_start_at_the_saved_default(open_app, app_env):
     DefaultsStore(Database(settings.db_url)).save(0.31, 4, actor="王老师", settings=settings)
     at = open_app()
     assert (at.slider(key="threshold").value, at.slider(key="k").value) == (0.31, 4)
+
+
+def test_ask_page_shows_a_verdict_for_every_sentence(open_app, monkeypatch):
+    monkeypatch.setattr(rag, "stream_text", lambda gate, llm=None: iter(["口语课一共分为四级[1]。每级 12 课时[1]。"]))
+    at = ask(open_app(), LEVELS)
+    assert not at.exception
+    verdicts = next(t.value for t in at.table if "核对" in t.value.columns)
+    assert list(verdicts["核对"])[0] == "✓"
+    assert "12" in list(verdicts["核对"])[1]

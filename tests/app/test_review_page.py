@@ -227,3 +227,10 @@ def test_review_page_item_link_that_is_not_a_number_is_ignored(store, open_app):
     at = open_app(page=PAGE, params={"item": "abc"})
     assert not at.exception
     assert any("不是数字" in w.value for w in at.warning)
+
+
+def test_review_page_detail_shows_sentence_verdicts(store, open_app):
+    at = open_app(page=PAGE, params={"item": "2"})
+    assert not at.exception
+    verdicts = next(t.value for t in at.table if "核对" in t.value.columns)
+    assert "6" in list(verdicts["核对"])[0]

@@ -80,3 +80,21 @@ def test_overview_counts_chunks_and_sections_per_file():
     facts = overview(docs)
     assert [(f.name, f.first, f.chunks, f.sections) for f in facts.files] == [("a.md", 0, 3, 2), ("b.md", 3, 1, 1)]
     assert (facts.chunks, facts.average_chars) == (4, 25.0)  # (10 + 20 + 30 + 40) / 4
+
+
+def test_verdict_frame_marks_each_sentence_and_bolds_the_unsupported_figure():
+    from ui.answer_view import verdict_frame
+
+    levels = Hit(rank=1, source="01-口语课分级说明.md", heading="一、级别总数与定位", chunk=1, start=0, end=20,
+                 text="启明英语的口语课一共分为四级。", score=0.5, passed=True)
+    frame = verdict_frame("口语课一共分为四级[1]。一共六级[1]。", [levels], "口语课几级")
+    assert list(frame["核对"])[0] == "✓"
+    assert "6" in list(frame["核对"])[1] and "**六级**" in list(frame["句子"])[1]
+    assert list(frame["引用"]) == ["\\[1\\]", "\\[1\\]"]
+
+
+def test_verdict_frame_escapes_markdown_in_sentences():
+    from ui.answer_view import verdict_frame
+
+    frame = verdict_frame("<b>粗</b> [点我](javascript:alert(1))。", [], "")
+    assert "<b>" not in frame["句子"][0].replace("\\<", "")
