@@ -134,6 +134,17 @@ def measure_large(chunks: int, repeat: int) -> dict[str, list[float]]:
     return times
 
 
+def memory_line() -> str:
+    """Resident memory of this process (the app runs in-process under AppTest): now and peak."""
+    import resource
+
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/statm") as statm:
+        now = int(statm.read().split()[1]) * page / 2**20
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return f"进程常驻内存（RSS）：当前 {now:.0f} MB，峰值 {peak:.0f} MB"
+
+
 def report(title: str, times: dict[str, list[float]]) -> None:
     print(title)
     print(f"{'指标':<40}{'次数':>6}{'中位数 ms':>12}{'p95 ms':>10}{'目标 ms':>10}  结果")
@@ -160,12 +171,14 @@ def main() -> None:
         os.environ["XIAOE_DATA_DIR"] = data
         os.environ["XIAOE_CORPUS_DIR"] = str(ROOT / "corpus")
         report("随附资料（corpus/，离线答题器）", measure(args.repeat))
+        print(memory_line())
     if args.large:
         with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as corpus:
             synthetic_corpus(Path(corpus), args.large)
             os.environ["XIAOE_DATA_DIR"] = data
             os.environ["XIAOE_CORPUS_DIR"] = corpus
             report(f"\n生成的大语料（约 {args.large:,} 个片段）", measure_large(args.large, min(args.repeat, 5)))
+            print(memory_line())
 
 
 if __name__ == "__main__":
