@@ -6,6 +6,7 @@ the refusal sentence is returned and the model is never invoked.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -196,6 +197,13 @@ def _grounding_problems(text: str, docs: list[Document], question: str) -> list[
     return list(check_grounding(text, docs, question).problems)
 
 
+@functools.cache
+def _starter_glossary():
+    from core.glossary import load_starter
+
+    return load_starter()
+
+
 DEFAULT_DECISION = "default"  # sentinel: the answerability decision without a glossary
 
 
@@ -205,13 +213,18 @@ def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, 
            expand: Callable[[str], str] | None = None) -> RAGAnswer:
     """Answer from the corpus or refuse; `llm=None` uses the offline answerer.
 
-    By default the answerability decision (core.answerability) gates alongside the threshold;
-    `decide=None` keeps the seed's threshold-only gate. core.pipeline adds the glossary.
+    By default the answerability decision (core.answerability) gates alongside the threshold, with
+    the shipped starter glossary; `decide=None` keeps the seed's threshold-only gate. core.pipeline
+    does the same with the glossary consultants maintain in the database.
     """
     if decide == DEFAULT_DECISION:
-        from core.answerability import make_decider  # late: core.answerability imports Hit from here
+        # late imports: core.answerability imports Hit from here
+        from core.answerability import make_decider
+        from core.glossary import expand_query
 
-        decide = make_decider(index) if len(index) else None
+        glossary = _starter_glossary()  # the shipped glossary; core.pipeline uses the consultants' edited one
+        decide = make_decider(index, glossary) if len(index) else None
+        expand = expand or (lambda question: expand_query(question, glossary))
     gate = prepare(question, index, k=k, min_score=min_score, decide=decide, expand=expand)
     if gate.refused:
         return refusal(gate)
