@@ -52,6 +52,30 @@ def check(at) -> None:
         raise RuntimeError(f"the app raised: {at.exception}")
 
 
+def ask_and_slide(at, asked: list[str], times: dict[str, list[float]]) -> None:
+    """Submit each question (the first one separately timed), then move the threshold three times."""
+    for number, question in enumerate(asked):
+        at.text_input(key="question").set_value(question)
+        times["first" if number == 0 else "submit"].append(clock(lambda: at.button(key="ask").click().run()))
+        check(at)
+        for value in (0.05, 0.35, 0.2):
+            times["threshold"].append(clock(lambda v=value: at.slider(key="threshold").set_value(v).run()))
+            check(at)
+
+
+def open_sources(links: list[tuple[str, int]], times: dict[str, list[float]]) -> None:
+    """Open the Sources page at each (file, chunk), as a citation link does."""
+    from streamlit.testing.v1 import AppTest
+
+    for source, chunk in links:
+        sources = AppTest.from_file(ROUTER, default_timeout=60)
+        sources.query_params["source"] = source
+        sources.query_params["chunk"] = str(chunk)
+        sources.run()
+        times["sources"].append(clock(lambda s=sources: s.switch_page("app_pages/sources.py").run()))
+        check(sources)
+
+
 def measure(repeat: int) -> dict[str, list[float]]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
@@ -60,20 +84,8 @@ def measure(repeat: int) -> dict[str, list[float]]:
                                      "rebuilt": []}
     at = AppTest.from_file(ROUTER, default_timeout=60).run()  # warm: modules imported, index built
     check(at)
-    for number, question in enumerate(questions(repeat + 1)):
-        at.text_input(key="question").set_value(question)
-        times["first" if number == 0 else "submit"].append(clock(lambda: at.button(key="ask").click().run()))
-        check(at)
-        for value in (0.05, 0.35, 0.2):
-            times["threshold"].append(clock(lambda v=value: at.slider(key="threshold").set_value(v).run()))
-            check(at)
-    for number in range(min(repeat, 7)):
-        sources = AppTest.from_file(ROUTER, default_timeout=60)
-        sources.query_params["source"] = "01-口语课分级说明.md"
-        sources.query_params["chunk"] = str(number)
-        sources.run()
-        times["sources"].append(clock(lambda s=sources: s.switch_page("app_pages/sources.py").run()))
-        check(sources)
+    ask_and_slide(at, questions(repeat + 1), times)
+    open_sources([("01-口语课分级说明.md", number) for number in range(min(repeat, 7))], times)
     for _ in range(3):
         st.cache_resource.clear()
         times["rebuilt"].append(clock(lambda: check(AppTest.from_file(ROUTER, default_timeout=60).run())))
@@ -117,20 +129,8 @@ def measure_large(chunks: int, repeat: int) -> dict[str, list[float]]:
     st.cache_resource.clear()
     times["rebuilt"].append(clock(lambda: check(AppTest.from_file(ROUTER, default_timeout=600).run())))
     at = AppTest.from_file(ROUTER, default_timeout=600).run()
-    for number in range(repeat + 1):
-        at.text_input(key="question").set_value(f"第 {number} 册转班的手续费是多少？")
-        times["first" if number == 0 else "submit"].append(clock(lambda: at.button(key="ask").click().run()))
-        check(at)
-        for value in (0.05, 0.35, 0.2):
-            times["threshold"].append(clock(lambda v=value: at.slider(key="threshold").set_value(v).run()))
-            check(at)
-    for number in range(min(repeat, 7)):
-        sources = AppTest.from_file(ROUTER, default_timeout=60)
-        sources.query_params["source"] = f"{number * 37:05d}-制度汇编.md"
-        sources.query_params["chunk"] = str(number * 29)
-        sources.run()
-        times["sources"].append(clock(lambda s=sources: s.switch_page("app_pages/sources.py").run()))
-        check(sources)
+    ask_and_slide(at, [f"第 {number} 册转班的手续费是多少？" for number in range(repeat + 1)], times)
+    open_sources([(f"{number * 37:05d}-制度汇编.md", number * 29) for number in range(min(repeat, 7))], times)
     return times
 
 
