@@ -98,16 +98,23 @@ def gate() -> User:
         st.error(str(error))
         st.stop()
     if no_accounts:
-        _only(st.Page("app_pages/setup.py", title="首次设置", icon=":material/key:", default=True))
+        _only("app_pages/setup.py", "首次设置", ":material/key:")
     user = _resume(sessions) or _sso_sign_in(sessions)
     if user is None:
-        _only(st.Page("app_pages/login.py", title="登录", icon=":material/login:", default=True))
+        _only("app_pages/login.py", "登录", ":material/login:")
     st.session_state[REVIEWER] = user.label
     return user
 
 
-def _only(page) -> None:
-    st.navigation([page], position="hidden").run()
+# The app's other addresses: a deep link to one of them before sign-in shows the same gate page
+# (instead of Streamlit's English "Page not found"), and after sign-in the router opens it.
+GATED_PATHS = ("ask", "sources", "review", "tuning", "settings", "accounts")
+
+
+def _only(script: str, title: str, icon: str) -> None:
+    page = st.Page(script, title=title, icon=icon, default=True)
+    aliases = [st.Page(script, title=title, icon=icon, url_path=path) for path in GATED_PATHS]
+    st.navigation([page, *aliases], position="hidden").run()
     st.stop()
 
 

@@ -131,6 +131,7 @@ def test_auth_e2e_deep_link_on_a_fresh_server_asks_to_sign_in(page, fresh_server
     idle(page)
     main = page.locator("[data-testid=stMain]")
     main.get_by_role("heading", name="登录小E 审核台").wait_for(timeout=5_000)
+    assert page.get_by_text("Page not found").count() == 0  # the gate answers every address, in Chinese
     assert main.locator("[data-testid=stDataFrame], [data-testid=stTable], [data-testid=stSlider], "
                         "[data-testid=stFileUploader]").count() == 0, f"/{path} 未登录就显示了内容"
     assert main.get_by_label("学员的问题").count() == 0
