@@ -304,7 +304,11 @@ def explain_misses(outcomes: Sequence[QuestionOutcome]) -> tuple[MissExplanation
             words = tuple(dict.fromkeys((*d.unknown_terms, *d.uncovered_terms)))
             hint = (f"资料用的说法和学员不同：可把{_quote(list(words))}加为资料里对应词的同义词，再重新评测"
                     if words else f"没有缺词，是分数不够：{d.reason}")
-        elif o.outcome in (FALSE_ANSWER, WRONG_SOURCE):
+        elif o.outcome == WRONG_SOURCE:
+            words = d.carrying_terms
+            hint = (f"答了，但过了阈值的片段里没有题集标的关键句“{o.key_phrase}”（应来自 {o.expected}）："
+                    "正确的小节没排进前 k，可调大 k 或给学员的说法加同义词；也请核对关键句是否标对")
+        elif o.outcome == FALSE_ANSWER:
             words = d.carrying_terms
             mapped = [t.text for t in d.terms if t.via_glossary and t.text in words]
             hint = (f"这些词让问题看起来资料里有答案：{_quote(list(words))}"

@@ -10,9 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from core.answerability import evaluate_decisions, summarize
 from core.cli import main
 from core.db import Database
 from core.defaults_store import DefaultsStore
+from core.glossary import load_starter
+from core.glossary_store import GlossaryStore
+from core.index_store import load_or_build
+from core.question_sets import load_default_set
 from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XIAOE_DATA_DIR", str(tmp_path / "data"))
-    for name in ("XIAOE_MIN_SCORE", "XIAOE_TOP_K", "XIAOE_DATABASE_URL", "XIAOE_CORPUS_DIR", "XIAOE_RETRIEVER"):
+    for name in ("XIAOE_MIN_SCORE", "XIAOE_TOP_K", "XIAOE_DATABASE_URL", "XIAOE_CORPUS_DIR", "XIAOE_RETRIEVER",
+                 "XIAOE_ANSWERABILITY"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path / "data"
 
@@ -86,3 +92,56 @@ def test_eval_output_does_not_depend_on_hash_seed(tmp_path):
                               capture_output=True, text=True, timeout=120, check=True)
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1]
+
+
+def _direct_summary(glossary, threshold: float = 0.05, k: int = 3):
+    settings = Settings.from_env()
+    return summarize(evaluate_decisions(load_default_set().questions, load_or_build(settings), glossary, threshold, k))
+
+
+def test_eval_reports_the_answerability_decision_as_the_console_runs_it(capsys):
+    assert main(["eval"]) == 0
+    out = capsys.readouterr().out
+    s = _direct_summary(load_starter())
+    c = s.counts
+    assert f"同义词表 {len(load_starter())} 条" in out
+    assert f"可答题答出且命中事实  {c['正确回答']}/{s.answerable}（" in out
+    assert f"应拒答题已拒答        {c['正确拒答']}/{s.unanswerable}（" in out
+    assert out.index("可答性判断") < out.index("只看最高分的旧闸门") < out.index("回答率")
+
+
+def test_eval_decision_uses_the_glossary_in_the_database(capsys, data_dir):
+    store = GlossaryStore.open(Settings.from_env())
+    for entry in store.load().entries:
+        store.remove(entry.term, entry.synonym, who="王老师")
+    report = run_json(capsys)["decision"]
+    without = _direct_summary(None)
+    assert report["glossary_entries"] == 0
+    assert report["counts"] == without.counts
+    assert report["counts"] != _direct_summary(load_starter()).counts  # the glossary matters on this set
+
+
+def test_eval_misses_lists_every_wrong_decision_with_reason_and_hint(capsys, tmp_path):
+    path = tmp_path / "set.csv"
+    path.write_text("question,expected,section,key_phrase\n"
+                    "保留学籍最长多久？,02-退费与转班制度.md,六、保留学籍,最长保留 6 个月\n"
+                    "雅思保过班多少钱？,01-口语课分级说明.md,,\n"  # labelled answerable: must come out 误拒
+                    "入门级学费多少？,01-口语课分级说明.md,二、课时安排与班型,每周上 2 课时\n"  # wrong key phrase: 命中错误资料
+                    "学费能分期付款吗？,应拒答,,\n", encoding="utf-8")
+    report = run_json(capsys, str(path), "--misses")["decision"]
+    assert report["counts"] == {"正确回答": 1, "正确拒答": 1, "误拒": 1, "误答": 0, "命中错误资料": 1}
+    by_outcome = {m["outcome"]: m for m in report["misses"]}
+    assert by_outcome["误拒"]["question"] == "雅思保过班多少钱？" and "雅思" in by_outcome["误拒"]["reason"]
+    assert "每周上 2 课时" in by_outcome["命中错误资料"]["hint"]
+    assert main(["eval", str(path), "--misses"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("      理由：") == 2 and "[误拒] 雅思保过班多少钱？" in out
+    assert run_json(capsys, str(path))["decision"]["misses"] == []  # listed only when asked
+
+
+def test_eval_without_answerability_reports_only_the_top_score_gate(capsys, monkeypatch):
+    monkeypatch.setenv("XIAOE_ANSWERABILITY", "off")
+    assert main(["eval"]) == 0
+    out = capsys.readouterr().out
+    assert "可答性判断" not in out and "回答率" in out
+    assert run_json(capsys)["decision"] is None
