@@ -28,7 +28,7 @@ import numpy as np
 
 from core.errors import ConfigError
 from core.index import SearchIndex
-from core.question_set_format import LabelledQuestion, QuestionSet
+from core.question_set_format import LabelledQuestion, QuestionSet, holds_key_phrase
 from core.rag import Hit, retrieve
 from core.settings import MAX_TOP_K
 from core.text import normalize
@@ -43,13 +43,13 @@ _NONE = -np.inf  # score of "no such candidate": below every threshold, includin
 
 def chunk_matches(question: LabelledQuestion, hit: Hit) -> bool:
     """A chunk is correct when it is from the expected file and then, most precise first: contains
-    the key phrase if one is given (after `normalize`; the section is then not needed, so an FAQ
-    chunk stating the same fact counts, as in core.answerability.holds_fact), else is in the
-    expected section if one is given, else any chunk of that file."""
+    the key phrase if one is given (any of its `|` wordings, after `normalize`; the section is then
+    not needed, so an FAQ chunk stating the same fact counts, as in core.answerability.holds_fact),
+    else is in the expected section if one is given, else any chunk of that file."""
     if question.should_refuse or hit.source != question.expected:
         return False
     if question.key_phrase:
-        return normalize(question.key_phrase) in normalize(hit.text)
+        return holds_key_phrase(hit.text, question.key_phrase)
     return not question.section or normalize(hit.heading) == normalize(question.section)
 
 

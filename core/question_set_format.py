@@ -25,6 +25,7 @@ REQUIRED_COLUMNS = ("question", "expected")
 # Consultants often write the headers in Chinese; both spellings are accepted.
 COLUMN_ALIASES = {"问题": "question", "预期": "expected", "预期结果": "expected", "预期资料": "expected",
                   "小节": "section", "章节": "section", "关键短语": "key_phrase", "关键词": "key_phrase"}
+KEY_PHRASE_SEPARATOR = "|"  # 关键短语 may list several wordings of the fact: 「不再受理退费|不再受理」
 MAX_SET_BYTES = 5 * 1024 * 1024
 MAX_QUESTIONS = 5000
 MAX_LISTED_PROBLEMS = 20
@@ -42,6 +43,20 @@ class QuestionSetError(XiaoEError):
     @property
     def line(self) -> int:
         return self.problems[0][0] if self.problems else 0
+
+
+def key_phrases(key_phrase: str) -> tuple[str, ...]:
+    """The wordings a 关键短语 cell allows, split on `|`; the same fact is often stated twice in a
+    document (its rule section and its FAQ), and either statement holds the fact."""
+    return tuple(p.strip() for p in key_phrase.split(KEY_PHRASE_SEPARATOR) if p.strip())
+
+
+def holds_key_phrase(text: str, key_phrase: str) -> bool:
+    """True if `text` contains any wording of the key phrase (punctuation- and case-blind); an
+    empty key phrase asks for nothing and holds everywhere."""
+    wordings = key_phrases(key_phrase)
+    folded = normalize(text)
+    return not wordings or any(p in text or normalize(p) in folded for p in wordings)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,16 @@ QUESTION_WORDS = frozenset("""
 是 有 没有 在 做 用 去 来 让 给 找 说 看 叫 问 请 请问 告诉 知道 觉得 一下 一个 一些 一点 之类 其他 别的
 我 你 您 你们 我们 他 她 它 他们 咱们 这 那 这个 那个 这些 那些 这样 那样
 还 也 都 就 才 又 再 先 很 太 最 更 比较 现在 已经
+干什么 干嘛 干吗 咋 咋样 为何 啥时候 啥样 百分之几 百分之多少 几成 总共 一共 总计 合计 共计
+具体 一般 一般来说 主要 平时 平常 确实 直接 合适 能否 还能 帮 帮忙
+""".split())  # FRAME_PHRASES are added below
+# Multi-word question frames of spoken Chinese ("what is it called", "what does it mean", "what
+# for"): kept whole by the tokenizer and weighing nothing, so 「二级叫什么名字」 is about 二级 and
+# 「编号是什么意思」 about 编号, not about 名字 or 意思, which the documents never need to say.
+FRAME_PHRASES = frozenset("""
+什么意思 啥意思 叫什么名字 什么名字 啥名字 叫什么 叫啥 干什么用 干嘛用 有什么用 有啥用 啥用
 """.split())
+QUESTION_WORDS = QUESTION_WORDS | FRAME_PHRASES
 # Content words: weight FLOOR at or below LOW_IDF, 1 at HIGH_IDF and above, linear in between;
 # words more common than MIN_IDF (国家, 时间 …) weigh 0. jieba's table spans 0.88 (的) to 13.9;
 # 学费 sits at 9.0 and words it has never seen at its median, 11.95.
@@ -208,7 +217,7 @@ class TermAnalyzer:
         self.corpus_texts = tuple(normalize(t) for t in corpus_texts)
         self._corpus = "\x00".join(self.corpus_texts)
         self.vocabulary = tuple(vocabulary) if vocabulary is not None else corpus_vocabulary(corpus_texts)
-        self.extra_words = tuple(sorted({_fold(w).strip() for w in extra_words if w and w.strip()}))
+        self.extra_words = tuple(sorted({_fold(w).strip() for w in (*extra_words, *FRAME_PHRASES) if w and w.strip()}))
         self._tokenizer = _new_tokenizer(self.vocabulary, self.extra_words)
         self._lexicon = _lexicon()
         self._specificity: dict[str, float] = {}

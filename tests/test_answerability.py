@@ -142,9 +142,29 @@ def test_assess_score_is_in_unit_interval_and_orders_evidence(toy):
     assert 0.0 <= worse.score < good.score <= 1.0
 
 
-def test_make_decider_builds_the_analyzer_once_per_index(corpus_index):
-    assert make_decider(corpus_index).analyzer is make_decider(corpus_index, PRICE).analyzer
+def test_make_decider_builds_the_analyzer_once_per_index_and_glossary(corpus_index):
+    assert make_decider(corpus_index, PRICE).analyzer is make_decider(corpus_index, PRICE).analyzer
     assert analyzer_for(corpus_index) is make_decider(corpus_index).analyzer
+    assert make_decider(corpus_index).analyzer is not make_decider(corpus_index, PRICE).analyzer
+
+
+def test_glossary_phrases_are_kept_whole_by_the_tokenizer(corpus_index):
+    online = Glossary((GlossaryEntry("线上班", "网课"),))
+    assert analyzer_for(corpus_index).tokens("上网课贵吗")[:2] == ["上网", "课"]  # jieba's own cut
+    assert analyzer_for(corpus_index, glossary=online).tokens("上网课贵吗")[:2] == ["上", "网课"]
+    terms = {t.text: t for t in analyzer_for(corpus_index, glossary=online).terms("上网课贵吗", online)}
+    assert "上网" not in terms and terms["网课"].forms == ("网课", "线上班") and terms["网课"].known
+
+
+@pytest.mark.parametrize("question, topic, frame", [
+    ("二级叫什么名字", "二级", "名字"),
+    ("回答后面那个编号是什么意思", "编号", "意思"),
+    ("对话记录留着干什么用", "记录", "干什么"),
+    ("退费手续费是百分之几", "手续费", "百分之几"),
+])
+def test_spoken_question_frames_weigh_nothing(corpus_index, question, topic, frame):
+    texts = [t.text for t in analyzer_for(corpus_index).terms(question)]
+    assert topic in texts and not any(frame in t for t in texts)
 
 
 @pytest.fixture(scope="module")
@@ -368,3 +388,10 @@ def test_analyzer_damaged_vocabulary_cache_is_recomputed(tmp_path):
     analyzer = TermAnalyzer.from_chunks(texts, vocabulary_cache=path)
     assert analyzer.vocabulary == corpus_vocabulary(texts)
     assert '"vocabulary"' in path.read_text(encoding="utf-8")
+
+
+def test_holds_fact_accepts_any_listed_wording(toy_index):
+    rows = [{"question": "入门级学费多少", "expected": "a.md", "key_phrase": "4200 元|3600 元"},
+            {"question": "入门级学费多少", "expected": "a.md", "key_phrase": "4200 元|5600 元"}]
+    outcomes = evaluate_decisions(rows, toy_index, None, 0.0, 2, policy=STRICT)
+    assert [o.outcome for o in outcomes] == [CORRECT_ANSWER, WRONG_SOURCE]

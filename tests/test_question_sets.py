@@ -233,3 +233,11 @@ def test_store_a_bad_upload_saves_nothing(store):
     with pytest.raises(QuestionSetError):
         store.save("新生题集", parse(HEADER + "好题,应拒答,,\n坏题,05.md,,\n"), author="王老师")
     assert store.versions("新生题集") == ()
+
+
+def test_key_phrase_alternatives_any_wording_holds_the_fact():
+    from core.question_set_format import holds_key_phrase, key_phrases
+    assert key_phrases(" 不再受理退费 | 超过 8 课时 |") == ("不再受理退费", "超过 8 课时")
+    assert holds_key_phrase("问：上了10课时还能退吗？答：超过8课时后不再受理。", "不再受理退费|超过 8 课时")
+    assert not holds_key_phrase("开课前申请，学费全额退还。", "不再受理退费|超过 8 课时")
+    assert holds_key_phrase("任何文字", "")  # no key phrase asks for nothing

@@ -28,7 +28,7 @@ from core.question_sets import (
 PENDING = "tune_pending_selection"
 FLASH = "tune_flash"
 LABELS = {"question": "问题", "expected": "预期（资料文件或应拒答）", "section": "小节（可空）",
-          "key_phrase": "关键短语（可空）"}
+          "key_phrase": "关键短语（可空；几种写法用 | 隔开）"}
 
 
 def select_pending() -> None:
@@ -74,7 +74,8 @@ def render_set_manager(store: QuestionSetStore, stored: StoredSet, *, files: Col
     st.markdown("##### 上传题集")
     st.caption(f"CSV（UTF-8 或 GBK）或 Excel（.xlsx），不超过 {MAX_SET_BYTES // 1024 // 1024} MB。"
                "第 1 行是表头：question,expected,section,key_phrase（也可以写 问题,预期,小节,关键短语）；"
-               f"资料里没有答案的题，expected 写「{REFUSE}」。")
+               f"资料里没有答案的题，expected 写「{REFUSE}」；同一事实在资料里有几种写法时，"
+               "关键短语可写成「不再受理退费|不再受理」，命中片段含其中任一种即算找到。")
     upload = st.file_uploader("选择文件", type=["csv", "xlsx"], key="set_upload",
                               max_upload_size=MAX_SET_BYTES // 1024 // 1024)
     if upload is not None:
