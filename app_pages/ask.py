@@ -41,7 +41,7 @@ def ask(question: str, threshold: float, k: int, bundle: IndexBundle) -> None:
         st.warning(f"同义词表读不出来，这次检索不做同义词扩展：{error}")
         glossary = None
     try:  # synonyms widen the retrieval query only; the gate and the prompt keep the question as asked
-        candidates = rag.retrieve(get_pipeline(bundle, glossary).expand(question), bundle.index, k=MAX_TOP_K)
+        candidates = get_pipeline(bundle, glossary).candidates(question)
     except XiaoEError as error:
         st.error(str(error))
         return
@@ -225,6 +225,8 @@ def render_candidates(run: dict, gate: rag.Gate) -> None:
     if frame.empty:
         st.info("资料库里没有可检索的片段。")
         return
+    if view.COVERAGE in frame.columns:
+        st.caption(view.RERANK_NOTE)
     st.altair_chart(view.score_chart(frame, gate.threshold), width="stretch")
     st.table(view.styled_candidates(frame))
     with st.expander("打开候选片段的原文"):

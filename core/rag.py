@@ -41,6 +41,8 @@ class Hit:
     text: str
     score: float
     passed: bool = False
+    coverage: float | None = None  # this chunk's own keyword coverage, set by a reranker
+
 
     @property
     def document(self) -> Document:
@@ -51,7 +53,8 @@ class Hit:
     def to_dict(self) -> dict:
         return {"rank": self.rank, "source": self.source, "heading": self.heading, "chunk": self.chunk,
                 "start": self.start, "end": self.end, "score": round(self.score, 6),
-                "passed": self.passed, "text": self.text}
+                "passed": self.passed, "text": self.text,
+                **({} if self.coverage is None else {"coverage": self.coverage})}
 
 
 @dataclass(frozen=True)
@@ -138,24 +141,44 @@ def select(question: str, candidates: tuple[Hit, ...], threshold: float, k: int,
         return Gate(question, kept, threshold, k, refused=False, reason=decision.reason if decision else "",
                     decision=decision)
     best = max((h.score for h in kept), default=0.0)
-    reason = (f"最高分 {best:.2f} 低于阈值 {threshold:.2f}，没有可用的资料片段" if kept
+    reason = (f"{below_threshold(best, threshold)}，没有可用的资料片段" if kept
               else "资料库是空的，没有可检索的片段")
     return Gate(question, kept, threshold, k, refused=True, reason=decision.reason if decision else reason,
                 decision=decision)
 
 
+def below_threshold(best: float, threshold: float) -> str:
+    """「最高分 0.04 低于阈值 0.05」, with as many decimals as it takes for the two numbers to
+    differ on the page (0.0496 shows as 0.0496, never as 「0.05 低于阈值 0.05」)."""
+    digits = 2
+    while digits < 4 and round(best, digits) >= round(threshold, digits):
+        digits += 1
+    return f"最高分 {best:.{digits}f} 低于阈值 {threshold:.2f}"
+
+
+Reranker = Callable[[str, tuple[Hit, ...]], tuple[Hit, ...]]
+
+
+def candidates_for(question: str, index: SearchIndex, *, expand: Callable[[str], str] | None = None,
+                   rerank: Reranker | None = None, k: int = MAX_TOP_K) -> tuple[Hit, ...]:
+    """Retrieve for the (expanded) question; with `rerank`, reorder the top MAX_TOP_K for the question as asked."""
+    hits = retrieve(expand(question) if expand is not None else question, index, MAX_TOP_K if rerank else k)
+    return rerank(question, hits) if rerank is not None else hits
+
+
 def prepare(question: str, index: SearchIndex, *, k: int = DEFAULT_TOP_K, min_score: float | None = None,
             decide: Callable[[str, tuple[Hit, ...], float], Decision] | None = None,
-            expand: Callable[[str], str] | None = None) -> Gate:
+            expand: Callable[[str], str] | None = None, rerank: Reranker | None = None) -> Gate:
     """Validate, retrieve and gate; no model is involved.
 
     `expand` rewrites the retrieval query only (e.g. glossary expansion); the gate, the decision
-    and the prompt keep the question as asked.
+    and the prompt keep the question as asked. `rerank` (core.answerability.make_reranker)
+    reorders the top MAX_TOP_K candidates before the first k are kept.
     """
     text = validate_question(question)
     threshold = DEFAULT_MIN_SCORE if min_score is None else float(min_score)
-    query = expand(text) if expand is not None else text
-    return select(text, retrieve(query, index, max(k, 1)), threshold, k, decide=decide)
+    hits = candidates_for(text, index, expand=expand, rerank=rerank, k=max(k, 1))
+    return select(text, hits, threshold, k, decide=decide)
 
 
 def refusal(gate: Gate) -> RAGAnswer:
@@ -210,22 +233,24 @@ DEFAULT_DECISION = "default"  # sentinel: the answerability decision without a g
 def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *,
            k: int = DEFAULT_TOP_K, min_score: float | None = None,
            decide: Callable[[str, tuple[Hit, ...], float], Decision] | str | None = DEFAULT_DECISION,
-           expand: Callable[[str], str] | None = None) -> RAGAnswer:
+           expand: Callable[[str], str] | None = None, rerank: Reranker | None = None) -> RAGAnswer:
     """Answer from the corpus or refuse; `llm=None` uses the offline answerer.
 
-    By default the answerability decision (core.answerability) gates alongside the threshold, with
-    the shipped starter glossary; `decide=None` keeps the seed's threshold-only gate. core.pipeline
-    does the same with the glossary consultants maintain in the database.
+    By default the answerability decision (core.answerability) gates alongside the threshold and
+    reranks the candidates, with the shipped starter glossary; `decide=None` keeps the seed's
+    threshold-only gate and plain score order. core.pipeline does the same with the glossary
+    consultants maintain in the database.
     """
     if decide == DEFAULT_DECISION:
         # late imports: core.answerability imports Hit from here
-        from core.answerability import make_decider
+        from core.answerability import make_decider, make_reranker
         from core.glossary import expand_query
 
         glossary = _starter_glossary()  # the shipped glossary; core.pipeline uses the consultants' edited one
         decide = make_decider(index, glossary) if len(index) else None
+        rerank = rerank or (make_reranker(index, glossary) if len(index) else None)
         expand = expand or (lambda question: expand_query(question, glossary))
-    gate = prepare(question, index, k=k, min_score=min_score, decide=decide, expand=expand)
+    gate = prepare(question, index, k=k, min_score=min_score, decide=decide, expand=expand, rerank=rerank)
     if gate.refused:
         return refusal(gate)
     return finish(gate, "".join(stream_text(gate, llm)))

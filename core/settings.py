@@ -28,14 +28,14 @@ REFUSAL_TEXT = "这件事资料里没写，我不能替你们编，请转人工�
 # answerability decision on (the default) the per-chunk threshold only has to keep chunks that share
 # something real with the question. The rule (lowest cost on the union, a false answer costing twice
 # a false refusal; the middle of that plateau) gives 0.05 together with core.answerability's policy:
-# formal 65/66 right, spoken 90/108 right (34/34 near misses refused).
+# formal 65/66 right, spoken 98/108 right (33/34 near misses refused), with the 628-pair starter glossary.
 CALIBRATION = {
     "lowest_answerable_top_score": 0.104,
     "highest_unanswerable_top_score": 0.130,
     "spoken_lowest_answerable_top_score": 0.008,
     "spoken_highest_unanswerable_top_score": 0.173,
     "formal_decision_accuracy_at_default": 65 / 66,
-    "spoken_decision_accuracy_at_default": 90 / 108,
+    "spoken_decision_accuracy_at_default": 98 / 108,
 }
 DEFAULT_MIN_SCORE = 0.05
 DEFAULT_TOP_K = 3

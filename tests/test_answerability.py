@@ -395,3 +395,34 @@ def test_holds_fact_accepts_any_listed_wording(toy_index):
             {"question": "入门级学费多少", "expected": "a.md", "key_phrase": "4200 元|5600 元"}]
     outcomes = evaluate_decisions(rows, toy_index, None, 0.0, 2, policy=STRICT)
     assert [o.outcome for o in outcomes] == [CORRECT_ANSWER, WRONG_SOURCE]
+
+
+def test_reranker_puts_the_chunk_holding_the_specific_word_first(toy_index):
+    from core.answerability import make_reranker
+    rerank = make_reranker(toy_index, PRICE)
+    # LEAVE scores a little higher but holds none of the question's words; FEES holds 学费 (via 价格)
+    hits = (hit(LEAVE, 0.30, 1), hit(FEES, 0.25, 2))
+    out = rerank("入门级价格多少", hits)
+    assert [h.source for h in out] == ["a.md", "b.md"] and [h.rank for h in out] == [1, 2]
+    assert out[0].coverage == pytest.approx(1.0) and out[1].coverage == pytest.approx(0.0)
+    assert [h.score for h in out] == [0.25, 0.30]  # scores (and so the threshold gate) are untouched
+    # score × (0.5 + 0.5 × coverage): 0.25 × 1.0 = 0.25 > 0.30 × 0.5 = 0.15; at 0.60 LEAVE stays first
+    assert [h.source for h in rerank("入门级价格多少", (hit(LEAVE, 0.60, 1), hit(FEES, 0.25, 2)))] == ["b.md", "a.md"]
+
+
+def test_reranker_keeps_retrieval_order_on_ties_and_without_content_words(toy_index):
+    from core.answerability import make_reranker
+    rerank = make_reranker(toy_index)
+    same = (hit(LEAVE, 0.2, 1), hit(FEES, 0.2, 2))
+    assert [h.source for h in rerank("可以吗", same)] == ["b.md", "a.md"]
+    assert all(h.coverage == 0.0 for h in rerank("可以吗", same))
+    assert [h.source for h in rerank("免费", (hit(FEES, 0.2, 1), hit(FEES, 0.2, 2)))] == ["a.md", "a.md"]
+
+
+def test_prepare_with_reranker_orders_candidates_before_keeping_k(toy_index):
+    from core.answerability import make_reranker
+    plain = prepare("入门级价格多少 学费", toy_index, k=1, min_score=0.0)
+    reranked = prepare("入门级价格多少 学费", toy_index, k=1, min_score=0.0, rerank=make_reranker(toy_index, PRICE))
+    assert reranked.candidates[0].coverage is not None and plain.candidates[0].coverage is None
+    assert reranked.candidates[0].source == "a.md"
+    assert "coverage" in reranked.candidates[0].to_dict() and "coverage" not in plain.candidates[0].to_dict()

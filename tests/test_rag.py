@@ -125,10 +125,22 @@ def test_select_ranks_stay_continuous_from_one(corpus_index):
 def test_answer_to_dict_has_the_cli_json_fields(corpus_index):
     data = answer(LEVELS_Q, corpus_index).to_dict()
     assert set(data) >= {"question", "refused", "answer", "threshold", "k", "hits", "problems"}
-    assert set(data["hits"][0]) == {"rank", "source", "heading", "chunk", "start", "end", "score", "passed", "text"}
+    assert set(data["hits"][0]) == {"rank", "source", "heading", "chunk", "start", "end", "score", "passed", "text",
+                                    "coverage"}  # coverage: the default answer reranks by keyword coverage
 
 
 def test_answer_wrong_figures_with_a_real_citation_are_flagged(corpus_index):
     result = answer(LEVELS_Q, corpus_index, ScriptedChatModel(responses=["口语课一共六级，每级 12 课时[1]。"]))
     assert [p.code for p in result.problems].count("unsupported_number") == 2
     assert result.flagged
+
+
+@pytest.mark.parametrize("best, threshold, shown", [
+    (0.04, 0.05, "最高分 0.04 低于阈值 0.05"),
+    (0.0496, 0.05, "最高分 0.0496 低于阈值 0.05"),
+    (0.0499, 0.05, "最高分 0.0499 低于阈值 0.05"),
+    (0.0, 0.20, "最高分 0.00 低于阈值 0.20"),
+])
+def test_below_threshold_never_shows_two_equal_numbers(best, threshold, shown):
+    from core.rag import below_threshold
+    assert below_threshold(best, threshold) == shown

@@ -83,19 +83,28 @@ def citation_frame(text: str, hits: Sequence[Hit]) -> pd.DataFrame:
                         columns=["编号", "文件", "小节", "片段预览"])
 
 
+COVERAGE = "本片段关键词覆盖"
+RERANK_NOTE = ("排名按 分数 ×（0.5 + 0.5 × 本片段关键词覆盖）：分数相近时，含有问题里专指词的片段排前面；"
+               "是否达到阈值仍只看分数。")
+
+
 def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
     """One row per retrieved candidate, best first, with its status under the current sliders.
 
     st.table renders cells as Markdown, so text from the corpus is escaped like everywhere else.
     """
     chosen = {h.rank: h for h in gate.candidates}
+    reranked = any(h.coverage is not None for h in all_candidates)
     rows = []
     for hit in all_candidates:
         current = chosen.get(hit.rank, hit)
-        rows.append({"排名": hit.rank, "分数": round(hit.score, 3), "状态": status_of(current, gate.k),
-                     "文件": md_escape(hit.source), "小节": md_escape(hit.heading or "（文首）"),
-                     "片段": md_escape(excerpt(hit.text, SNIPPET_CHARS))})
-    return pd.DataFrame(rows, columns=["排名", "分数", "状态", "文件", "小节", "片段"])
+        row = {"排名": hit.rank, "分数": round(hit.score, 3)}
+        if reranked:
+            row[COVERAGE] = f"{hit.coverage or 0.0:.0%}"
+        rows.append({**row, "状态": status_of(current, gate.k), "文件": md_escape(hit.source),
+                     "小节": md_escape(hit.heading or "（文首）"), "片段": md_escape(excerpt(hit.text, SNIPPET_CHARS))})
+    columns = ["排名", "分数", *([COVERAGE] if reranked else []), "状态", "文件", "小节", "片段"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def styled_candidates(frame: pd.DataFrame) -> Styler:
@@ -115,7 +124,7 @@ def score_chart(frame: pd.DataFrame, threshold: float) -> alt.LayerChart:
     data = frame.assign(标签=frame["排名"].map(lambda r: f"#{r}"))
     top = max(threshold, float(frame["分数"].max()), 0.05)
     bars = alt.Chart(data).mark_bar().encode(
-        alt.X("标签:N", sort=None, title="候选片段（按分数排名）", axis=alt.Axis(labelAngle=0)),
+        alt.X("标签:N", sort=None, title="候选片段（按排名）", axis=alt.Axis(labelAngle=0)),
         alt.Y("分数:Q", scale=alt.Scale(domain=[0, top]), title="相似度分数"),
         alt.Color("状态:N", scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
                   legend=alt.Legend(orient="bottom", title=None)),

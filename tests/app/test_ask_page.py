@@ -224,3 +224,23 @@ def test_ask_page_shows_a_verdict_for_every_sentence(open_app, monkeypatch):
     verdicts = next(t.value for t in at.table if "核对" in t.value.columns)
     assert list(verdicts["核对"])[0] == "✓"
     assert "12" in list(verdicts["核对"])[1]
+
+
+def test_ask_page_orders_candidates_by_score_and_their_own_keyword_coverage(open_app):
+    at = ask(open_app(), "商务那个级别要多少钱")
+    assert not at.exception
+    table = candidates_table(at)
+    assert "本片段关键词覆盖" in table.columns
+    assert list(table["排名"]) == list(range(1, len(table) + 1))
+    coverage = [float(v.rstrip("%")) / 100 for v in table["本片段关键词覆盖"]]
+    keys = [s * (0.5 + 0.5 * c) for s, c in zip(table["分数"], coverage)]
+    assert all(a >= b - 0.002 for a, b in zip(keys, keys[1:]))  # rounding of the shown numbers
+    assert list(table["分数"]) != sorted(table["分数"], reverse=True)  # coverage moved some chunk up
+    assert any("本片段关键词覆盖" in c for c in texts(at.caption))
+
+
+def test_ask_page_without_answerability_orders_by_score_alone(open_app, monkeypatch):
+    monkeypatch.setenv("XIAOE_ANSWERABILITY", "off")
+    table = candidates_table(ask(open_app(), "商务那个级别要多少钱"))
+    assert "本片段关键词覆盖" not in table.columns
+    assert list(table["分数"]) == sorted(table["分数"], reverse=True)
