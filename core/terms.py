@@ -52,13 +52,14 @@ QUESTION_WORDS = frozenset("""
 我 你 您 你们 我们 他 她 它 他们 咱们 这 那 这个 那个 这些 那些 这样 那样
 还 也 都 就 才 又 再 先 很 太 最 更 比较 现在 已经
 干什么 干嘛 干吗 咋 咋样 为何 啥时候 啥样 百分之几 百分之多少 几成 总共 一共 总计 合计 共计
-具体 一般 一般来说 主要 平时 平常 确实 直接 合适 能否 还能 帮 帮忙
+具体 一般 一般来说 主要 平时 平常 确实 直接 合适 能否 还能 帮 帮忙 方便
 """.split())  # FRAME_PHRASES are added below
 # Multi-word question frames of spoken Chinese ("what is it called", "what does it mean", "what
 # for"): kept whole by the tokenizer and weighing nothing, so 「二级叫什么名字」 is about 二级 and
 # 「编号是什么意思」 about 编号, not about 名字 or 意思, which the documents never need to say.
 FRAME_PHRASES = frozenset("""
 什么意思 啥意思 叫什么名字 什么名字 啥名字 叫什么 叫啥 干什么用 干嘛用 有什么用 有啥用 啥用
+怎么弄 咋弄 怎么搞 怎么办 咋办 同一个
 """.split())
 QUESTION_WORDS = QUESTION_WORDS | FRAME_PHRASES
 # Content words: weight FLOOR at or below LOW_IDF, 1 at HIGH_IDF and above, linear in between;
@@ -72,6 +73,13 @@ NUMBER_WEIGHT = 0.2  # a number is a value the question supplies (上了10节课
 MIN_CORPUS_WORD_COUNT = 2  # a word must occur this often in the corpus to count as its vocabulary
 CORPUS_WORD_FREQ = 1000  # segmentation prefers corpus vocabulary: 开课/后/退费, not 开课/后退/费
 MAX_MERGE_TOKENS = 6
+# Class formats that jieba's dictionary tags as numerals (m) but that name what a question is about.
+NUMERAL_TOPICS = frozenset({"一对一", "一对二", "一对多"})
+# A-not-A questions: 包不包括 → 包括, 贵不贵 → 贵, 有没有 → 有 (the character repeated around 不/没).
+_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
+# Resultative complements of spoken Chinese: 学到, 退掉, 剩下, 找到 are the verb plus a result that
+# adds no topic, so a glued verb the corpus uses (学, 退, 剩) or a question verb (找) stands alone.
+RESULTATIVES = frozenset("到掉成下完好出走回起住开")
 # jieba lists numeral compounds (一个班, 三个月) as numerals; their noun is a topic of the question.
 COMPOUND_TAGS = frozenset({"m", "q"})
 
@@ -197,6 +205,8 @@ def _cached_vocabulary(texts: Sequence[str], path: Path | None) -> tuple[str, ..
 
 
 def _is_function_word(word: str, lexicon: _Lexicon) -> bool:
+    if word in NUMERAL_TOPICS:
+        return False
     return word in QUESTION_WORDS or lexicon.tags.get(word) in FUNCTION_TAGS
 
 
@@ -234,8 +244,13 @@ class TermAnalyzer:
         return cls(texts, extra_words=extra_words, vocabulary=_cached_vocabulary(texts, vocabulary_cache))
 
     def tokens(self, text: str) -> list[str]:
-        """jieba tokens of the folded text (HMM off: unknown characters stay single), punctuation dropped."""
-        return [t for t in (normalize(tok) for tok in self._tokenizer.cut(_fold(text), HMM=False)) if t]
+        """jieba tokens of the folded text (HMM off: unknown characters stay single), punctuation dropped.
+
+        A-not-A questions are folded to the word first (包不包括 → 包括, 退不退 → 退, 有没有 → 有):
+        jieba cuts 「里面包不包括」 as 里/面包/不/包括, and the question is about 包括 either way.
+        """
+        folded = _A_NOT_A_RE.sub(r"\1", _fold(text))
+        return [t for t in (normalize(tok) for tok in self._tokenizer.cut(folded, HMM=False)) if t]
 
     def weight(self, word: str) -> float:
         """0 for function and very common words; FLOOR..1 for content words by background IDF."""
@@ -279,7 +294,7 @@ class TermAnalyzer:
         A word already inside a longer term of the question (停 after 先停, 退 after 退费) adds
         nothing new and is left out; numbers are values and always kept.
         """
-        tokens = self.tokens(question)
+        tokens = self._recut(self.tokens(question), glossary)
         if glossary is not None:
             tokens = _merge_phrases(tokens, glossary.phrases)
         tokens = [piece for token in tokens for piece in self._resplit(token, glossary)]
@@ -301,6 +316,62 @@ class TermAnalyzer:
         longer = [t.text for t in out if not t.is_number]
         return tuple(t for t in out if t.is_number or not any(t.text != o and t.text in o for o in longer))
 
+    def _recut(self, tokens: list[str], glossary: Glossary | None) -> list[str]:
+        """Re-cut a word the corpus lacks together with its neighbours when the corpus's own words
+        spell the same characters better: jieba cuts 「线上线下」 as 线/上线/下, the corpus says 线上 and
+        线下. The span (the word and the Chinese tokens either side) is cut again by dynamic
+        programming over `_piece_cost`, and the new cut is kept only if it is cheaper by at least
+        one unknown character; a word like 外教 or 周末, which no corpus words spell, stays whole.
+        """
+        out: list[str] = []
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if len(token) >= 2 and _HAN_RE.match(token) and self._piece_cost(token, glossary) > 1.0:
+                lo = i - 1 if out and i > 0 and _HAN_RE.match(tokens[i - 1]) else i
+                hi = i + 1 if i + 1 < len(tokens) and _HAN_RE.match(tokens[i + 1]) else i
+                original = tokens[lo:hi + 1]
+                best = self._best_cut("".join(original), glossary)
+                if best is not None and best[0] <= sum(self._piece_cost(t, glossary) for t in original) - 1.0:
+                    if lo < i:
+                        out.pop()
+                    out.extend(best[1])
+                    i = hi + 1
+                    continue
+            out.append(token)
+            i += 1
+        return out
+
+    def _piece_cost(self, piece: str, glossary: Glossary | None) -> float:
+        """0 for a content word the corpus (or glossary) has; 0.25 for a function word and 0.5 for
+        a single function character (so breaking 一对一 into 一对/一 is not free); 1 for one content
+        character; 1.5 for a dictionary word the corpus lacks; infinity for a non-word."""
+        if len(piece) == 1:
+            return 0.5 if self.weight(piece) <= 0.0 else 1.0
+        if (glossary is not None and normalize(piece) in glossary.phrases) or (
+                self.in_corpus(piece) and self.weight(piece) > 0.0):
+            return 0.0
+        if self.weight(piece) <= 0.0:
+            return 0.25
+        return 1.5 if self._lexicon.freq.get(piece) else math.inf
+
+    def _best_cut(self, span: str, glossary: Glossary | None) -> tuple[float, list[str]] | None:
+        """The cheapest cut of `span` into pieces of up to MAX_MERGE_TOKENS characters (fewest pieces on ties)."""
+        n = len(span)
+        best: list[tuple[float, int, list[str]] | None] = [None] * (n + 1)
+        best[0] = (0.0, 0, [])
+        for end in range(1, n + 1):
+            for start in range(max(0, end - MAX_MERGE_TOKENS), end):
+                if best[start] is None:
+                    continue
+                cost = self._piece_cost(span[start:end], glossary)
+                if math.isinf(cost):
+                    continue
+                cand = (best[start][0] + cost, best[start][1] + 1, [*best[start][2], span[start:end]])
+                if best[end] is None or cand[:2] < best[end][:2]:
+                    best[end] = cand
+        return (best[n][0], best[n][2]) if best[n] is not None else None
+
     def _weigh(self, token: str, glossary: Glossary | None) -> tuple[float, tuple[str, ...]]:
         weight = self.weight(token)
         canon = glossary.canonical(token) if glossary is not None else ()
@@ -312,7 +383,9 @@ class TermAnalyzer:
         """A token jieba glued together, re-cut into the pieces the question is about.
 
         jieba glues function morphemes to content words (那本书, 几节课) and lists some glued
-        frames as words of their own. Three cases, each a split into function words plus:
+        frames as words of their own. First, a verb plus a resultative complement (退掉, 剩下,
+        找到) keeps only the verb when the corpus or the question frames know it. Then three
+        cases, each a split into function words plus:
         - content tokens the corpus lacks: *resolved* pieces only, i.e. corpus words of two or
           more characters or glossary phrases (几节课 → 几 + 节课); single characters never
           resolve alone, so 证书 (证 + 书), 外教 (外 + 教) or 一对一 stay whole and stay unknown;
@@ -328,6 +401,10 @@ class TermAnalyzer:
         compound = weight <= 0.0 and token not in QUESTION_WORDS and self._lexicon.tags.get(token) in COMPOUND_TAGS
         if not compound and (weight <= 0.0 or canon or self.in_corpus(token)):
             return [token]
+        head = token[:-1]
+        if not compound and token[-1] in RESULTATIVES and (
+                head in QUESTION_WORDS or self.in_corpus(head) or self._resolves(head, glossary)):
+            return [head]  # 退掉 → 退, 找到 → 找 (a frame word, weight 0)
         best: tuple[tuple[int, int, int], list[str]] | None = None
         for pieces in _splits(token):
             content = [p for p in pieces if self._weigh(p, glossary)[0] > 0.0]

@@ -426,3 +426,25 @@ def test_prepare_with_reranker_orders_candidates_before_keeping_k(toy_index):
     assert reranked.candidates[0].coverage is not None and plain.candidates[0].coverage is None
     assert reranked.candidates[0].source == "a.md"
     assert "coverage" in reranked.candidates[0].to_dict() and "coverage" not in plain.candidates[0].to_dict()
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("学费里面包不包括书的钱", ["学费", "包括", "书", "钱"]),  # jieba alone: 里/面包/不/包括
+    ("退不退", ["退"]),
+    ("线上线下价格一样吗", ["线上", "线下", "价格"]),  # jieba alone: 线/上线/下
+    ("4800的课上了4节退掉", ["4800", "课", "退"]),  # 退掉: verb + resultative complement
+    ("退钱是按剩下没上的课来算的吗", ["退钱", "剩"]),
+])
+def test_terms_fold_spoken_forms_onto_the_corpus_words(corpus_index, question, expected):
+    texts = [t.text for t in analyzer_for(corpus_index).terms(question)]
+    assert all(any(e == t or e in t for t in texts) for e in expected), texts
+    assert "面包" not in texts and "上线" not in texts and "退掉" not in texts
+
+
+@pytest.mark.parametrize("question, unknown", [
+    ("有外教吗", "外教"), ("有没有周末上课的班", "周末"), ("学费能不能分期付款", "分期付款"),
+    ("有证书吗", "证书"), ("能一对一上课吗", "一对一"),  # jieba tags 一对一 as a numeral
+])
+def test_recut_leaves_words_the_corpus_lacks_whole_and_unknown(corpus_index, question, unknown):
+    terms = {t.text: t for t in analyzer_for(corpus_index).terms(question)}
+    assert unknown in terms and not terms[unknown].known and terms[unknown].weight > 0.44

@@ -18,7 +18,7 @@ from core.glossary import load_starter
 from core.glossary_store import GlossaryStore
 from core.index_store import load_or_build
 from core.question_sets import load_default_set
-from core.settings import Settings
+from core.settings import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,7 +94,7 @@ def test_eval_output_does_not_depend_on_hash_seed(tmp_path):
     assert outputs[0] == outputs[1]
 
 
-def _direct_summary(glossary, threshold: float = 0.05, k: int = 3):
+def _direct_summary(glossary, threshold: float = DEFAULT_MIN_SCORE, k: int = DEFAULT_TOP_K):
     settings = Settings.from_env()
     return summarize(evaluate_decisions(load_default_set().questions, load_or_build(settings), glossary, threshold, k))
 

@@ -156,6 +156,7 @@ def test_tuning_what_if_lists_flips_from_the_default(tuning):
 def test_tuning_batch_run_answers_every_question_and_queues_problems(tuning):
     at = tuning(tune_tab="批量运行")
     at.text_input(key="tune_actor").set_value("王老师").run()
+    at.slider(key="tune_threshold").set_value(0.3).run()  # high enough that some answerable question is refused
     at.button(key="batch_start").click().run()
     assert not at.exception
     assert "批量运行完成：66 题" in at.success[0].value
