@@ -54,7 +54,8 @@ CALIBRATION_SETS = (("校准集（书面）calibration.csv", "calibration.csv"),
 # held out once too and then became development data (see the README), so they now join the
 # calibration sets for the global knobs.
 HELDOUT_SET = ("学员问题留出集 student_heldout.csv（盲写，最后只测一次）", "student_heldout.csv")
-DEV_STUDENT_SETS = (("学员问题 v2 student_questions_v2.csv（测过一次后转为开发集）", "student_questions_v2.csv"),
+DEV_STUDENT_SETS = (("学员问题 v3 student_questions_v3.csv（测过一次后转为开发集）", "student_questions_v3.csv"),
+                    ("学员问题 v2 student_questions_v2.csv（测过一次后转为开发集）", "student_questions_v2.csv"),
                     ("学员问题 v1 student_questions.csv（开发中看过多轮）", "student_questions.csv"))
 
 

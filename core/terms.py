@@ -52,14 +52,14 @@ QUESTION_WORDS = frozenset("""
 我 你 您 你们 我们 他 她 它 他们 咱们 这 那 这个 那个 这些 那些 这样 那样
 还 也 都 就 才 又 再 先 很 太 最 更 比较 现在 已经
 干什么 干嘛 干吗 咋 咋样 为何 啥时候 啥样 百分之几 百分之多少 几成 总共 一共 总计 合计 共计
-具体 一般 一般来说 主要 平时 平常 确实 直接 合适 能否 还能 帮 帮忙 方便
+具体 一般 一般来说 主要 平时 平常 确实 直接 合适 能否 还能 帮 帮忙 方便 差不多 管用
 """.split())  # FRAME_PHRASES are added below
 # Multi-word question frames of spoken Chinese ("what is it called", "what does it mean", "what
 # for"): kept whole by the tokenizer and weighing nothing, so 「二级叫什么名字」 is about 二级 and
 # 「编号是什么意思」 about 编号, not about 名字 or 意思, which the documents never need to say.
 FRAME_PHRASES = frozenset("""
 什么意思 啥意思 叫什么名字 什么名字 啥名字 叫什么 叫啥 干什么用 干嘛用 有什么用 有啥用 啥用
-怎么弄 咋弄 怎么搞 怎么办 咋办 同一个
+怎么弄 咋弄 怎么搞 怎么办 咋办 同一个 怎么操作 咋操作
 """.split())
 QUESTION_WORDS = QUESTION_WORDS | FRAME_PHRASES
 # Content words: weight FLOOR at or below LOW_IDF, 1 at HIGH_IDF and above, linear in between;
