@@ -40,6 +40,10 @@ CALIBRATION = {
     "spoken_decision_accuracy_at_default": 101 / 108,
 }
 DEFAULT_MIN_SCORE = 0.01
+# With the answerability decision off (XIAOE_ANSWERABILITY=off) the top score is the only gate, as in
+# the seed, and 0.01 would refuse almost nothing. `python -m core eval` with the decision off suggests
+# 0.11 on the formal calibration set and 0.08 on the spoken one; between them:
+THRESHOLD_ONLY_MIN_SCORE = 0.10
 DEFAULT_TOP_K = 3
 MAX_TOP_K = 10
 MAX_QUESTION_CHARS = 2000
@@ -113,6 +117,8 @@ class Settings:
                 continue
             values[f.name] = _parse(f.name, raw, type(getattr(_DEFAULTS, f.name)))
         values.update(overrides)
+        if "min_score" not in values and values.get("answerability", _DEFAULTS.answerability) == "off":
+            values["min_score"] = THRESHOLD_ONLY_MIN_SCORE
         return cls(**values)
 
     def with_defaults(self, *, min_score: float | None = None, top_k: int | None = None) -> Settings:

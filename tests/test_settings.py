@@ -39,3 +39,11 @@ def test_settings_bad_values_get_chinese_messages(env, fragment):
 def test_settings_repr_hides_api_keys():
     settings = Settings.from_env({"XIAOE_LLM_API_KEY": "sk-secret-123"})
     assert "sk-secret-123" not in repr(settings)
+
+
+def test_threshold_only_gate_gets_its_own_default_threshold():
+    from core.settings import DEFAULT_MIN_SCORE, THRESHOLD_ONLY_MIN_SCORE
+    assert Settings.from_env({}).min_score == DEFAULT_MIN_SCORE
+    assert Settings.from_env({"XIAOE_ANSWERABILITY": "off"}).min_score == THRESHOLD_ONLY_MIN_SCORE
+    assert Settings.from_env({"XIAOE_ANSWERABILITY": "off", "XIAOE_MIN_SCORE": "0.3"}).min_score == 0.3
+    assert Settings.from_env({}, answerability="off").min_score == THRESHOLD_ONLY_MIN_SCORE
