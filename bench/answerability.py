@@ -100,11 +100,11 @@ def report_set(name: str, rows, bundle, glossary: Glossary, threshold: float, k:
         print(summary_row(f"可答性判断，阈值 {settings_threshold:.2f}（Settings 默认），初始同义词表",
                           evaluate_decisions(rows, bundle, glossary, settings_threshold, k)))
     answerable = sum(r["expected"] != "应拒答" for r in rows)
-    for t in (THRESHOLD_ONLY_MIN_SCORE,):  # the old gate at its own default (XIAOE_ANSWERABILITY=off)
-        correct, fact, refused = threshold_only(rows, bundle, t, k)
-        n, m = len(rows), len(rows) - answerable
-        print(f"| 只看最高分，阈值 {t:.2f}（旧做法） | {correct}/{n} ({correct / n:.1%}) | "
-              f"{fact}/{answerable} ({fact / answerable:.1%}) | {refused}/{m} ({refused / m:.1%}) | – | – | – |")
+    t = THRESHOLD_ONLY_MIN_SCORE  # the old gate at its own default (XIAOE_ANSWERABILITY=off)
+    correct, fact, refused = threshold_only(rows, bundle, t, k)
+    n, m = len(rows), len(rows) - answerable
+    print(f"| 只看最高分，阈值 {t:.2f}（旧做法） | {correct}/{n} ({correct / n:.1%}) | "
+          f"{fact}/{answerable} ({fact / answerable:.1%}) | {refused}/{m} ({refused / m:.1%}) | – | – | – |")
     misses = [o for o in main if not o.correct]
     if misses:
         print(f"\n错误明细（阈值 {threshold:.2f}，初始同义词表）：\n")

@@ -114,16 +114,27 @@ def credit(term: Term, texts: Sequence[str]) -> float:
     return best
 
 
+def _hit_text(hit: Hit) -> str:
+    """What coverage is checked against: a chunk's heading and text, normalised."""
+    return normalize(f"{hit.heading}\n{hit.text}")
+
+
+def _weighted_share(credits: Mapping[Term, float]) -> float:
+    """Σ weight × specificity × credit ÷ Σ weight × specificity (0 without weight): background
+    weight times corpus specificity, so a missing 课 in a corpus about courses matters less."""
+    total = sum(t.weight * t.specificity for t in credits)
+    return sum(t.weight * t.specificity * c for t, c in credits.items()) / total if total > 0 else 0.0
+
+
 def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyzer: TermAnalyzer,
            glossary: Glossary | None = None, policy: Policy = DEFAULT_POLICY) -> Decision:
     """Judge `question` against its kept candidates (best first); a candidate passes at score >= threshold."""
     best = max((h.score for h in candidates), default=0.0)
-    passing = [normalize(f"{h.heading}\n{h.text}") for h in candidates if h.score >= threshold]
+    passing = [_hit_text(h) for h in candidates if h.score >= threshold]
     terms = analyzer.terms(question, glossary)
     credits = {t: credit(t, passing) for t in terms}
-    # background weight × corpus specificity: missing 课 in a corpus about courses matters less
     total = sum(t.weight * t.specificity for t in terms)
-    coverage = sum(t.weight * t.specificity * c for t, c in credits.items()) / total if total > 0 else 0.0
+    coverage = _weighted_share(credits)
     unknown = sorted((t for t in terms if not t.known and credits[t] == 0.0), key=lambda t: -t.weight)
     heaviest_unknown = unknown[0].weight if unknown else 0.0
     by_weight = sorted(terms, key=lambda t: -t.weight * t.specificity)
@@ -228,11 +239,8 @@ RERANK_BASE = 0.5
 
 def chunk_coverage(terms: Sequence[Term], hit: Hit) -> float:
     """The weighted share of `terms` one chunk (heading included) holds, graded as in `assess`."""
-    total = sum(t.weight * t.specificity for t in terms)
-    if total <= 0:
-        return 0.0
-    text = [normalize(f"{hit.heading}\n{hit.text}")]
-    return sum(t.weight * t.specificity * credit(t, text) for t in terms) / total
+    text = [_hit_text(hit)]
+    return _weighted_share({t: credit(t, text) for t in terms})
 
 
 def make_reranker(bundle_or_index, glossary: Glossary | None = None, *,

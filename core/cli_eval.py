@@ -110,14 +110,19 @@ def _width(text: str) -> int:
 
 def decision_dict(summary: EvalSummary, glossary_size: int, outcomes: tuple[QuestionOutcome, ...]) -> dict:
     """The decision's counts and rates for --json; with `outcomes`, every wrong one too."""
-    explained = {e.question: e for e in explain_misses(outcomes)}
+    hints = _hints(outcomes)
     return {"glossary_entries": glossary_size, "total": summary.total, "answerable": summary.answerable,
             "unanswerable": summary.unanswerable, "counts": summary.counts,
             "accuracy": round(summary.accuracy, 6), "answered_with_fact": round(summary.answered_with_fact, 6),
             "refused_near_misses": round(summary.refused_near_misses, 6),
             "misses": [{"question": o.question, "outcome": o.outcome, "reason": o.decision.reason,
-                        "hint": explained[o.question].hint if o.question in explained else ""}
+                        "hint": hints.get(o.question, "")}
                        for o in outcomes if not o.correct]}
+
+
+def _hints(outcomes: tuple[QuestionOutcome, ...]) -> dict[str, str]:
+    """The consultant's next step for each wrong question (core.answerability.explain_misses)."""
+    return {e.question: e.hint for e in explain_misses(outcomes)}
 
 
 def format_decision(s: EvalSummary) -> str:
@@ -135,14 +140,14 @@ def format_decision(s: EvalSummary) -> str:
 
 def format_misses(outcomes: tuple[QuestionOutcome, ...]) -> str:
     """One block per wrong decision: the question, the reason given, and the consultant's next step."""
-    explained = {e.question: e for e in explain_misses(outcomes)}
+    hints = _hints(outcomes)
     lines = ["\n判断错误的题："]
     for o in outcomes:
         if o.correct:
             continue
         lines.append(f"  [{o.outcome}] {o.question}\n      理由：{o.decision.reason}")
-        if o.question in explained:
-            lines.append(f"      建议：{explained[o.question].hint}")
+        if o.question in hints:
+            lines.append(f"      建议：{hints[o.question]}")
     if len(lines) == 1:
         lines.append("  （没有）")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ import altair as alt
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from core.answerability import RERANK_BASE
 from core.grounding import check_grounding
 from core.problems import Problem
 from core.rag import Gate, Hit
@@ -84,8 +85,8 @@ def citation_frame(text: str, hits: Sequence[Hit]) -> pd.DataFrame:
 
 
 COVERAGE = "本片段关键词覆盖"
-RERANK_NOTE = ("排名按 分数 ×（0.5 + 0.5 × 本片段关键词覆盖）：分数相近时，含有问题里专指词的片段排前面；"
-               "是否达到阈值仍只看分数。")
+RERANK_NOTE = (f"排名按 分数 ×（{RERANK_BASE:g} + {1 - RERANK_BASE:g} × 本片段关键词覆盖）："
+               "分数相近时，含有问题里专指词的片段排前面；是否达到阈值仍只看分数。")
 
 
 def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
