@@ -70,6 +70,7 @@ class Row:
     fact_in_passing: bool  # a passing chunk of the expected file holds the key phrase
     lexical: tuple[float, ...]  # the decision's signals, then its summary score
     decided: bool  # what the shipped rule decided
+    unknown_terms: tuple[str, ...] = ()  # the question's words the corpus never uses
 
 
 def sentences(texts: Sequence[str]) -> list[str]:
@@ -89,6 +90,19 @@ def semantic_scores(embed: Callable[[list[str]], list[list[float]]], questions: 
     c = unit_rows(np.asarray(embed(chunks), dtype=np.float64))
     s = unit_rows(np.asarray(embed(sentences(chunks)), dtype=np.float64))
     return np.column_stack([(q @ c.T).max(axis=1), (q @ s.T).max(axis=1)])
+
+
+def drop_similarity(embed: Callable[[list[str]], list[list[float]]], questions: list[str],
+                    dropped_words: Sequence[Sequence[str]]) -> np.ndarray:
+    """Cosine between each question and the same question without the given words."""
+    shortened = []
+    for question, words in zip(questions, dropped_words):
+        for word in words:
+            question = question.replace(word, "")
+        shortened.append(question or "。")
+    a = unit_rows(np.asarray(embed(questions), dtype=np.float64))
+    b = unit_rows(np.asarray(embed(shortened), dtype=np.float64))
+    return (a * b).sum(axis=1)
 
 
 def leave_one_set_out(sets: Sequence[str], answerable: np.ndarray, features: np.ndarray) -> np.ndarray:
@@ -117,7 +131,8 @@ def measure(bundle, glossary) -> list[Row]:
             signals = {s.name_zh: s.value for s in o.decision.signals}
             rows.append(Row(name, o.expected != REFUSE_LABEL,
                             any(holds_fact(h, o.expected, o.key_phrase) for h in o.hits),
-                            (*(signals[n] for n in LEXICAL), o.decision.score), o.decision.answerable))
+                            (*(signals[n] for n in LEXICAL), o.decision.score), o.decision.answerable,
+                            o.decision.unknown_terms))
     return rows
 
 
@@ -140,6 +155,16 @@ def report(rows: list[Row], questions: list[str], chunks: list[str],
     for label, scores in semantic.items():
         print(f"| {label}：问题与最相近片段 | {roc_auc_score(answerable, scores[:, 0]):.4f} |")
         print(f"| {label}：问题与最相近单句 | {roc_auc_score(answerable, scores[:, 1]):.4f} |")
+
+    refused = [i for i, r in enumerate(rows) if not r.decided and r.unknown_terms]
+    if refused and len({rows[i].answerable for i in refused}) == 2:
+        print(f"\n删掉资料外的词，问题的意思变了多少（现行规则因资料外的词拒答的 {len(refused)} 题；"
+              "相似度高 = 那个词只是背景，应能答）：\n")
+        print("| 向量 | 删词前后相似度区分可答与近似题的 ROC AUC |")
+        print("| --- | --- |")
+        kept = [questions[i] for i in refused]
+        for label, embed in embedders.items():
+            print(f"| {label} | {roc_auc_score(answerable[refused], drop_similarity(embed, kept, [rows[i].unknown_terms for i in refused])):.4f} |")
 
     print("\n## 留一集验证：在其余六个集上训练逻辑回归，判断留出的那个集\n")
     print("| 特征 | 可答题答出且命中事实 | 应拒答题已拒答 |")

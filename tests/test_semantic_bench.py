@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.semantic_signal import leave_one_set_out, semantic_scores, sentences, tally
+from bench.semantic_signal import drop_similarity, leave_one_set_out, semantic_scores, sentences, tally
 from core.embeddings import HashingEmbeddings
 
 
@@ -42,3 +42,10 @@ def test_semantic_scores_find_the_sentence_inside_a_longer_chunk():
     assert scores.shape == (2, 2)
     assert scores[0, 1] > 0.99 > scores[0, 0]  # the exact sentence beats the whole chunk
     assert scores[1].max() < scores[0].max()
+
+
+def test_drop_similarity_is_one_when_nothing_is_dropped_and_falls_with_the_topic_word():
+    embed = HashingEmbeddings(dim=256).embed_documents
+    sims = drop_similarity(embed, ["学费能分期付款吗", "学费能分期付款吗"], [(), ("分期付款",)])
+    assert abs(sims[0] - 1.0) < 1e-9
+    assert sims[1] < 0.9
