@@ -46,6 +46,7 @@ from core.answerability import (  # noqa: E402
     REFUSE_LABEL,
     evaluate_decisions,
     holds_fact,
+    summarize,
 )
 from core.embeddings import HashingEmbeddings  # noqa: E402
 from core.errors import ConfigError, ModelError  # noqa: E402
@@ -204,9 +205,8 @@ def report_retrievers(settings: Settings, glossary) -> None:
         bundle = load_or_build(replace(settings, retriever=retriever))
         totals = {"all": [0, 0, 0, 0], "blind": [0, 0, 0, 0]}
         for name in SETS:
-            outcomes = evaluate_decisions(read_rows(DATA / name), bundle, glossary, DECISION_THRESHOLD, 3)
-            counts = (sum(o.outcome == CORRECT_ANSWER for o in outcomes), sum(o.expected != REFUSE_LABEL for o in outcomes),
-                      sum(o.outcome == CORRECT_REFUSAL for o in outcomes), sum(o.expected == REFUSE_LABEL for o in outcomes))
+            got = summarize(evaluate_decisions(read_rows(DATA / name), bundle, glossary, DECISION_THRESHOLD, 3))
+            counts = (got.counts[CORRECT_ANSWER], got.answerable, got.counts[CORRECT_REFUSAL], got.unanswerable)
             for key in ("all", "blind") if name in blind else ("all",):
                 totals[key] = [a + b for a, b in zip(totals[key], counts)]
         a, b = totals["all"], totals["blind"]

@@ -43,8 +43,8 @@ DECISION_THRESHOLD = 0.01
 class Policy:
     """The global knobs of the decision (see DECISION_THRESHOLD for how they were chosen)."""
 
-    min_coverage: float = 0.60
-    max_unknown_weight: float = 0.44
+    min_coverage: float = 0.59
+    max_unknown_weight: float = 0.42
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_coverage <= 1.0:
@@ -80,6 +80,7 @@ class Decision:
     coverage: float = 0.0
     terms: tuple[Term, ...] = ()
     partial_terms: tuple[str, ...] = ()  # found only in part (每级 as 每一级); also in uncovered_terms
+    context_terms: tuple[str, ...] = ()  # left out: only the asker's description of themselves holds them
 
 
 def _quote(words: Sequence[str]) -> str:
@@ -132,6 +133,7 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
     best = max((h.score for h in candidates), default=0.0)
     passing = [_hit_text(h) for h in candidates if h.score >= threshold]
     terms = analyzer.terms(question, glossary)
+    context = analyzer.context_words(question, glossary)
     credits = {t: credit(t, passing) for t in terms}
     total = sum(t.weight * t.specificity for t in terms)
     coverage = _weighted_share(credits)
@@ -161,10 +163,13 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
     score = evidence * coverage ** 0.5 * (1.0 - heaviest_unknown / 2)
     reason = _reason(answerable, signals, best, threshold, coverage, policy, terms, unknown, uncovered, partial,
                      carrying)
+    if context:
+        reason += f"；{_quote(list(context))}只出现在说明自身情况的分句里，没有计入"
     return Decision(answerable=answerable, score=round(max(0.0, min(1.0, score)), 4), reason=reason,
                     signals=signals, uncovered_terms=tuple(t.text for t in uncovered),
                     carrying_terms=tuple(carrying), unknown_terms=tuple(t.text for t in unknown),
-                    coverage=round(coverage, 4), terms=terms, partial_terms=tuple(partial))
+                    coverage=round(coverage, 4), terms=terms, partial_terms=tuple(partial),
+                    context_terms=context)
 
 
 def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, threshold: float, coverage: float,

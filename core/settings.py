@@ -18,13 +18,14 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 REFUSAL_TEXT = "这件事资料里没写，我不能替你们编，请转人工。"
 
-# Calibration on five labelled development sets with the default retriever (k=3, starter glossary),
+# Calibration on seven labelled development sets with the default retriever (k=3, starter glossary),
 # reproduced by `bench/answerability.py --calibrate --skip-student`:
 # - tests/data/calibration.csv: 46 answerable, 20 to refuse, written formally;
 # - tests/data/calibration_spoken.csv: 74 answerable, 34 near misses, written the way students type;
-# - tests/data/student_questions.csv (66 + 36), student_questions_v2.csv (86 + 40) and
-#   student_questions_v3.csv (95 + 50): student-phrased sets that were each held out once and then
-#   became development data (see the README).
+# - tests/data/student_questions.csv (66 + 36), student_questions_v2.csv (86 + 40),
+#   student_questions_v3.csv (95 + 50), student_heldout.csv (93 + 48) and student_heldout_v5.csv
+#   (84 + 41): student-phrased sets that were each held out once and then became development data
+#   (see the README).
 # The top chunk score alone overlaps on every set: on the formal set the lowest answerable top score
 # is 0.104 and the highest should-refuse one 0.130; on the spoken set 0.008 and 0.173. With the
 # answerability decision on (the default) the per-chunk threshold only has to keep chunks that share

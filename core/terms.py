@@ -75,6 +75,18 @@ CORPUS_WORD_FREQ = 1000  # segmentation prefers corpus vocabulary: 开课/后/�
 MAX_MERGE_TOKENS = 6
 # Class formats that jieba's dictionary tags as numerals (m) but that name what a question is about.
 NUMERAL_TOPICS = frozenset({"一对一", "一对二", "一对多"})
+# 「一共有几级」「一级要上几周」: the unit a question counts (几级 → 级, 多少课时 → 课时) is what it asks
+# about, though jieba tags units as classifiers or numerals. Generic units name nothing in particular.
+_COUNTED_RE = re.compile(r"^(?:几|多少)([\u4e00-\u9fff]{1,2})$")
+GENERIC_UNITS = frozenset("个些点下次种样回遍位")
+# The clause of a question that asks, as against clauses where the student describes themselves
+# (see TermAnalyzer.context_words); clauses end at punctuation or a space, as students type them.
+_ASKING_RE = re.compile(r"吗|呢|几|多少|什么|啥|怎么|咋|哪|多久|多长|如何|能不能|可不可以|是不是|有没有|会不会|"
+                        r"要不要|行不行|([\u4e00-\u9fff])[不没]\1|[?？]|[没不]$")
+_CLAUSE_RE = re.compile(r"(?<=[，,。！!？?；;])|\s+")
+MIN_ASKING_TERMS = 2
+# An asking clause that points back (「学费可以这样交吗」「那节课怎么算」) is about the clause before it.
+_POINTS_BACK_RE = re.compile(r"[这那]")
 # A-not-A questions: 包不包括 → 包括, 贵不贵 → 贵, 有没有 → 有 (the character repeated around 不/没).
 _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 # Resultative complements of spoken Chinese: 学到, 退掉, 剩下, 找到 are the verb plus a result that
@@ -261,6 +273,9 @@ class TermAnalyzer:
             return NUMBER_WEIGHT
         if _is_function_word(word, self._lexicon):
             return 0.0
+        return self._idf_weight(word)
+
+    def _idf_weight(self, word: str) -> float:
         idf = self._lexicon.idf.get(word, self._lexicon.median_idf)  # jieba's own default for unseen words
         if idf < MIN_IDF:
             return 0.0
@@ -292,12 +307,48 @@ class TermAnalyzer:
         """The question's distinct words with weight > 0, glossary synonyms merged and mapped.
 
         A word already inside a longer term of the question (停 after 先停, 退 after 退费) adds
-        nothing new and is left out; numbers are values and always kept.
+        nothing new and is left out; numbers are values and always kept. Words the corpus never
+        uses that only the asker's description of themselves holds are left out too (`context_words`).
         """
+        found = self._all_terms(question, glossary)
+        context = self._context(question, found)
+        return tuple(t for t in found if t.text not in context) if context else found
+
+    def context_words(self, question: str, glossary: Glossary | None = None) -> tuple[str, ...]:
+        """Words the corpus never uses that stand only in a clause where the student describes
+        themselves, not in the clause that asks: 「我闺女测出来是二级，学费得交多少」 asks about
+        学费; 闺女 is background. Only for a question of several clauses whose asking clause (one
+        with 吗, 几, 多少, 什么, 怎么, 能不能, A-not-A, ？ or a final 没/不) names at least
+        MIN_ASKING_TERMS words the corpus knows, so it stands on its own: 「有事缺了一节课 能补上吗」
+        leans on its first clause, and 缺 still counts; so does an asking clause that points back
+        with 这/那 (「我想分期付款 学费可以这样交吗」). No character of the word may recur in the
+        asking clause (删掉 … 能删吗).
+        """
+        found = self._all_terms(question, glossary)
+        context = self._context(question, found)
+        return tuple(t.text for t in found if t.text in context)
+
+    def _context(self, question: str, found: Sequence[Term]) -> set[str]:
+        clauses = [c.strip() for c in _CLAUSE_RE.split(question) if c and c.strip()]
+        asking = [c for c in clauses if _ASKING_RE.search(c.rstrip("，,。！!；;、"))]
+        if not asking or len(asking) == len(clauses):
+            return set()
+        ask_text = normalize("".join(asking))
+        if _POINTS_BACK_RE.search(ask_text):
+            return set()
+        rest = normalize("".join(c for c in clauses if c not in asking))
+        if sum(t.known and normalize(t.text) in ask_text for t in found) < MIN_ASKING_TERMS:
+            return set()
+        return {t.text for t in found if not t.known and not t.is_number and normalize(t.text) in rest
+                and not any(ch in ask_text for ch in normalize(t.text))}
+
+    def _all_terms(self, question: str, glossary: Glossary | None) -> tuple[Term, ...]:
         tokens = self._recut(self.tokens(question), glossary)
         if glossary is not None:
             tokens = _merge_phrases(tokens, glossary.phrases)
         tokens = [piece for token in tokens for piece in self._resplit(token, glossary)]
+        counted = {token: unit for token in tokens if (unit := self.counted_unit(token))}
+        tokens = [counted.get(token, token) for token in tokens]
         seen: set[str] = set()
         out: list[Term] = []
         for token in tokens:
@@ -305,6 +356,8 @@ class TermAnalyzer:
                 continue
             seen.add(token)
             weight, canon = self._weigh(token, glossary)
+            if token in counted.values():
+                weight = max(weight, FLOOR, self._idf_weight(token))
             if weight <= 0.0:
                 continue
             forms = (token, *(c for c in canon if c != token))
@@ -315,6 +368,13 @@ class TermAnalyzer:
                             via_glossary=bool(canon), is_number=is_number, specificity=round(specificity, 4)))
         longer = [t.text for t in out if not t.is_number]
         return tuple(t for t in out if t.is_number or not any(t.text != o and t.text in o for o in longer))
+
+    def counted_unit(self, token: str) -> str | None:
+        """The unit a 几/多少 token counts (几级 → 级) when the corpus uses it and it is not generic."""
+        match = _COUNTED_RE.match(token)
+        if match is None or match.group(1) in GENERIC_UNITS or match.group(1) in QUESTION_WORDS:
+            return None
+        return match.group(1) if self.in_corpus(match.group(1)) else None
 
     def _recut(self, tokens: list[str], glossary: Glossary | None) -> list[str]:
         """Re-cut a word the corpus lacks together with its neighbours when the corpus's own words

@@ -448,3 +448,53 @@ def test_terms_fold_spoken_forms_onto_the_corpus_words(corpus_index, question, e
 def test_recut_leaves_words_the_corpus_lacks_whole_and_unknown(corpus_index, question, unknown):
     terms = {t.text: t for t in analyzer_for(corpus_index).terms(question)}
     assert unknown in terms and not terms[unknown].known and terms[unknown].weight > 0.44
+
+
+@pytest.mark.parametrize("question, unit", [("一共有几级", "级"), ("一级要上几周", "周"), ("总共多少课时", "课时")])
+def test_terms_keep_the_unit_a_question_counts(corpus_index, question, unit):
+    terms = {t.text: t for t in analyzer_for(corpus_index).terms(question)}
+    assert unit in terms and terms[unit].known and terms[unit].weight > 0
+
+
+@pytest.mark.parametrize("question", ["有几个", "一共几次", "一共几期"])  # generic units, or one the corpus lacks
+def test_terms_ignore_generic_or_absent_counted_units(corpus_index, question):
+    assert analyzer_for(corpus_index).terms(question) == ()
+
+
+def test_bare_level_count_question_is_answered_from_the_shipped_corpus(corpus_index):
+    question = "一共有几级"
+    d = make_decider(corpus_index, load_starter())(question, retrieve(question, corpus_index, 3), 0.01)
+    assert d.answerable and d.carrying_terms == ("级",)
+
+
+@pytest.mark.parametrize("question, context", [
+    ("我闺女测出来是二级，学费得交多少", ("闺女",)),
+    ("一周要上几节课啊？我经常加班怕排不开", ("加班", "怕")),
+    ("出差多，线下班能改成线上上课吗", ("出差",)),
+])
+def test_context_words_are_the_askers_self_description(corpus_index, question, context):
+    analyzer = analyzer_for(corpus_index, glossary=load_starter())
+    assert analyzer.context_words(question, load_starter()) == context
+    assert not set(context) & {t.text for t in analyzer.terms(question, load_starter())}
+
+
+@pytest.mark.parametrize("question", [
+    "学费能不能分期付款",                 # one clause: nothing to set aside
+    "我想分期付款 学费可以这样交吗",       # the asking clause points back with 这
+    "有事缺了一节课 能补上吗",             # the asking clause names too little to stand alone
+    "我想把聊天记录删掉 能删吗",           # 删 recurs in the asking clause
+    "分期付款，学费可以吗",                # the asking clause names only 学费
+])
+def test_context_words_leave_the_topic_counted(corpus_index, question):
+    analyzer = analyzer_for(corpus_index, glossary=load_starter())
+    assert analyzer.context_words(question, load_starter()) == ()
+
+
+def test_assess_answers_past_the_self_description_and_says_so(corpus_index):
+    glossary = load_starter()
+    question = "出差多，线下班能改成线上上课吗"
+    decide = make_decider(corpus_index, glossary)
+    d = decide(question, retrieve(question, corpus_index, 3), 0.01)
+    assert d.answerable and d.context_terms == ("出差",)
+    assert "“出差”只出现在说明自身情况的分句里，没有计入" in d.reason
+    assert not decide("出差多的人能办分期付款吗", retrieve("出差多的人能办分期付款吗", corpus_index, 3), 0.01).answerable
