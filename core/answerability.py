@@ -16,7 +16,6 @@ run it over a labelled question set for the tuning page, the CLI and bench/answe
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +24,7 @@ from core.glossary import Glossary, expand_query
 from core.index import SearchIndex
 from core.question_set_format import LabelledQuestion, holds_key_phrase
 from core.rag import Hit, below_threshold, candidates_for, select
-from core.terms import Term, TermAnalyzer
+from core.terms import Term, TermAnalyzer, credit  # noqa: F401 - credit is re-exported
 from core.text import normalize
 
 MAX_LISTED_TERMS = 4
@@ -86,33 +85,6 @@ class Decision:
 def _quote(words: Sequence[str]) -> str:
     shown = "、".join(words[:MAX_LISTED_TERMS])
     return f"“{shown}”" + ("等" if len(words) > MAX_LISTED_TERMS else "")
-
-
-@functools.lru_cache(maxsize=4096)
-def _gapped(form: str) -> re.Pattern[str]:
-    """The form with exactly one character inserted somewhere inside it (每级 → 每.级)."""
-    return re.compile("|".join(re.escape(form[:i]) + "." + re.escape(form[i:]) for i in range(1, len(form))))
-
-
-def credit(term: Term, texts: Sequence[str]) -> float:
-    """How much of `term` the texts (normalised passing chunks) contain, in [0, 1].
-
-    1 when a form occurs as is; n/(n+1) when a form of n characters occurs with one character
-    inserted (每级 in 每一级: 2/3); for a form of 3+ characters the corpus uses, the share of its
-    character pairs found (口语课 with only 口语 present: 1/2); otherwise 0.
-    """
-    best = 0.0
-    for form in (normalize(f) for f in term.forms):
-        if not form:
-            continue
-        if any(form in text for text in texts):
-            return 1.0
-        if len(form) >= 2 and any(_gapped(form).search(text) for text in texts):
-            best = max(best, len(form) / (len(form) + 1))
-        if len(form) >= 3 and term.known:
-            pairs = {form[i:i + 2] for i in range(len(form) - 1)}
-            best = max(best, sum(any(p in text for text in texts) for p in pairs) / len(pairs))
-    return best
 
 
 def _hit_text(hit: Hit) -> str:

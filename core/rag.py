@@ -190,8 +190,11 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None) -> Iterator[str]:
     """Stream the model's answer for a passing gate (raises ModelError on any failure)."""
     model = llm or OfflineAnswerer()
     messages = build_messages(gate.question, [h.document for h in gate.hits])
+    # The offline answerer also reads the decision's keywords (glossary forms included); a real
+    # model gets only the prompt.
+    extra = {"keywords": gate.decision.terms} if gate.decision and isinstance(model, OfflineAnswerer) else {}
     try:
-        for chunk in model.stream(messages):
+        for chunk in model.stream(messages, **extra):
             yield str(chunk.content)
     except ModelError:
         raise

@@ -271,3 +271,14 @@ def test_describe_settings_lists_main_settings_without_password(tmp_path):
     assert {"XIAOE_CORPUS_DIR", "XIAOE_DATA_DIR", "XIAOE_DATABASE_URL", "XIAOE_MIN_SCORE", "XIAOE_TOP_K",
             "XIAOE_CHUNK_SIZE", "XIAOE_CHUNK_OVERLAP"} <= set(envs)
     assert "hunter2" not in envs["XIAOE_DATABASE_URL"]
+
+
+def test_stream_text_sends_a_real_model_only_the_prompt(fake_openai, tmp_path, corpus_index):
+    from core.answerability import make_decider
+
+    fake_openai.reply = GOOD
+    gate = rag.prepare(QUESTION, corpus_index, min_score=LOW, decide=make_decider(corpus_index))
+    assert gate.decision is not None and gate.decision.terms  # the offline answerer would get keywords
+    "".join(rag.stream_text(gate, make_chat_model(make_settings(fake_openai, tmp_path))))
+    body = fake_openai.requests[-1].body
+    assert "keywords" not in body and set(body) >= {"model", "messages"}
