@@ -27,7 +27,8 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	for script in bench/retrieval_quality.py bench/retrieval_speed.py bench/console_speed.py bench/queue_speed.py \
-		bench/tuning_speed.py bench/grounding_quality.py bench/answerability.py; do \
+		bench/tuning_speed.py bench/grounding_quality.py bench/answerability.py bench/offline_answer_quality.py \
+		bench/semantic_signal.py; do \
 		echo "== $$script"; $(PY) $$script || exit 1; done
 
 clean:

@@ -13,7 +13,7 @@ For every question of every labelled set in tests/data (the decision at its defa
 starter glossary) it records the lexical signals the console shows and two semantic scores: the
 best cosine between the question and a chunk, and between the question and a single sentence.
 Then, for each feature set, a logistic regression (false answer weighted FALSE_ANSWER_COST) is
-trained on all sets but one and decides the one left out; the totals over the seven held-out
+trained on all sets but one and decides the one left out; the totals over the held-out
 folds are printed. A semantic score that helps must raise both columns over the lexical row.
 With --provider it also runs the shipped decision, unchanged, on the hybrid and dense retrievers.
 """
@@ -37,7 +37,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from answerability import FALSE_ANSWER_COST, read_rows  # noqa: E402
+from answerability import (  # noqa: E402
+    CALIBRATION_SETS,
+    DEV_STUDENT_SETS,
+    FALSE_ANSWER_COST,
+    HELDOUT_SETS,
+    read_rows,
+)
 
 from core.answerability import (  # noqa: E402
     CORRECT_ANSWER,
@@ -56,8 +62,8 @@ from core.providers import make_embeddings  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
-SETS = ("calibration.csv", "calibration_spoken.csv", "student_questions.csv", "student_questions_v2.csv",
-        "student_questions_v3.csv", "student_heldout.csv", "student_heldout_v5.csv")
+SETS = tuple(file for _, file in (*CALIBRATION_SETS, *DEV_STUDENT_SETS, *HELDOUT_SETS))
+BLIND = ("student_heldout.csv", "student_heldout_v5.csv", "student_heldout_v6.csv")  # each was measured once, blind
 SENTENCE_END = re.compile(r"[。！？；\n]")
 LEXICAL = ("最高分", "关键词覆盖", "资料外的词", "领先第二名")
 
@@ -167,7 +173,7 @@ def report(rows: list[Row], questions: list[str], chunks: list[str],
         for label, embed in embedders.items():
             print(f"| {label} | {roc_auc_score(answerable[refused], drop_similarity(embed, kept, [rows[i].unknown_terms for i in refused])):.4f} |")
 
-    print("\n## 留一集验证：在其余六个集上训练逻辑回归，判断留出的那个集\n")
+    print("\n## 留一集验证：在其余各集上训练逻辑回归，判断留出的那个集\n")
     print("| 特征 | 可答题答出且命中事实 | 应拒答题已拒答 |")
     print("| --- | --- | --- |")
     shipped = np.array([r.decided for r in rows])
@@ -197,9 +203,8 @@ def report(rows: list[Row], questions: list[str], chunks: list[str],
 
 def report_retrievers(settings: Settings, glossary) -> None:
     """The shipped decision at its defaults with each retriever; hybrid and dense need the provider."""
-    blind = ("student_heldout.csv", "student_heldout_v5.csv")
     print("\n## 换检索方式：同一判断（默认参数）配字面、混合、向量检索\n")
-    print("| 检索方式 | 全部 7 个集：答出且命中事实 | 全部：已拒答 | 盲写集 v4+v5：答出且命中事实 | v4+v5：已拒答 |")
+    print(f"| 检索方式 | 全部 {len(SETS)} 个集：答出且命中事实 | 全部：已拒答 | 学员集 v4–v6：答出且命中事实 | v4–v6：已拒答 |")
     print("| --- | --- | --- | --- | --- |")
     for retriever in ("lexical", "hybrid", "dense"):
         bundle = load_or_build(replace(settings, retriever=retriever))
@@ -207,7 +212,7 @@ def report_retrievers(settings: Settings, glossary) -> None:
         for name in SETS:
             got = summarize(evaluate_decisions(read_rows(DATA / name), bundle, glossary, DECISION_THRESHOLD, 3))
             counts = (got.counts[CORRECT_ANSWER], got.answerable, got.counts[CORRECT_REFUSAL], got.unanswerable)
-            for key in ("all", "blind") if name in blind else ("all",):
+            for key in ("all", "blind") if name in BLIND else ("all",):
                 totals[key] = [a + b for a, b in zip(totals[key], counts)]
         a, b = totals["all"], totals["blind"]
         print(f"| {retriever} | {_percent(a[0], a[1])} | {_percent(a[2], a[3])} | "
