@@ -5,8 +5,8 @@ Run from the repository root:  .venv/bin/python bench/answerability.py [--thresh
 Prints markdown tables. `--calibrate` fits the three global knobs on the development sets
 (tests/data/calibration.csv, written formally; calibration_spoken.csv, written the way students type
 in a chat app; five student sets that were each held out once and then became development data)
-and stops; `--skip-student` leaves out the held-out set (tests/data/student_heldout_v6.csv), which
-must not be looked at while tuning. The glossary is the
+and stops; `--skip-student` leaves out the held-out sets (tests/data/student_heldout_v6.csv and
+student_heldout_v7.csv), which must not be looked at while tuning. The glossary is the
 shipped starter (core/data/glossary_starter.csv),
 not the database, so the numbers do not depend on anyone's edits. CMRC 2018 data is read from
 ../shared via bench/cmrc.py (CC BY-SA 4.0, see the attribution printed with the table).
@@ -53,7 +53,9 @@ CALIBRATION_SETS = (("校准集（书面）calibration.csv", "calibration.csv"),
 # sets, and is run once, after everything else is fixed. The five earlier student sets were each
 # held out once too and then became development data (see the README), so they now join the
 # calibration sets for the global knobs.
-HELDOUT_SETS = (("学员问题留出集 v6 student_heldout_v6.csv（盲写，只测一次）", "student_heldout_v6.csv"),)
+HELDOUT_SETS = (("学员问题留出集 v7 student_heldout_v7.csv（盲写，只测一次）", "student_heldout_v7.csv"),
+                ("学员问题留出集 v6 student_heldout_v6.csv（盲写，只测一次；判断规则在 v6 与 v7 之间没有改动）",
+                 "student_heldout_v6.csv"))
 DEV_STUDENT_SETS = (("学员问题 v5 student_heldout_v5.csv（盲测一次后转为开发集）", "student_heldout_v5.csv"),
                     ("学员问题 v4 student_heldout.csv（盲测一次后转为开发集）", "student_heldout.csv"),
                     ("学员问题 v3 student_questions_v3.csv（测过一次后转为开发集）", "student_questions_v3.csv"),
