@@ -104,8 +104,7 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
     """Judge `question` against its kept candidates (best first); a candidate passes at score >= threshold."""
     best = max((h.score for h in candidates), default=0.0)
     passing = [_hit_text(h) for h in candidates if h.score >= threshold]
-    terms = analyzer.terms(question, glossary)
-    context = analyzer.context_words(question, glossary)
+    terms, context = analyzer.split(question, glossary)  # one cut of the question for both
     credits = {t: credit(t, passing) for t in terms}
     total = sum(t.weight * t.specificity for t in terms)
     coverage = _weighted_share(credits)

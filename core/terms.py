@@ -337,9 +337,15 @@ class TermAnalyzer:
         nothing new and is left out; numbers are values and always kept. Words the corpus never
         uses that only the asker's description of themselves holds are left out too (`context_words`).
         """
+        return self.split(question, glossary)[0]
+
+    def split(self, question: str, glossary: Glossary | None = None) -> tuple[tuple[Term, ...], tuple[str, ...]]:
+        """(`terms`, `context_words`) of the question from one cut, for callers that need both."""
         found = self._all_terms(question, glossary)
         context = self._context(question, found)
-        return tuple(t for t in found if t.text not in context) if context else found
+        if not context:
+            return found, ()
+        return tuple(t for t in found if t.text not in context), tuple(t.text for t in found if t.text in context)
 
     def context_words(self, question: str, glossary: Glossary | None = None) -> tuple[str, ...]:
         """Words the corpus never uses that stand only in a clause where the student describes
@@ -351,9 +357,7 @@ class TermAnalyzer:
         with 这/那 (「我想分期付款 学费可以这样交吗」). No character of the word may recur in the
         asking clause (删掉 … 能删吗).
         """
-        found = self._all_terms(question, glossary)
-        context = self._context(question, found)
-        return tuple(t.text for t in found if t.text in context)
+        return self.split(question, glossary)[1]
 
     def _context(self, question: str, found: Sequence[Term]) -> set[str]:
         clauses = [c.strip() for c in _CLAUSE_RE.split(question) if c and c.strip()]
