@@ -35,7 +35,7 @@ from core import index as index_module
 from core import loader as loader_module
 from core import text as text_module
 from core.index import LexicalRetriever, SearchIndex, build_index
-from core.loader import list_markdown, make_splitter, read_markdown, split_text
+from core.loader import list_markdown, make_splitter, read_markdown, refused_markdown, split_text
 from core.settings import Settings
 
 FORMAT_VERSION = 2
@@ -153,7 +153,7 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]
     splitter = None
     chunks: list[Document] = []
     files: list[str] = []
-    skipped: list[str] = []
+    skipped: list[str] = list(refused_markdown(settings.corpus_dir))
     resplit: list[str] = []
     kept: set[Path] = set()
     note = ""

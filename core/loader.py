@@ -14,6 +14,7 @@ from pathlib import Path
 from langchain_core.documents import Document
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+from core.corpus_write import regular_file_inside
 from core.errors import CorpusError
 
 CHINESE_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", "。", "！", "？", "；", "，", " ", "")
@@ -105,13 +106,31 @@ def read_markdown(path: Path) -> str:
 
 
 def list_markdown(folder: Path | str) -> list[Path]:
+    """The regular `.md` files directly in `folder`, sorted; symlinks and the like are left out
+    (see `refused_markdown`), so a link to /etc/passwd is never read, indexed or quoted."""
     folder = Path(folder)
     if not folder.is_dir():
         raise CorpusError(f"资料文件夹「{folder}」不存在，请检查 XIAOE_CORPUS_DIR 设置或先创建该文件夹。")
-    files = sorted(p for p in folder.glob("*.md") if p.is_file() and not p.name.startswith("."))
+    files = sorted(p for p in _candidates(folder) if _refusal(folder, p) is None)
     if not files:
         raise CorpusError(f"资料文件夹「{folder}」里没有 .md 文件，请放入至少一份 Markdown 资料。")
     return files
+
+
+def refused_markdown(folder: Path | str) -> tuple[str, ...]:
+    """A Chinese sentence for each `.md` entry that is not a regular file inside `folder`."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return ()
+    return tuple(f"已拒绝{reason}" for p in sorted(_candidates(folder)) if (reason := _refusal(folder, p)))
+
+
+def _candidates(folder: Path) -> list[Path]:
+    return [p for p in folder.glob("*.md") if not p.name.startswith(".")]
+
+
+def _refusal(folder: Path, path: Path) -> str | None:
+    return regular_file_inside(folder, path)
 
 
 def load_corpus(folder: Path | str, *, chunk_size: int = 160, chunk_overlap: int = 40) -> LoadReport:
@@ -119,7 +138,7 @@ def load_corpus(folder: Path | str, *, chunk_size: int = 160, chunk_overlap: int
     splitter = make_splitter(chunk_size, chunk_overlap)
     chunks: list[Document] = []
     files: list[str] = []
-    skipped: list[str] = []
+    skipped: list[str] = list(refused_markdown(folder))
     for path in list_markdown(folder):
         text = read_markdown(path)
         if not text.strip():

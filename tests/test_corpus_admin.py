@@ -136,14 +136,25 @@ def test_corpus_admin_bad_names_and_contents_write_nothing(admin, corpus, name, 
 
 
 def test_corpus_admin_failed_write_records_no_version(admin, corpus, monkeypatch):
-    def broken_replace(src, dst):
+    def broken_fsync(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", broken_replace)
+    monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(CorpusError, match="无法写入"):
         admin.save(ADMIN, "新资料.md", "# 新\n内容")
     assert admin.history("新资料.md") == () and not (corpus / "新资料.md").exists()
     assert not [p for p in corpus.iterdir() if p.name.startswith(".")]  # no temp file left behind
+
+
+def test_corpus_admin_failed_rename_keeps_the_recorded_version(admin, corpus, monkeypatch):
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(CorpusError, match="已保存为新版本"):
+        admin.save(ADMIN, "新资料.md", "# 新\n内容")
+    assert [v.version for v in admin.history("新资料.md")] == [1]  # the database is ahead; sync writes the file
+    assert not [p for p in corpus.iterdir() if p.name.startswith(".")]
 
 
 def test_corpus_admin_symlink_is_not_followed(admin, corpus, tmp_path):
