@@ -186,6 +186,8 @@ def analyzer_for(index: SearchIndex, cache_dir: Path | None = None,
 
 @functools.lru_cache(maxsize=8)
 def _analyzer(index: SearchIndex, cache: Path | None, phrases: frozenset[str]) -> TermAnalyzer:
+    if index.profile is not None:  # built and saved with the index: no pass over the chunks here
+        return TermAnalyzer.from_profile(index.profile, extra_words=phrases)
     return TermAnalyzer.from_chunks(index.chunks, extra_words=phrases, vocabulary_cache=cache)
 
 

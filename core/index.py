@@ -20,14 +20,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from scipy import sparse
 
-from core.text import ngram_keys, query_keys, term_key
+from core.text import ngram_keys_by_n, query_keys, term_key
+
+if TYPE_CHECKING:
+    from core.corpus_profile import CorpusProfile
 
 NGRAM_RANGE = (1, 2)
 K1 = 1.2   # the usual BM25 defaults, not tuned: over k1 0.8–2, b 0.2–0.75 CMRC dev hit@1 stays in 0.975–0.980
@@ -78,21 +81,38 @@ class LexicalRetriever:
         import pandas as pd  # imported here: loading a saved index or answering never needs it
 
         n = len(texts)
-        chunk_ids, keys = ngram_keys(list(texts), ngram_range)
-        codes, uniques = pd.factorize(keys)  # hashing beats sorting 10^7 keys (0.5 s vs 9 s); sorted below
-        order = np.argsort(uniques)
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.shape[0])
-        # coo → csr sums repeated (term, chunk) pairs into tf; rows keep chunk order
-        postings = sparse.csr_matrix((np.ones(keys.shape[0], dtype=np.float32), (rank[codes], chunk_ids)),
-                                     shape=(order.shape[0], n))
+        # One n at a time (1-grams, then 2-grams): each n's keys are hashed (pandas.factorize beats
+        # sorting 10^7 keys, 0.5 s vs 9 s) and dropped before the next n is made, to keep the peak
+        # low at 100,000 chunks. Keys of different n never collide, and every n-gram key sorts
+        # after every shorter one (core.text.term_key), so ranks per n stack into one sorted order.
+        row_parts, chunk_parts, term_parts = [], [], []
+        offset = 0
+        for _, ids, keys in ngram_keys_by_n(list(texts), ngram_range):
+            codes, uniques = pd.factorize(keys)
+            del keys
+            order = np.argsort(uniques)
+            rank = np.empty(order.shape[0], dtype=np.int32)
+            rank[order] = np.arange(offset, offset + order.shape[0], dtype=np.int32)
+            row_parts.append(rank[codes])
+            chunk_parts.append(ids)
+            term_parts.append(np.asarray(uniques)[order].astype(np.int64))
+            offset += order.shape[0]
+            del codes, uniques
+        rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.int32)
+        chunk_ids = np.concatenate(chunk_parts) if chunk_parts else np.zeros(0, dtype=np.int32)
+        del row_parts, chunk_parts
+        terms = np.concatenate(term_parts) if term_parts else np.zeros(0, dtype=np.int64)
         lengths = np.bincount(chunk_ids, minlength=n).astype(np.float32)
+        # coo → csr sums repeated (term, chunk) pairs into tf; rows keep chunk order
+        postings = sparse.coo_matrix((np.ones(rows.shape[0], dtype=np.float32), (rows, chunk_ids)),
+                                     shape=(terms.shape[0], n)).tocsr()
+        del rows, chunk_ids
         mean = float(lengths.mean()) if n else 0.0
         norm = k1 * (1.0 - b + b * lengths / mean) if mean > 0 else np.full(n, k1, dtype=np.float32)
         tf = postings.data
         postings.data = (tf / (tf + norm[postings.indices])).astype(np.float32)
         idf = bm25_idf(np.diff(postings.indptr), n).astype(np.float32)
-        return cls(terms=uniques[order].astype(np.int64), idf=idf, postings=postings,
+        return cls(terms=terms, idf=idf, postings=postings,
                    ngram_range=tuple(ngram_range), k1=k1, b=b)
 
     @property
@@ -183,6 +203,7 @@ class SearchIndex:
     retriever: Retriever | None
     fingerprint: str = ""
     built_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    profile: CorpusProfile | None = None  # built with the index by core.index_store (answerability's view)
 
     def __len__(self) -> int:
         return len(self.chunks)

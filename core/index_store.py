@@ -1,47 +1,57 @@
 """Load the corpus and build, save or reload its index, keyed on the corpus fingerprint.
 
 The fingerprint is a sha256 over every file's name and bytes, the settings that shape chunks
-and scores, and the source of the code that does (loader, text, index), so any change gives
-a new index. On disk, under `settings.index_dir`:
+and scores, and the source of the code that does (loader, text, index, the corpus profile), so
+any change gives a new index. One pass builds everything per-corpus: the chunks (kept as UTF-8
+blobs, never as a list of Documents), the lexical index, and the answerability profile (corpus
+vocabulary + normalised chunk texts, core.corpus_profile), all saved together. On disk, under
+`settings.index_dir`:
 
-    lexical-<fingerprint>.npz   the whole default index in one file (no pickle): n-gram keys,
-                                idf, postings CSR, chunk texts and metadata as UTF-8 blobs
-    chunks/<file key>.json      one corpus file's chunks, keyed by its content hash, so a
-                                rebuild re-splits only the files that changed
+    lexical-<fingerprint>.npz   the whole default index in one file (core.index_format)
+    chunks/<file key>.json      one corpus file's chunks and jieba word counts, keyed by its
+                                content hash, so a rebuild re-cuts only the files that changed
 
-Every file is written to a temp file and renamed into place, so a crash leaves the old file
-or none. A cache that cannot be read is rebuilt and the reason is returned in the bundle.
-Dense and hybrid retrievers are built by core.hybrid (their vectors have their own cache).
+A cache that cannot be read is rebuilt and the reason is returned in the bundle. Dense and
+hybrid retrievers are built by core.hybrid (their vectors have their own cache).
 """
 
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import json
-import os
-import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO
 
-import numpy as np
-from langchain_core.documents import Document
-from scipy import sparse
+import jieba
 
+from core import corpus_profile as profile_module
 from core import index as index_module
 from core import loader as loader_module
+from core import terms as terms_module
 from core import text as text_module
-from core.index import LexicalRetriever, SearchIndex, build_index
+from core.corpus_profile import build_profile, word_counts
+from core.index import LexicalRetriever, SearchIndex
+from core.index_format import (  # noqa: F401  (re-exported for callers of the store)
+    FORMAT_VERSION,
+    ChunkBlobs,
+    LazyChunks,
+    load_index,
+    save_index,
+    write_atomic,
+)
 from core.loader import list_markdown, make_splitter, read_markdown, refused_markdown, split_text
 from core.settings import Settings
 
-FORMAT_VERSION = 2
 CHUNK_DIR = "chunks"
-_CODE_FILES = (loader_module.__file__, text_module.__file__, index_module.__file__)
+_CODE_FILES = (loader_module.__file__, text_module.__file__, index_module.__file__, profile_module.__file__,
+               terms_module.__file__)
 CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)
+_write_atomic = write_atomic
 
 
 @dataclass(frozen=True)
@@ -95,24 +105,33 @@ def load_or_build(settings: Settings) -> IndexBundle:
     if settings.retriever == "lexical" and path.exists():
         try:
             index, meta = load_index(path, fingerprint)
+            if index.profile is None or index.profile.key != profile_module.profile_key():
+                raise ValueError("the saved index has no current answerability profile")
             return IndexBundle(index=index, files=tuple(meta["files"]), skipped=tuple(meta["skipped"]),
                                fingerprint=fingerprint, from_cache=True)
         except CACHE_ERRORS as error:
             note = f"索引缓存 {path.name} 无法读取（{type(error).__name__}: {error}），已重新建立。"
-    chunks, files, skipped, resplit, chunk_note = _chunk_corpus(settings, corpus)
+    table = _chunk_corpus(settings, corpus)
+    del corpus
+    texts = table.index_texts
+    profile = build_profile(texts, counts=table.counts)
+    chunks = table.blobs.finish()
     if settings.retriever == "lexical":
-        index = build_index(chunks, fingerprint=fingerprint)
+        retriever = LexicalRetriever.fit(texts) if texts else None
+        del texts, table.index_texts[:]
+        gc.collect()  # the fit's temporaries are cyclic-free, but pandas/scipy leave garbage worth returning now
+        index = SearchIndex(chunks=chunks, retriever=retriever, fingerprint=fingerprint, profile=profile)
         try:
-            save_index(index, path, files=files, skipped=skipped)
+            save_index(index, path, files=table.files, skipped=table.skipped)
             _prune(settings.index_dir.glob("lexical-*.npz"), keep={path})
         except OSError as error:
             note += f"索引无法写入 {settings.index_dir}（{error}），本次照常使用，但下次启动要重建；请检查 XIAOE_DATA_DIR 是否可写。"
     else:
         from core.hybrid import build_index_for  # dense and hybrid need a provider; imported only then
 
-        index = build_index_for(settings, chunks, fingerprint)
-    return IndexBundle(index=index, files=files, skipped=skipped, fingerprint=fingerprint,
-                       resplit=resplit, note=" ".join(n for n in (note, chunk_note) if n))
+        index = replace(build_index_for(settings, tuple(chunks), fingerprint), profile=profile)
+    return IndexBundle(index=index, files=table.files, skipped=table.skipped, fingerprint=fingerprint,
+                       resplit=table.resplit, note=" ".join(n for n in (note, table.note) if n))
 
 
 # -- the corpus and its per-file chunk cache ----------------------------------------------------
@@ -126,6 +145,8 @@ def _code_version() -> str:
     digest = hashlib.sha256()
     for name in _CODE_FILES:
         digest.update(Path(name).read_bytes())
+    dictionary = Path(jieba.__file__).with_name("dict.txt")  # the vocabulary depends on jieba's dictionary
+    digest.update(f"{jieba.__version__}|{dictionary.stat().st_size}".encode())
     return digest.hexdigest()[:12]
 
 
@@ -146,138 +167,65 @@ def _file_key(settings: Settings, name: str, data: bytes) -> str:
     return digest.hexdigest()[:24]
 
 
-def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]
-                  ) -> tuple[tuple[Document, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], str]:
-    """Chunks of every file, re-split only where the file's content hash has no cache entry."""
+@dataclass
+class _ChunkTable:
+    """Every chunk of the corpus, compact: blobs, the texts the index reads, and jieba word counts."""
+
+    blobs: ChunkBlobs = field(default_factory=ChunkBlobs)
+    index_texts: list[str] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)
+    files: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    resplit: tuple[str, ...] = ()
+    note: str = ""
+
+
+def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]) -> _ChunkTable:
+    """Chunks of every file, re-split (and re-counted) only where the file's content hash has no cache entry."""
     folder = settings.index_dir / CHUNK_DIR
     splitter = None
-    chunks: list[Document] = []
+    table = _ChunkTable()
     files: list[str] = []
     skipped: list[str] = list(refused_markdown(settings.corpus_dir))
     resplit: list[str] = []
     kept: set[Path] = set()
-    note = ""
     for path, data in corpus:
         entry = folder / f"{_file_key(settings, path.name, data)}.json"
         kept.add(entry)
         try:
-            pieces = [Document(page_content=t, metadata=m) for t, m in json.loads(entry.read_text("utf-8"))]
+            cached = json.loads(entry.read_text("utf-8"))
+            pieces, counts = [(t, m) for t, m in cached["chunks"]], cached["counts"]
         except CACHE_ERRORS:  # missing or damaged: the file is simply cut again
             pieces = None
         if pieces is None:
             text = read_markdown(path)
             splitter = splitter or make_splitter(settings.chunk_size, settings.chunk_overlap)
-            pieces = split_text(path.name, text, splitter) if text.strip() else []
+            pieces = [(c.page_content, c.metadata) for c in split_text(path.name, text, splitter)] if text.strip() else []
+            counts = word_counts(_index_text(t, m) for t, m in pieces)
             resplit.append(path.name)
             try:
-                payload = json.dumps([[c.page_content, c.metadata] for c in pieces], ensure_ascii=False).encode("utf-8")
-                _write_atomic(entry, lambda f, payload=payload: f.write(payload))
+                payload = json.dumps({"chunks": pieces, "counts": counts}, ensure_ascii=False).encode("utf-8")
+                write_atomic(entry, lambda f, payload=payload: f.write(payload))
             except OSError as error:
-                note = f"片段缓存无法写入 {folder}（{error}），下次启动会重新切分。"
+                table.note = f"片段缓存无法写入 {folder}（{error}），下次启动会重新切分。"
         if pieces:
             files.append(path.name)
-            chunks.extend(pieces)
+            for text, metadata in pieces:
+                table.blobs.add(text, metadata)
+                table.index_texts.append(_index_text(text, metadata))
+            table.counts.update(counts)
         else:
             skipped.append(f"资料文件「{path.name}」是空的，已跳过。")
-    if not note:
+    if not table.note:
         _prune(folder.glob("*.json"), keep=kept)
-    return tuple(chunks), tuple(files), tuple(skipped), tuple(resplit), note
+    table.files, table.skipped, table.resplit = tuple(files), tuple(skipped), tuple(resplit)
+    return table
 
 
-# -- one-file index format ----------------------------------------------------------------------
-
-def save_index(index: SearchIndex, path: Path, *, files: Sequence[str] = (), skipped: Sequence[str] = ()) -> None:
-    """Write a lexical index (or an empty one) to `path` atomically; no pickle."""
-    retriever = index.retriever
-    if retriever is not None and not isinstance(retriever, LexicalRetriever):
-        raise TypeError(f"only the lexical index is saved here, not {type(retriever).__name__}")
-    texts, text_offsets = _blob(c.page_content for c in index.chunks)
-    metas, meta_offsets = _blob(json.dumps(c.metadata, ensure_ascii=False) for c in index.chunks)
-    meta = {"format": FORMAT_VERSION, "fingerprint": index.fingerprint, "built_at": index.built_at,
-            "files": list(files), "skipped": list(skipped), "n_chunks": len(index.chunks)}
-    arrays = {"texts": texts, "text_offsets": text_offsets, "metas": metas, "meta_offsets": meta_offsets}
-    if retriever is not None:
-        p = retriever.postings
-        meta.update(ngram_range=list(retriever.ngram_range), k1=retriever.k1, b=retriever.b)
-        arrays.update(terms=retriever.terms, idf=retriever.idf, indptr=p.indptr, indices=p.indices, data=p.data)
-    arrays["meta"] = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    _write_atomic(path, lambda f: np.savez(f, **arrays))
-
-
-def load_index(path: Path, fingerprint: str | None = None) -> tuple[SearchIndex, dict]:
-    """Read an index written by `save_index`; ValueError when it is not the expected one."""
-    with np.load(path, allow_pickle=False) as data:
-        meta = json.loads(data["meta"].tobytes().decode("utf-8"))
-        if meta.get("format") != FORMAT_VERSION:
-            raise ValueError(f"format {meta.get('format')} is not {FORMAT_VERSION}")
-        if fingerprint is not None and meta.get("fingerprint") != fingerprint:
-            raise ValueError(f"fingerprint {meta.get('fingerprint')} is not {fingerprint}")
-        chunks = LazyChunks(data["texts"], data["text_offsets"], data["metas"], data["meta_offsets"])
-        if len(chunks) != meta["n_chunks"]:
-            raise ValueError(f"{len(chunks)} chunks stored, {meta['n_chunks']} expected")
-        retriever = None
-        if "terms" in data:
-            terms = data["terms"]
-            postings = sparse.csr_matrix((data["data"], data["indices"], data["indptr"]),
-                                         shape=(terms.shape[0], len(chunks)))
-            retriever = LexicalRetriever(terms=terms, idf=data["idf"], postings=postings,
-                                         ngram_range=tuple(meta["ngram_range"]), k1=meta["k1"], b=meta["b"])
-    index = SearchIndex(chunks=chunks, retriever=retriever, fingerprint=meta["fingerprint"], built_at=meta["built_at"])
-    return index, meta
-
-
-class LazyChunks(Sequence[Document]):
-    """Chunks kept as UTF-8 blobs; a Document is made on first access (100,000 Documents take ~0.5 s)."""
-
-    def __init__(self, texts: np.ndarray, text_offsets: np.ndarray, metas: np.ndarray, meta_offsets: np.ndarray):
-        if text_offsets.shape != meta_offsets.shape or text_offsets.ndim != 1 or text_offsets.shape[0] < 1:
-            raise ValueError(f"offset arrays {text_offsets.shape} and {meta_offsets.shape} do not match")
-        if text_offsets[-1] != texts.shape[0] or meta_offsets[-1] != metas.shape[0]:
-            raise ValueError("chunk blobs are shorter or longer than their offsets say")
-        self._texts, self._text_offsets = texts.tobytes(), text_offsets.tolist()
-        self._metas, self._meta_offsets = metas.tobytes(), meta_offsets.tolist()
-        self._made: dict[int, Document] = {}
-
-    def __len__(self) -> int:
-        return len(self._text_offsets) - 1
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return tuple(self[j] for j in range(*i.indices(len(self))))
-        i = range(len(self))[i]  # IndexError and negative indices as for a tuple
-        doc = self._made.get(i)
-        if doc is None:
-            t0, t1 = self._text_offsets[i], self._text_offsets[i + 1]
-            m0, m1 = self._meta_offsets[i], self._meta_offsets[i + 1]
-            doc = Document(page_content=self._texts[t0:t1].decode("utf-8"),
-                           metadata=json.loads(self._metas[m0:m1].decode("utf-8")))
-            self._made[i] = doc
-        return doc
-
-    def __iter__(self) -> Iterator[Document]:
-        return (self[i] for i in range(len(self)))
-
-
-def _blob(strings) -> tuple[np.ndarray, np.ndarray]:
-    encoded = [s.encode("utf-8") for s in strings]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
-
-
-def _write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Write through `write` into a temp file beside `path`, fsync, then rename over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False) as tmp:
-        try:
-            write(tmp)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        except BaseException:
-            tmp.close()
-            os.unlink(tmp.name)
-            raise
-    os.replace(tmp.name, path)
+def _index_text(text: str, metadata: dict) -> str:
+    """index_text of the chunk, without making a Document (the same string the retriever reads)."""
+    heading = str(metadata.get("heading") or "")
+    return f"{heading}\n{text}" if heading else text
 
 
 def _prune(paths: Iterable[Path], *, keep: set[Path]) -> None:

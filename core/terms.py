@@ -19,7 +19,6 @@ import logging
 import math
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from langchain_core.documents import Document
 from core.text import normalize
 
 if TYPE_CHECKING:
+    from core.corpus_profile import CorpusProfile
     from core.glossary import Glossary
 
 jieba.setLogLevel(logging.WARNING)  # jieba's own logger prints "Building prefix dict…" at DEBUG
@@ -184,16 +184,9 @@ def corpus_vocabulary(texts: Sequence[str], *, min_count: int = MIN_CORPUS_WORD_
     jieba (with its HMM, which finds new words such as 转班 and 报读) cuts the corpus; the words
     it cuts at least `min_count` times, function words aside, are the corpus's vocabulary.
     """
-    lexicon = _lexicon()
-    counts: Counter[str] = Counter()
-    probe = jieba.Tokenizer()
-    probe.FREQ, probe.total, probe.initialized = lexicon.freq, lexicon.total, True  # read-only use
-    for text in texts:
-        for token in probe.cut(_fold(text), HMM=True):
-            if len(token) > 1 and _HAN_RE.match(token):
-                counts[token] += 1
-    return tuple(sorted(word for word, count in counts.items()
-                        if count >= min_count and not _is_function_word(word, lexicon)))
+    from core.corpus_profile import vocabulary_from_counts, word_counts  # it builds on this module
+
+    return vocabulary_from_counts(word_counts(texts), min_count=min_count)
 
 
 def _cached_vocabulary(texts: Sequence[str], path: Path | None) -> tuple[str, ...]:
@@ -260,12 +253,16 @@ def chunk_text(chunk: Document | str) -> str:
 class TermAnalyzer:
     """Tokenise and weigh questions against one corpus; build once per index with `from_chunks`."""
 
-    def __init__(self, corpus_texts: Sequence[str], *, extra_words: Iterable[str] = (),
-                 vocabulary: Sequence[str] | None = None) -> None:
-        """`vocabulary` is `corpus_vocabulary(corpus_texts)` when a caller has it saved already."""
-        self.corpus_texts = tuple(normalize(t) for t in corpus_texts)
-        self._corpus = "\x00".join(self.corpus_texts)
-        self.vocabulary = tuple(vocabulary) if vocabulary is not None else corpus_vocabulary(corpus_texts)
+    def __init__(self, corpus_texts: Sequence[str] = (), *, extra_words: Iterable[str] = (),
+                 vocabulary: Sequence[str] | None = None, profile: CorpusProfile | None = None) -> None:
+        """`vocabulary` is `corpus_vocabulary(corpus_texts)` when a caller has it saved already;
+        `profile` (core.corpus_profile, built with the index) replaces both."""
+        if profile is None:
+            from core.corpus_profile import build_profile
+
+            profile = build_profile(list(corpus_texts), vocabulary=vocabulary)
+        self.profile = profile
+        self.vocabulary = profile.vocabulary
         self.extra_words = tuple(sorted({_fold(w).strip() for w in (*extra_words, *FRAME_PHRASES) if w and w.strip()}))
         self._tokenizer = _new_tokenizer(self.vocabulary, self.extra_words)
         self._lexicon = _lexicon()
@@ -276,11 +273,16 @@ class TermAnalyzer:
                     vocabulary_cache: Path | None = None) -> TermAnalyzer:
         """Analyzer for these chunks (Documents or plain strings); `extra_words` are kept whole too.
 
-        Cutting a large corpus with jieba takes seconds (about 19 s at 100,000 chunks), so with
-        `vocabulary_cache` the corpus vocabulary is read from that JSON file, or written there.
+        Cutting a large corpus with jieba takes seconds, so with `vocabulary_cache` the corpus
+        vocabulary is read from that JSON file, or written there. An index built by
+        core.index_store carries its profile instead (`from_profile`).
         """
         texts = [chunk_text(c) for c in chunks]
         return cls(texts, extra_words=extra_words, vocabulary=_cached_vocabulary(texts, vocabulary_cache))
+
+    @classmethod
+    def from_profile(cls, profile: CorpusProfile, *, extra_words: Iterable[str] = ()) -> TermAnalyzer:
+        return cls(extra_words=extra_words, profile=profile)
 
     def tokens(self, text: str) -> list[str]:
         """jieba tokens of the folded text (HMM off: unknown characters stay single), punctuation dropped.
@@ -310,8 +312,7 @@ class TermAnalyzer:
 
     def in_corpus(self, word: str) -> bool:
         """True if the word occurs anywhere in the corpus text (punctuation and case ignored)."""
-        word = normalize(word)
-        return bool(word) and word in self._corpus
+        return self.profile.contains(normalize(word))
 
     def specificity(self, word: str) -> float:
         """How rare the word is across the corpus's chunks, in (0, 1]: BM25 idf of its chunk
@@ -323,8 +324,8 @@ class TermAnalyzer:
         """
         word = normalize(word)
         if word not in self._specificity:
-            n = len(self.corpus_texts)
-            df = sum(word in text for text in self.corpus_texts) if word else 0
+            n = self.profile.n_chunks
+            df = self.profile.chunk_frequency(word)
             rarest = math.log1p((n - 0.5) / 1.5)
             idf = math.log1p((n - df + 0.5) / (df + 0.5))
             self._specificity[word] = min(1.0, idf / rarest) if n and rarest > 0 else 1.0

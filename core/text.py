@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -94,13 +95,24 @@ def ngram_keys(texts: list[str], ngram_range: tuple[int, int]) -> tuple[np.ndarr
     Vectorised: the corpus becomes one code-point array, folded through a table built for the
     distinct characters only; equals `ngrams(segments(text), ...)` per text.
     """
+    chunk_ids, keys = [], []
+    for _, ids, found in ngram_keys_by_n(texts, ngram_range):
+        chunk_ids.append(ids)
+        keys.append(found)
+    if not keys:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+    return np.concatenate(chunk_ids), np.concatenate(keys)
+
+
+def ngram_keys_by_n(texts: list[str], ngram_range: tuple[int, int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """`ngram_keys` one n at a time: (n, int32 chunk numbers, int64 keys), so a caller can consume
+    each before the next is made (at 100,000 chunks the whole set is ~130 MB of int64 and int32)."""
     min_n, max_n = ngram_range
     if not 1 <= min_n <= max_n <= MAX_N:
         raise ValueError(f"ngram_range {ngram_range} must satisfy 1 <= min_n <= max_n <= {MAX_N}")
     codes, lengths = _folded_codes(texts)
     chunk_of = np.repeat(np.arange(len(texts), dtype=np.int32), lengths + 1)[:codes.shape[0]]
     word = codes != 0
-    chunk_ids, keys = [], []
     for n in range(min_n, max_n + 1):
         m = codes.shape[0] - n + 1
         if m <= 0:
@@ -108,12 +120,10 @@ def ngram_keys(texts: list[str], ngram_range: tuple[int, int]) -> tuple[np.ndarr
         ok, key = word[:m].copy(), codes[:m].astype(np.int64)
         for j in range(1, n):
             ok &= word[j:j + m]
-            key = (key << BITS) | codes[j:j + m]
-        chunk_ids.append(chunk_of[:m][ok])
-        keys.append(key[ok])
-    if not keys:
-        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
-    return np.concatenate(chunk_ids), np.concatenate(keys)
+            key <<= BITS  # in place: no temporary of the whole corpus per step
+            key |= codes[j:j + m]
+        yield n, chunk_of[:m][ok], key[ok]
+        del ok, key
 
 
 def _folded_codes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,110 @@
+"""What the answerability analyzer needs to know about one corpus, built in the index's pass and saved with it.
+
+A `CorpusProfile` holds the corpus's own vocabulary (words jieba's HMM finds at least
+MIN_CORPUS_WORD_COUNT times, function words aside) and every chunk's normalised text joined into
+one string, with each chunk's start, so "does the corpus use this word" and "in how many chunks"
+need no second copy of the chunks. Counting cuts each distinct jieba block once (jieba cuts
+blocks independently, so the counts are exactly those of cutting every chunk), and per-file
+counts are cached beside the per-file chunks, so a rebuild after one edit cuts one file again.
+`profile_key()` names everything that changes a profile's content: the code and word lists of
+core/terms.py and this module, jieba's version and dictionary size, and the minimum count.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import hashlib
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import jieba
+
+from core import terms
+from core.text import normalize
+
+_BLOCK_RE = jieba.re_han_default  # the blocks jieba's Tokenizer.cut hands to its DAG/HMM cutter
+SEPARATOR = "\x00"  # normalize() removes control characters, so no word can span two chunks
+
+
+@functools.cache
+def profile_key() -> str:
+    digest = hashlib.sha256()
+    for name in (terms.__file__, __file__):
+        digest.update(Path(name).read_bytes())
+    lexicon = terms._lexicon()
+    digest.update(f"{jieba.__version__}|{len(lexicon.freq)}|{lexicon.total}|{terms.MIN_CORPUS_WORD_COUNT}".encode())
+    return digest.hexdigest()[:12]
+
+
+def word_counts(texts: Iterable[str]) -> Counter[str]:
+    """How often jieba (HMM on) cuts each word of 2+ Chinese characters from `texts`."""
+    blocks: Counter[str] = Counter()
+    for text in texts:
+        blocks.update(_BLOCK_RE.findall(terms._fold(text)))
+    lexicon = terms._lexicon()
+    probe = jieba.Tokenizer()
+    probe.FREQ, probe.total, probe.initialized = lexicon.freq, lexicon.total, True  # read-only use
+    counts: Counter[str] = Counter()
+    for block, times in blocks.items():
+        for token in probe.cut(block, HMM=True):
+            if len(token) > 1 and terms._HAN_RE.match(token):
+                counts[token] += times
+    return counts
+
+
+def vocabulary_from_counts(counts: Mapping[str, int], *, min_count: int | None = None) -> tuple[str, ...]:
+    """The corpus's own words: seen at least `min_count` times and not function words, sorted."""
+    least = terms.MIN_CORPUS_WORD_COUNT if min_count is None else min_count
+    lexicon = terms._lexicon()
+    return tuple(sorted(w for w, c in counts.items() if c >= least and not terms._is_function_word(w, lexicon)))
+
+
+@dataclass(frozen=True, eq=False)
+class CorpusProfile:
+    """The vocabulary plus the normalised chunk texts as one string (`starts[i]` = chunk i's offset)."""
+
+    vocabulary: tuple[str, ...]
+    text: str
+    starts: array  # array('q'), one per chunk
+    key: str = ""
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.starts)
+
+    def contains(self, word: str) -> bool:
+        """True if the (normalised) word occurs in any chunk."""
+        return bool(word) and word in self.text
+
+    def chunk_frequency(self, word: str) -> int:
+        """In how many chunks the (normalised) word occurs: one find per chunk that has it."""
+        if not word:
+            return 0
+        count, pos = 0, self.text.find(word)
+        while pos >= 0:
+            chunk = bisect.bisect_right(self.starts, pos) - 1
+            count += 1
+            if chunk + 1 >= len(self.starts):
+                break
+            pos = self.text.find(word, self.starts[chunk + 1])
+        return count
+
+
+def build_profile(texts: Sequence[str], *, vocabulary: Sequence[str] | None = None,
+                  counts: Mapping[str, int] | None = None) -> CorpusProfile:
+    """A profile of `texts` (chunk texts, heading included); the vocabulary from `counts` when given."""
+    if vocabulary is None:
+        vocabulary = vocabulary_from_counts(counts if counts is not None else word_counts(texts))
+    starts = array("q")
+    parts: list[str] = []
+    offset = 0
+    for text in texts:
+        folded = normalize(text)
+        starts.append(offset)
+        parts.append(folded)
+        offset += len(folded) + 1
+    return CorpusProfile(vocabulary=tuple(vocabulary), text=SEPARATOR.join(parts), starts=starts, key=profile_key())
