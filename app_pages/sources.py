@@ -19,7 +19,7 @@ from ui.answer_view import md_escape
 from ui.auth import guard_page
 from ui.corpus_admin import render_admin_panel
 from ui.source_view import SCROLL_SCRIPT, Overview, page_html, page_of, paginate
-from ui.state import get_index, get_overview, get_settings, rebuild_index
+from ui.state import get_index, get_index_status, get_overview, get_settings, rebuild_index
 
 CHUNK_ROWS = 20
 FILE_ROWS = 50
@@ -113,12 +113,17 @@ def render_index(bundle, facts: Overview) -> None:
     cols[1].metric("平均长度", f"{facts.average_chars:.0f} 字")
     cols[2].metric("指纹", bundle.fingerprint)
     cols[3].metric("建立时间", _local_time(bundle.index.built_at))
-    for note in bundle.skipped:
+    status = get_index_status()
+    for note in (*bundle.skipped, *(status.problems if status else ())):
         st.warning(note)
+    st.caption("资料以数据库为准：任何一台审核台保存的修改，其他审核台会在几秒内自动同步并在后台重建索引。")
     if st.session_state.pop("_sources_rebuilt", False):
         st.success("索引已重新建立。")
-    if st.button("重新建立索引", key="rebuild", help="资料文件改动后点这里；几秒内完成，期间提问会稍等。"):
-        rebuild_index()
+    if st.button("重新建立索引", key="rebuild", help="资料文件改动后点这里；几秒内完成，期间提问照常使用旧索引。"):
+        error = rebuild_index()
+        if error:
+            st.error(error)
+            return
         st.session_state["_sources_rebuilt"] = True
         st.rerun()
 

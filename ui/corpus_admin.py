@@ -128,6 +128,8 @@ def _run(admin: CorpusAdmin, user: User, save) -> None:
     else:
         if reopened:
             message += f" {len(reopened)} 条引用了该文件的已通过条目已回到「待复核」（资料已更新）。"
-    rebuild_index()
+    problem = rebuild_index()
+    if problem:
+        message = message.replace("索引已重建", "索引暂未重建") + f" 重建索引时出错：{problem}"
     st.session_state[FLASH] = message
     st.rerun()

@@ -1,4 +1,9 @@
-"""Cached accessors the pages share: settings, the index (keyed on the corpus fingerprint), stores."""
+"""Cached accessors the pages share: settings, the served index (core.index_holder), stores.
+
+Nothing cached here holds shared state: the index holder follows the database-held corpus on
+its own (a background thread), and settings, saved defaults, glossary, accounts and sessions are
+read from the database on every rerun; only engines and stateless store objects are cached.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from core.defaults_store import effective_settings
 from core.errors import StoreError, XiaoEError
 from core.glossary import Glossary
 from core.glossary_store import GlossaryStore
-from core.index_store import IndexBundle, corpus_fingerprint, load_or_build
+from core.index_holder import HolderStatus, IndexHolder, prepare_analyzer
+from core.index_store import IndexBundle
 from core.pipeline import Pipeline, build_pipeline
 from core.review import ReviewStore
 from core.settings import Settings
@@ -42,9 +48,16 @@ def get_settings() -> Settings:
         return base
 
 
-@st.cache_resource(show_spinner="正在建立资料索引…", max_entries=2)
-def _bundle(fingerprint: str, _settings: Settings) -> IndexBundle:
-    return _frozen(load_or_build(_settings))
+def _index_key(settings: Settings) -> str:
+    """Everything that decides which corpus is served and how it is indexed (not the threshold or k)."""
+    return "|".join(str(v) for v in (settings.corpus_dir, settings.index_dir, settings.db_url, settings.retriever,
+                                      settings.chunk_size, settings.chunk_overlap, settings.embed_model,
+                                      settings.embed_base_url, settings.answerability))
+
+
+@st.cache_resource(show_spinner="正在建立资料索引…", max_entries=2, on_release=IndexHolder.stop)
+def _holder(key: str, _settings: Settings) -> IndexHolder:
+    return IndexHolder.start(_settings, prepare=prepare_analyzer(_settings))
 
 
 def _frozen(value):
@@ -59,16 +72,32 @@ def _frozen(value):
 
 
 def get_index() -> tuple[IndexBundle | None, str | None]:
-    """The index bundle, or (None, Chinese error) when the corpus or a setting is unusable."""
+    """The index bundle being served, or (None, Chinese error) when the corpus or a setting is unusable."""
     try:
         settings = get_settings()
-        return _bundle(corpus_fingerprint(settings), settings), None
+        return _holder(_index_key(settings), settings).bundle(), None
     except XiaoEError as error:
         return None, str(error)
 
 
-def rebuild_index() -> None:
-    _bundle.clear()
+def get_index_status() -> HolderStatus | None:
+    """What the holder last did (problems of the last sync or rebuild), or None before the first build."""
+    try:
+        settings = get_settings()
+        return _holder(_index_key(settings), settings).status
+    except XiaoEError:
+        return None
+
+
+def rebuild_index() -> str | None:
+    """Sync with the database and rebuild now (after a save on this instance, or on request);
+    returns a Chinese message when that failed (the previous index keeps being served)."""
+    try:
+        settings = get_settings()
+        _holder(_index_key(settings), settings).refresh()
+    except XiaoEError as error:
+        return str(error)
+    return None
 
 
 @st.cache_resource(show_spinner=False)
