@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import statistics
 import subprocess
@@ -121,19 +122,6 @@ def synthetic_corpus(folder: Path, chunks: int) -> None:
         (folder / f"{number:05d}-制度汇编.md").write_text("".join(sections), encoding="utf-8")
 
 
-def measure_large(chunks: int, repeat: int) -> dict[str, list[float]]:
-    import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
-    times: dict[str, list[float]] = {"first": [], "submit": [], "threshold": [], "sources": [], "rebuilt": []}
-    st.cache_resource.clear()
-    times["rebuilt"].append(clock(lambda: check(AppTest.from_file(ROUTER, default_timeout=600).run())))
-    at = AppTest.from_file(ROUTER, default_timeout=600).run()
-    ask_and_slide(at, [f"第 {number} 册转班的手续费是多少？" for number in range(repeat + 1)], times)
-    open_sources([(f"{number * 37:05d}-制度汇编.md", number * 29) for number in range(min(repeat, 7))], times)
-    return times
-
-
 def memory_line() -> str:
     """Resident memory of this process (the app runs in-process under AppTest): now and peak."""
     import resource
@@ -160,25 +148,94 @@ def report(title: str, times: dict[str, list[float]]) -> None:
         print(f"{what:<40}{len(values):>6}{median:>12.0f}{p95(values):>10.0f}{target:>10}  {verdict}")
 
 
+LARGE_ROWS = [  # key, what, target (ms or MB), unit
+    ("cold_build", "首次建立索引（从零切分 + 索引 + 可答性词表）", 3000, "ms"),
+    ("first", "首次提问（新索引上的第一个问题）", None, "ms"),
+    ("submit", "提问：提交 → 页面渲染完成（之后的问题）", 300, "ms"),
+    ("threshold", "移动阈值：重新筛选并渲染", 100, "ms"),
+    ("sources", "资料原文：打开文件并定位片段", 300, "ms"),
+    ("edit_rebuild", "改动一个文件后重建索引", 3000, "ms"),
+    ("first_after_edit", "重建后的第一个问题", None, "ms"),
+    ("later_after_edit", "重建后的后续问题", 300, "ms"),
+    ("restart", "重启：从磁盘读回索引并首次渲染", 3000, "ms"),
+    ("first_after_restart", "重启后的第一个问题", None, "ms"),
+]
+BEFORE = ROOT / "bench" / "console_speed_before.json"  # the same child run on fe6ae9b (see --save-before)
+
+
+def run_child(kind: str, root: Path, chunks: int, n: int) -> dict:
+    """bench/console_large.py in a fresh process (its memory is the corpus's alone)."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "console_large.py"), kind, str(root), str(chunks), str(n)],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    if out.returncode != 0:
+        raise RuntimeError(f"console_large.py failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _cell(values: list[float] | None) -> str:
+    if not values:
+        return "—"
+    return f"{statistics.median(values):.0f}" + (f"/{p95(values):.0f}" if len(values) > 1 else "")
+
+
+def report_large(chunks: int, now: dict, before: dict | None) -> None:
+    label = f"之前（{before['commit']}）" if before else "之前"
+    print(f"\n生成的大语料（约 {chunks:,} 个片段；单位 ms，多次时为 中位数/p95）")
+    print(f"{'指标':<34}{label:>18}{'现在':>14}{'目标':>8}  结果")
+    for key, what, target, _ in LARGE_ROWS:
+        mine = now["times"].get(key)
+        old = before["times"].get(key) if before else None
+        if key in ("first_after_edit", "first_after_restart", "first"):
+            later = now["times"]["later_after_edit" if key == "first_after_edit" else "submit"]
+            verdict = "达标" if mine and statistics.median(mine) <= 1.5 * statistics.median(later) else "未达标"
+            target_text = "≤1.5×后续"
+        elif target is None or not mine:
+            verdict, target_text = "—", "—"
+        else:
+            verdict = "达标" if statistics.median(mine) <= target else "未达标"
+            target_text = str(target)
+        print(f"{what:<34}{_cell(old):>18}{_cell(mine):>14}{target_text:>8}  {verdict}")
+    for key, what, target in (("rss_steady", "常驻内存 RSS（稳定，MB）", 400), ("rss_peak", "常驻内存 RSS 峰值（MB）", 700)):
+        old = f"{before[key]:.0f}" if before else "—"
+        print(f"{what:<34}{old:>18}{now[key]:>14.0f}{target:>8}  {'达标' if now[key] <= target else '未达标'}")
+    print(f"（子进程启动后、建索引前的 RSS：之前 {before['rss_start']:.0f} MB，现在 {now['rss_start']:.0f} MB）"
+          if before else f"（子进程启动后、建索引前的 RSS：{now['rss_start']:.0f} MB）")
+
+
+def report_huge(result: dict) -> None:
+    print(f"\n只测核心（不经页面）：{result['chunks']:,} 个片段")
+    print(f"建立索引 {result['build_s']:.1f} s；检索 + 可答性判断 p50 {result['query_p50']:.0f} ms、"
+          f"p95 {result['query_p95']:.0f} ms；RSS 稳定 {result['rss_steady']:.0f} MB、峰值 {result['rss_peak']:.0f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20, help="questions to ask (threshold moves: 3 per question)")
     parser.add_argument("--large", type=int, default=0, metavar="CHUNKS",
-                        help="also measure on a generated corpus of about CHUNKS chunks (e.g. 100000)")
+                        help="also measure on a generated corpus of about CHUNKS chunks (e.g. 100000), in a child process")
+    parser.add_argument("--huge", type=int, default=0, metavar="CHUNKS",
+                        help="measure the core alone (build, query p50/p95, RSS) on CHUNKS chunks (e.g. 1000000)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="checkout to measure (default: this one)")
+    parser.add_argument("--save-before", metavar="COMMIT",
+                        help=f"with --large: store the result as the 'before' column in {BEFORE.name}")
+    parser.add_argument("--skip-shipped", action="store_true", help="skip the shipped-corpus table")
     args = parser.parse_args()
-    os.environ["XIAOE_AUTH"] = "off"  # measure the pages, not the login form
-    with tempfile.TemporaryDirectory() as data:
-        os.environ["XIAOE_DATA_DIR"] = data
-        os.environ["XIAOE_CORPUS_DIR"] = str(ROOT / "corpus")
-        report("随附资料（corpus/，离线答题器）", measure(args.repeat))
-        print(memory_line())
-    if args.large:
-        with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as corpus:
-            synthetic_corpus(Path(corpus), args.large)
+    if not args.skip_shipped:
+        os.environ["XIAOE_AUTH"] = "off"  # measure the pages, not the login form
+        with tempfile.TemporaryDirectory() as data:
             os.environ["XIAOE_DATA_DIR"] = data
-            os.environ["XIAOE_CORPUS_DIR"] = corpus
-            report(f"\n生成的大语料（约 {args.large:,} 个片段）", measure_large(args.large, min(args.repeat, 5)))
+            os.environ["XIAOE_CORPUS_DIR"] = str(ROOT / "corpus")
+            report("随附资料（corpus/，离线答题器）", measure(args.repeat))
             print(memory_line())
+    if args.large:
+        result = run_child("large", args.root.resolve(), args.large, min(args.repeat, 5))
+        if args.save_before:
+            BEFORE.write_text(json.dumps({"commit": args.save_before, "chunks": args.large, **result},
+                                         ensure_ascii=False, indent=1), encoding="utf-8")
+        before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() and not args.save_before else None
+        report_large(args.large, result, before)
+    if args.huge:
+        report_huge(run_child("huge", args.root.resolve(), args.huge, 50))
 
 
 if __name__ == "__main__":

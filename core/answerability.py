@@ -15,7 +15,8 @@ run it over a labelled question set for the tuning page, the CLI and bench/answe
 
 from __future__ import annotations
 
-import functools
+import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -184,11 +185,30 @@ def analyzer_for(index: SearchIndex, cache_dir: Path | None = None,
     return _analyzer(index, cache, glossary.phrases if glossary is not None else frozenset())
 
 
-@functools.lru_cache(maxsize=8)
+# Analyzers per index, held only while the index lives: a rebuilt index's analyzers go with it
+# (an lru_cache keyed on the index would keep up to 8 old indexes alive).
+_analyzers: weakref.WeakKeyDictionary[SearchIndex, dict] = weakref.WeakKeyDictionary()
+_analyzers_lock = threading.Lock()
+
+
 def _analyzer(index: SearchIndex, cache: Path | None, phrases: frozenset[str]) -> TermAnalyzer:
+    with _analyzers_lock:
+        per_index = _analyzers.setdefault(index, {})
+        found = per_index.get((cache, phrases))
+    if found is not None:
+        return found
     if index.profile is not None:  # built and saved with the index: no pass over the chunks here
-        return TermAnalyzer.from_profile(index.profile, extra_words=phrases)
-    return TermAnalyzer.from_chunks(index.chunks, extra_words=phrases, vocabulary_cache=cache)
+        made = TermAnalyzer.from_profile(index.profile, extra_words=phrases)
+    else:
+        made = TermAnalyzer.from_chunks(index.chunks, extra_words=phrases, vocabulary_cache=cache)
+    with _analyzers_lock:
+        if len(per_index) >= MAX_ANALYZERS_PER_INDEX:  # glossary edits: keep the newest few
+            per_index.pop(next(iter(per_index)))
+        return per_index.setdefault((cache, phrases), made)
+
+
+_analyzer.cache_clear = _analyzers.clear  # type: ignore[attr-defined]  # as functools caches offer
+MAX_ANALYZERS_PER_INDEX = 4
 
 
 def make_decider(bundle_or_index, glossary: Glossary | None = None, *,

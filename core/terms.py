@@ -19,6 +19,7 @@ import logging
 import math
 import re
 import unicodedata
+from collections import ChainMap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,7 +163,9 @@ def _new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str]) -> jie
     tokenizer = jieba.Tokenizer()
     # jieba has no public way to start from an in-memory dictionary; these are exactly the
     # three attributes its initialize() sets after reading dict.txt (or its temp-folder cache).
-    tokenizer.FREQ = dict(lexicon.freq)
+    # jieba only reads FREQ (in, [], get) and writes new words into it: an overlay on the shared
+    # lexicon instead of a copy saves ~40 MB per analyzer; the lexicon itself is never written.
+    tokenizer.FREQ = ChainMap({}, lexicon.freq)
     tokenizer.total = lexicon.total
     tokenizer.initialized = True
     for word in vocabulary:

@@ -125,6 +125,9 @@ def get_glossary() -> Glossary:
     return GlossaryStore.open(get_settings()).load()
 
 
+_served = ""  # the fingerprint the cached pipelines belong to
+
+
 @st.cache_resource(show_spinner="正在准备可答性判断…", max_entries=4)
 def _pipeline(fingerprint: str, glossary_fingerprint: str, answerability: str, _settings: Settings,
               _bundle: IndexBundle, _glossary: Glossary | None) -> Pipeline:
@@ -134,5 +137,9 @@ def _pipeline(fingerprint: str, glossary_fingerprint: str, answerability: str, _
 def get_pipeline(bundle: IndexBundle, glossary: Glossary | None) -> Pipeline:
     """core.pipeline's Pipeline from the cached index and this glossary (the decider is built once per pair)."""
     settings = get_settings()
+    global _served
+    if _served != bundle.fingerprint:  # the holder swapped in a new index: let the old one go
+        _pipeline.clear()
+        _served = bundle.fingerprint
     return _pipeline(bundle.fingerprint, glossary.fingerprint if glossary else "", settings.answerability,
                      settings, bundle, glossary)
