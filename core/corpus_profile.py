@@ -6,8 +6,9 @@ one string, with each chunk's start, so "does the corpus use this word" and "in 
 need no second copy of the chunks. Counting cuts each distinct jieba block once (jieba cuts
 blocks independently, so the counts are exactly those of cutting every chunk), and per-file
 counts are cached beside the per-file chunks, so a rebuild after one edit cuts one file again.
-`profile_key()` names everything that changes a profile's content: the code and word lists of
-core/terms.py and this module, jieba's version and dictionary size, and the minimum count.
+`profile_key()` names everything that changes a profile's content: the code of core/terms.py and
+this module, the word lists in core/data/*.txt, jieba's version and dictionary size, and the
+minimum count (glossary phrases change only the tokenizer, and the analyzer cache is keyed on them).
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ SEPARATOR = "\x00"  # normalize() removes control characters, so no word can spa
 @functools.cache
 def profile_key() -> str:
     digest = hashlib.sha256()
-    for name in (terms.__file__, __file__):
-        digest.update(Path(name).read_bytes())
-    lexicon = terms._lexicon()
-    digest.update(f"{jieba.__version__}|{len(lexicon.freq)}|{lexicon.total}|{terms.MIN_CORPUS_WORD_COUNT}".encode())
+    for path in (Path(terms.__file__), Path(__file__), *sorted(Path(terms.__file__).parent.glob("data/*.txt"))):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    jieba_dir = Path(jieba.__file__).parent  # its dictionary and background IDF, by size (not read here)
+    sizes = [(jieba_dir / name).stat().st_size for name in ("dict.txt", "analyse/idf.txt")]
+    digest.update(f"{jieba.__version__}|{sizes}|{terms.MIN_CORPUS_WORD_COUNT}".encode())
     return digest.hexdigest()[:12]
 
 

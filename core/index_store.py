@@ -145,8 +145,7 @@ def _code_version() -> str:
     digest = hashlib.sha256()
     for name in _CODE_FILES:
         digest.update(Path(name).read_bytes())
-    dictionary = Path(jieba.__file__).with_name("dict.txt")  # the vocabulary depends on jieba's dictionary
-    digest.update(f"{jieba.__version__}|{dictionary.stat().st_size}".encode())
+    digest.update(profile_module.profile_key().encode())  # word lists and jieba's lexicon behind the vocabulary
     return digest.hexdigest()[:12]
 
 
