@@ -27,8 +27,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import jieba
-
 from core import corpus_profile as profile_module
 from core import index as index_module
 from core import loader as loader_module
