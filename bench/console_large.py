@@ -3,9 +3,9 @@
 Used by bench/console_speed.py (`--large N`, `--huge N`). The child builds a generated corpus
 (bench/console_speed.synthetic_corpus) and, through AppTest from the router, measures: the first
 build from scratch, the first and later questions on it, a threshold move, the Sources page, a
-rebuild after one file is edited (cache cleared, as a save does) with the first and later
-question after it, a restart (every cache cleared, index read back from disk) with the first
-question after it, and the process's resident memory now (steady) and at its peak. The same child
+rebuild after one file is edited (cache cleared, as a save did) with the first and later
+question after it, and that process's peak memory; then a second child, a restart on the saved
+index: read back, first and later questions, and its resident memory once serving (steady). The same child
 runs against any checkout (`--root`), so the numbers of an earlier commit come from the same steps.
 `--huge` measures the core alone (build, query p50/p95, memory): no page at a million chunks.
 """
@@ -17,6 +17,7 @@ import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,64 +51,89 @@ def _ask(at, question: str) -> float:
     return ms
 
 
-def _clear_caches() -> None:
-    """What a restart clears: Streamlit's resources and the analyzers cached in core."""
-    import streamlit as st
-
-    st.cache_resource.clear()
-    import core.answerability as answerability
-
-    answerability._analyzer.cache_clear()
-    gc.collect()
-
-
-def child_large(root: Path, chunks: int, repeat: int) -> dict:
+def child_large(root: Path, data: str, corpus: str, repeat: int) -> dict:
+    """Build from scratch, ask, edit one file and rebuild, ask again (the corpus is already generated)."""
     sys.path.insert(0, str(root))
     from streamlit.testing.v1 import AppTest
-
-    from bench.console_speed import synthetic_corpus
 
     router = str(root / "streamlit_app.py")
     times: dict[str, list[float]] = {k: [] for k in (
         "cold_build", "first", "submit", "threshold", "sources", "edit_rebuild", "first_after_edit",
-        "later_after_edit", "restart", "first_after_restart")}
+        "later_after_edit")}
     asked = [f"第 {n} 册转班的手续费是多少？" for n in range(3 * repeat + 3)]
+    os.environ.update(XIAOE_AUTH="off", XIAOE_DATA_DIR=data, XIAOE_CORPUS_DIR=corpus)
+    start_rss = rss_mb()[0]
+    times["cold_build"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
+    at = AppTest.from_file(router, default_timeout=900).run()
+    times["first"].append(_ask(at, asked.pop()))
+    for _ in range(repeat):
+        times["submit"].append(_ask(at, asked.pop()))
+        for value in (0.05, 0.35, 0.2):
+            times["threshold"].append(_clock(lambda v=value: at.slider(key="threshold").set_value(v).run()))
+            _check(at)
+    for number in range(min(repeat, 7)):
+        page = AppTest.from_file(router, default_timeout=900)
+        page.query_params["source"] = f"{number * 37:05d}-制度汇编.md"
+        page.query_params["chunk"] = str(number * 29)
+        page.run()
+        times["sources"].append(_clock(lambda p=page: p.switch_page("app_pages/sources.py").run()))
+        _check(page)
+    edited = Path(corpus) / "00007-制度汇编.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + EDIT, encoding="utf-8")
+    import streamlit as st
+
+    st.cache_resource.clear()  # what a save did before the index holder: the next run rebuilds
+    times["edit_rebuild"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
+    at = AppTest.from_file(router, default_timeout=900).run()
+    times["first_after_edit"].append(_ask(at, asked.pop()))
+    times["later_after_edit"].extend(_ask(at, asked.pop()) for _ in range(repeat))
+    gc.collect()
+    now, peak = rss_mb()
+    return {"times": times, "rss_start": start_rss, "rss_after_rebuild": now, "rss_peak": peak}
+
+
+def child_restart(root: Path, data: str, corpus: str, repeat: int) -> dict:
+    """A new process on the index saved by `child_large`: read back, ask, and its steady memory."""
+    sys.path.insert(0, str(root))
+    from streamlit.testing.v1 import AppTest
+
+    router = str(root / "streamlit_app.py")
+    os.environ.update(XIAOE_AUTH="off", XIAOE_DATA_DIR=data, XIAOE_CORPUS_DIR=corpus)
+    times: dict[str, list[float]] = {"restart": [], "first_after_restart": [], "later_after_restart": []}
+    import pandas  # noqa: F401  (modules and jieba's lexicon loaded first: the restart row is about the index)
+
+    import ui.state  # noqa: F401
+    from core import pipeline, terms  # noqa: F401
+
+    terms._lexicon()
+    times["restart"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
+    at = AppTest.from_file(router, default_timeout=900).run()
+    asked = [f"第 {n} 册转班的手续费是多少？" for n in range(40, 41 + repeat)]
+    times["first_after_restart"].append(_ask(at, asked.pop()))
+    times["later_after_restart"].extend(_ask(at, asked.pop()) for _ in range(repeat))
+    gc.collect()
+    now, peak = rss_mb()
+    return {"times": times, "rss_steady": now, "rss_restart_peak": peak}
+
+
+def measure_large(root: Path, chunks: int, repeat: int) -> dict:
+    """Both children on one generated corpus; their results merged."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.console_speed import synthetic_corpus
+
     with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as corpus:
         synthetic_corpus(Path(corpus), chunks)
-        os.environ.update(XIAOE_AUTH="off", XIAOE_DATA_DIR=data, XIAOE_CORPUS_DIR=corpus)
-        _clear_caches()
-        start_rss = rss_mb()[0]
-        times["cold_build"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
-        at = AppTest.from_file(router, default_timeout=900).run()
-        times["first"].append(_ask(at, asked.pop()))
-        for _ in range(repeat):
-            times["submit"].append(_ask(at, asked.pop()))
-            for value in (0.05, 0.35, 0.2):
-                times["threshold"].append(_clock(lambda v=value: at.slider(key="threshold").set_value(v).run()))
-                _check(at)
-        for number in range(min(repeat, 7)):
-            page = AppTest.from_file(router, default_timeout=900)
-            page.query_params["source"] = f"{number * 37:05d}-制度汇编.md"
-            page.query_params["chunk"] = str(number * 29)
-            page.run()
-            times["sources"].append(_clock(lambda p=page: p.switch_page("app_pages/sources.py").run()))
-            _check(page)
-        edited = Path(corpus) / "00007-制度汇编.md"
-        edited.write_text(edited.read_text(encoding="utf-8") + EDIT, encoding="utf-8")
-        import streamlit as st
+        built = _run("large", root, data, corpus, repeat)
+        restarted = _run("restart", root, data, corpus, repeat)
+    return {**built, **restarted, "times": {**built["times"], **restarted["times"]}}
 
-        st.cache_resource.clear()  # what a save did before the index holder: the next run rebuilds
-        times["edit_rebuild"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
-        at = AppTest.from_file(router, default_timeout=900).run()
-        times["first_after_edit"].append(_ask(at, asked.pop()))
-        times["later_after_edit"].extend(_ask(at, asked.pop()) for _ in range(repeat))
-        _clear_caches()
-        times["restart"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
-        at = AppTest.from_file(router, default_timeout=900).run()
-        times["first_after_restart"].append(_ask(at, asked.pop()))
-        gc.collect()
-        now, peak = rss_mb()
-    return {"times": times, "rss_start": start_rss, "rss_steady": now, "rss_peak": peak}
+
+def _run(kind: str, root: Path, data: str, corpus: str, repeat: int) -> dict:
+    out = subprocess.run([sys.executable, __file__, kind, str(root), data, corpus, str(repeat)],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    if out.returncode != 0:
+        raise RuntimeError(f"console_large.py {kind} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def child_huge(root: Path, chunks: int, queries: int) -> dict:
@@ -134,7 +160,10 @@ def child_huge(root: Path, chunks: int, queries: int) -> dict:
             "rss_start": start_rss, "rss_steady": now, "rss_peak": peak}
 
 
-if __name__ == "__main__":  # python bench/console_large.py large|huge ROOT CHUNKS N → one JSON line
-    kind, root, chunks, n = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    result = child_large(root, chunks, n) if kind == "large" else child_huge(root, chunks, n)
+if __name__ == "__main__":  # a child: python bench/console_large.py large|restart ROOT DATA CORPUS N, or huge ROOT CHUNKS N
+    kind, root = sys.argv[1], Path(sys.argv[2])
+    if kind == "huge":
+        result = child_huge(root, int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        result = (child_large if kind == "large" else child_restart)(root, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     print(json.dumps(result, ensure_ascii=False))
