@@ -85,28 +85,27 @@ class LexicalRetriever:
         # sorting 10^7 keys, 0.5 s vs 9 s) and dropped before the next n is made, to keep the peak
         # low at 100,000 chunks. Keys of different n never collide, and every n-gram key sorts
         # after every shorter one (core.text.term_key), so ranks per n stack into one sorted order.
-        row_parts, chunk_parts, term_parts = [], [], []
-        offset = 0
+        blocks, term_parts = [], []
+        counted = np.zeros(n, dtype=np.int64)  # n-grams per chunk, all n: the BM25 document length
         for _, ids, keys in ngram_keys_by_n(list(texts), ngram_range):
             codes, uniques = pd.factorize(keys)
             del keys
             order = np.argsort(uniques)
             rank = np.empty(order.shape[0], dtype=np.int32)
-            rank[order] = np.arange(offset, offset + order.shape[0], dtype=np.int32)
-            row_parts.append(rank[codes])
-            chunk_parts.append(ids)
+            rank[order] = np.arange(order.shape[0], dtype=np.int32)
+            rows = rank[codes]
+            del codes
+            counted += np.bincount(ids, minlength=n)
+            # coo → csr sums repeated (term, chunk) pairs into tf; one block per n keeps the peak low
+            blocks.append(sparse.coo_matrix((np.ones(rows.shape[0], dtype=np.float32), (rows, ids)),
+                                            shape=(order.shape[0], n)).tocsr())
             term_parts.append(np.asarray(uniques)[order].astype(np.int64))
-            offset += order.shape[0]
-            del codes, uniques
-        rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.int32)
-        chunk_ids = np.concatenate(chunk_parts) if chunk_parts else np.zeros(0, dtype=np.int32)
-        del row_parts, chunk_parts
+            del rows, ids, uniques
         terms = np.concatenate(term_parts) if term_parts else np.zeros(0, dtype=np.int64)
-        lengths = np.bincount(chunk_ids, minlength=n).astype(np.float32)
-        # coo → csr sums repeated (term, chunk) pairs into tf; rows keep chunk order
-        postings = sparse.coo_matrix((np.ones(rows.shape[0], dtype=np.float32), (rows, chunk_ids)),
-                                     shape=(terms.shape[0], n)).tocsr()
-        del rows, chunk_ids
+        postings = (sparse.vstack(blocks, format="csr", dtype=np.float32) if blocks
+                    else sparse.csr_matrix((0, n), dtype=np.float32))
+        del blocks
+        lengths = counted.astype(np.float32)
         mean = float(lengths.mean()) if n else 0.0
         norm = k1 * (1.0 - b + b * lengths / mean) if mean > 0 else np.full(n, k1, dtype=np.float32)
         tf = postings.data

@@ -146,8 +146,13 @@ def prepare_analyzer(settings: Settings) -> Callable[[IndexBundle], object]:
         except StoreError as error:  # the page will say so when it reads the glossary itself
             LOG.warning("glossary not read for the analyzer: %s", error)
             glossary = None
-        return analyzer_for(bundle.index, settings.index_dir, glossary)
+        analyzer = analyzer_for(bundle.index, settings.index_dir, glossary)
+        analyzer.split(WARM_UP_QUESTION, glossary)  # first-call work (regexes, caches) done here, not for a student
+        return analyzer
     return prepare
+
+
+WARM_UP_QUESTION = "请问转班的手续费是多少，几个工作日内办好？"
 
 
 def _release_free_memory() -> None:
