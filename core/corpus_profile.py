@@ -95,16 +95,15 @@ class CorpusProfile:
 
 
 def build_profile(texts: Sequence[str], *, vocabulary: Sequence[str] | None = None,
-                  counts: Mapping[str, int] | None = None) -> CorpusProfile:
-    """A profile of `texts` (chunk texts, heading included); the vocabulary from `counts` when given."""
+                  counts: Mapping[str, int] | None = None, folded: Sequence[str] | None = None) -> CorpusProfile:
+    """A profile of `texts` (chunk texts, heading included); the vocabulary from `counts` when given,
+    and `folded` = [normalize(t) for t in texts] when the caller has it cached already."""
     if vocabulary is None:
         vocabulary = vocabulary_from_counts(counts if counts is not None else word_counts(texts))
     starts = array("q")
-    parts: list[str] = []
+    parts = folded if folded is not None else [normalize(t) for t in texts]
     offset = 0
-    for text in texts:
-        folded = normalize(text)
+    for part in parts:
         starts.append(offset)
-        parts.append(folded)
-        offset += len(folded) + 1
+        offset += len(part) + 1
     return CorpusProfile(vocabulary=tuple(vocabulary), text=SEPARATOR.join(parts), starts=starts, key=profile_key())

@@ -85,9 +85,14 @@ def sync_corpus(db: Database, corpus_dir: Path | str, *, now: Callable[[], datet
             unread.add(path.name)
         else:
             disk[path.name] = path.read_bytes()
-    imported = [name for name, data in disk.items() if _import(db, name, data, now, problems)]
     with db.read("读取资料版本") as conn:
         latest = latest_rows(conn)
+    unknown = {name: data for name, data in disk.items()  # one query decides; a transaction only per new state
+               if name not in latest or sha256_hex(data) not in latest[name][2]}
+    imported = [name for name, data in unknown.items() if _import(db, name, data, now, problems)]
+    if imported:
+        with db.read("读取资料版本") as conn:
+            latest = latest_rows(conn)
     written: list[str] = []
     for source, (version, sha, known) in latest.items():
         here = disk.get(source)

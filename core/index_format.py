@@ -84,9 +84,11 @@ class ChunkBlobs:
         self._texts, self._metas = bytearray(), bytearray()
         self._text_offsets, self._meta_offsets = array("q", [0]), array("q", [0])
 
-    def add(self, text: str, metadata: dict) -> None:
+    def add(self, text: str, metadata: dict | str) -> None:
+        """One chunk; `metadata` as a dict or already as its JSON text."""
+        meta = metadata if isinstance(metadata, str) else json.dumps(metadata, ensure_ascii=False)
         self._texts += text.encode("utf-8")
-        self._metas += json.dumps(metadata, ensure_ascii=False).encode("utf-8")
+        self._metas += meta.encode("utf-8")
         self._text_offsets.append(len(self._texts))
         self._meta_offsets.append(len(self._metas))
 

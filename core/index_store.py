@@ -18,7 +18,6 @@ hybrid retrievers are built by core.hybrid (their vectors have their own cache).
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import json
 import zipfile
@@ -44,6 +43,7 @@ from core.index_format import (  # noqa: F401  (re-exported for callers of the s
 )
 from core.loader import list_markdown, make_splitter, read_markdown, refused_markdown, split_text
 from core.settings import Settings
+from core.text import normalize
 
 CHUNK_DIR = "chunks"
 _CODE_FILES = (loader_module.__file__, text_module.__file__, index_module.__file__, profile_module.__file__,
@@ -112,12 +112,12 @@ def load_or_build(settings: Settings) -> IndexBundle:
     table = _chunk_corpus(settings, corpus)
     del corpus
     texts = table.index_texts
-    profile = build_profile(texts, counts=table.counts)
+    profile = build_profile(texts, counts=table.counts, folded=table.folded)
+    table.folded = []
     chunks = table.blobs.finish()
     if settings.retriever == "lexical":
         retriever = LexicalRetriever.fit(texts) if texts else None
         del texts, table.index_texts[:]
-        gc.collect()  # the fit's temporaries are cyclic-free, but pandas/scipy leave garbage worth returning now
         index = SearchIndex(chunks=chunks, retriever=retriever, fingerprint=fingerprint, profile=profile)
         try:
             save_index(index, path, files=table.files, skipped=table.skipped)
@@ -170,6 +170,7 @@ class _ChunkTable:
 
     blobs: ChunkBlobs = field(default_factory=ChunkBlobs)
     index_texts: list[str] = field(default_factory=list)
+    folded: list[str] = field(default_factory=list)
     counts: Counter = field(default_factory=Counter)
     files: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
@@ -191,14 +192,15 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]) -> _Chun
         kept.add(entry)
         try:
             cached = json.loads(entry.read_text("utf-8"))
-            pieces, counts = [(t, m) for t, m in cached["chunks"]], cached["counts"]
+            pieces, counts = [(t, h, m, f) for t, h, m, f in cached["chunks"]], cached["counts"]
         except CACHE_ERRORS:  # missing or damaged: the file is simply cut again
             pieces = None
         if pieces is None:
             text = read_markdown(path)
             splitter = splitter or make_splitter(settings.chunk_size, settings.chunk_overlap)
-            pieces = [(c.page_content, c.metadata) for c in split_text(path.name, text, splitter)] if text.strip() else []
-            counts = word_counts(_index_text(t, m) for t, m in pieces)
+            pieces = [_piece(c.page_content, c.metadata)
+                      for c in (split_text(path.name, text, splitter) if text.strip() else [])]
+            counts = word_counts(_index_text(t, h) for t, h, _, _ in pieces)
             resplit.append(path.name)
             try:
                 payload = json.dumps({"chunks": pieces, "counts": counts}, ensure_ascii=False).encode("utf-8")
@@ -207,9 +209,10 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]) -> _Chun
                 table.note = f"片段缓存无法写入 {folder}（{error}），下次启动会重新切分。"
         if pieces:
             files.append(path.name)
-            for text, metadata in pieces:
-                table.blobs.add(text, metadata)
-                table.index_texts.append(_index_text(text, metadata))
+            for text, heading, meta, folded in pieces:
+                table.blobs.add(text, meta)
+                table.index_texts.append(_index_text(text, heading))
+                table.folded.append(folded)
             table.counts.update(counts)
         else:
             skipped.append(f"资料文件「{path.name}」是空的，已跳过。")
@@ -219,10 +222,16 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]) -> _Chun
     return table
 
 
-def _index_text(text: str, metadata: dict) -> str:
-    """index_text of the chunk, without making a Document (the same string the retriever reads)."""
-    heading = str(metadata.get("heading") or "")
+def _index_text(text: str, heading: str) -> str:
+    """index_text of a chunk, without making a Document (the same string the retriever reads)."""
     return f"{heading}\n{text}" if heading else text
+
+
+def _piece(text: str, metadata: dict) -> tuple[str, str, str, str]:
+    """What the chunk cache keeps per chunk: text, heading, metadata as JSON, and the normalised
+    text the answerability profile joins (so a rebuild normalises only the files that changed)."""
+    heading = str(metadata.get("heading") or "")
+    return text, heading, json.dumps(metadata, ensure_ascii=False), normalize(_index_text(text, heading))
 
 
 def _prune(paths: Iterable[Path], *, keep: set[Path]) -> None:
