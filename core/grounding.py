@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from langchain_core.documents import Document
 
 from core.arithmetic import Equation, Mismatch, find_equations
+from core.citations import cited
 from core.figures import CITATION_RE, Figure, extract_figures, format_number, value_keys
 from core.problems import Problem
 from core.settings import REFUSAL_TEXT
@@ -36,7 +37,7 @@ POLICY_WORDS = ("手续费", "转班", "学籍", "课时", "报名", "报读", "
 
 _TERMINATORS = "。！？；!?;\n"
 # After a sentence ends, closing quotes and citation markers still belong to it: 「…四级。[1]」.
-_TRAILER_RE = re.compile(r"(?:[ \t]*(?:[”’」』）)]|\[\s*\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\s*\]))*")
+_TRAILER_RE = re.compile(rf"(?:[ \t]*(?:[”’」』）)]|{CITATION_RE.pattern}))*")
 _FORMULA_SHOWN = 16
 
 
@@ -102,11 +103,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 def cited_numbers(sentence: str) -> tuple[int, ...]:
     """Distinct citation numbers in a sentence, in order: 「[1][2]」 and 「[1,2]」 both give (1, 2)."""
-    seen: dict[int, None] = {}
-    for marker in CITATION_RE.finditer(sentence):
-        for number in re.findall(r"\d+", marker.group()):
-            seen.setdefault(int(number), None)
-    return tuple(seen)
+    return tuple(cited(sentence))
 
 
 def _figure_label(figure: Figure) -> str:

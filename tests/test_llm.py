@@ -93,7 +93,7 @@ def test_offline_answerer_reads_keywords_from_invoke_and_stream(corpus_index):
 
 
 def test_answer_passes_the_decisions_keywords_to_the_offline_answerer(corpus_index):
-    from core.rag import answer
+    from core import answer
 
     result = answer("一级要上几周", corpus_index)
     assert not result.refused and "八周结课" in result.text and not result.problems
