@@ -98,3 +98,24 @@ def test_verdict_frame_escapes_markdown_in_sentences():
 
     frame = verdict_frame("<b>粗</b> [点我](javascript:alert(1))。", [], "")
     assert "<b>" not in frame["句子"][0].replace("\\<", "")
+
+
+def test_problem_lines_shows_the_question_and_answer_figures_side_by_side():
+    from core.problems import Problem
+    from ui.answer_view import problem_lines
+
+    problem = Problem("question_mismatch", "问题说 4200 元，回答用的是 4800 元", (0, 4),
+                      compare=(("金额", "4200 元", "4800 元"), ("课时", "6 课时", "12 | 课时")))
+    lines = problem_lines([problem, Problem("bad_ref", "引用了 [7]")]).splitlines()
+    assert lines[:2] == ["- 问题说 4200 元，回答用的是 4800 元", "- 引用了 \\[7\\]"]
+    assert lines[3:] == ["| 数字 | 问题里 | 回答用的 |", "| --- | --- | --- |", "| 金额 | 4200 元 | 4800 元 |",
+                         "| 课时 | 6 课时 | 12 \\| 课时 |"]
+
+
+def test_verdict_frame_explains_a_derived_figure():
+    from ui.answer_view import verdict_frame
+
+    example = Hit(rank=1, source="02-退费与转班制度.md", heading="三、退费计算口径", chunk=4, start=0, end=20,
+                  text="示例：学员实付 4800 元报读三级（总课时 16）。", score=0.5, passed=True)
+    frame = verdict_frame("上了 6 课时还剩 10 课时，按 16 课时算[1]。", [example], "上了6节课")
+    assert list(frame["核对"]) == ["✓（推得 10 \\= 16 − 6）"]  # escaped for st.table
