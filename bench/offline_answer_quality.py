@@ -10,7 +10,7 @@ passing chunks twice, side by side: from the question's bigrams only (as before:
 with the decision's terms too (what core.rag.stream_text does now, cutoff RELATIVE_CUTOFF). A
 good answer holds the key phrase (any of its `|` wordings) in its own text, not only in a cited chunk.
 Filler: the share of answer sentences holding no content word of the question (no form of any of
-the decision's terms with weight > 0), e.g. 「本制度适用于…全部口语课学员」 under 「口语课一共有几级」.
+the decision's terms with weight > 0, nor a figure of the question as written: 二级, 4200), e.g. 「本制度适用于…全部口语课学员」 under 「口语课一共有几级」.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from answerability import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, read_rows  # noqa: E402
 
 from core.answerability import CORRECT_ANSWER, DECISION_THRESHOLD, evaluate_decisions  # noqa: E402
+from core.figures import extract_figures  # noqa: E402
 from core.glossary import load_starter  # noqa: E402
-from core.index_store import load_or_build  # noqa: E402
 from core.grounding import split_sentences  # noqa: E402
+from core.index_store import load_or_build  # noqa: E402
 from core.llm import RELATIVE_CUTOFF, compose_answer  # noqa: E402
 from core.question_set_format import holds_key_phrase  # noqa: E402
 from core.settings import Settings  # noqa: E402
@@ -39,11 +40,17 @@ DATA = ROOT / "tests" / "data"
 BIGRAM_ONLY_CUTOFF = 0.25  # the answerer's cutoff before it read the decision's terms
 
 
-def filler_count(text: str, terms: tuple[Term, ...]) -> tuple[int, int]:
-    """(sentences with no content word of the question, sentences) of one answer."""
-    words = [t for t in terms if t.weight > 0 and not t.is_number]
+def filler_count(text: str, question: str, terms: tuple[Term, ...]) -> tuple[int, int]:
+    """(sentences with no content word of the question, sentences) of one answer.
+
+    A content word: a whole form of one of the decision's terms with weight > 0, or one of the
+    question's figures as written (二级, 4200). Stricter than the answerer's own filter (half a term).
+    """
+    words = [t for t in terms if t.weight > 0]
+    figures = [normalize(f.text) for f in extract_figures(question)]
     sentences = [normalize(text[a:b]) for a, b in split_sentences(text)]
-    empty = sum(1 for s in sentences if words and not any(credit(t, [s]) >= 1.0 for t in words))
+    empty = sum(1 for s in sentences
+                if not any(credit(t, [s]) >= 1.0 for t in words) and not any(f and f in s for f in figures))
     return empty, len(sentences)
 
 
@@ -59,7 +66,7 @@ def compare(outcomes) -> dict[str, list[Row]]:
         references = tuple((n, h.text) for n, h in enumerate((h for h in o.hits if h.passed), start=1))
         for name, words, cutoff in (("bigrams", (), BIGRAM_ONLY_CUTOFF), ("keywords", o.decision.terms, RELATIVE_CUTOFF)):
             text = compose_answer(o.question, references, words, cutoff=cutoff)
-            filler, sentences = filler_count(text, o.decision.terms)
+            filler, sentences = filler_count(text, o.question, o.decision.terms)
             rows[name].append((holds_key_phrase(text, o.key_phrase), len(text), sentences, filler))
     return rows
 

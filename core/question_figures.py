@@ -168,6 +168,11 @@ class Mismatch:
     answer: tuple[KindedFigure, ...]
 
 
+def shown(figure: KindedFigure) -> str:
+    """How a figure is named in a message: 「4200 元」「二级」「6 课时」."""
+    return _shown(figure.kind, figure.figure.value)
+
+
 def _shown(kind: str, value: float) -> str:
     if kind == LEVEL:
         return _LEVEL_NAMES.get(int(value), f"{format_number(value)}级")
