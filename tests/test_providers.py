@@ -65,6 +65,25 @@ def test_make_chat_model_rejects_zero_timeout(tmp_path):
 
 # -- answering through the server ------------------------------------------------------------
 
+PAID = "我报的二级 交了4200 上了6节课 现在退能退多少"
+# The refund rules' worked example (三级, 4800 元, 4 课时), as a model that copies it would answer.
+REUSED = "剩余 12 课时，4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 180 元，可退 3420 元[2]。"
+# Worked by hand: 16 − 6 = 10; 4200 × 10 ÷ 16 = 2625; 2625 × 5% = 131.25; 2625 − 131.25 = 2493.75.
+OWN = ("可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费[1]。你上了 6 课时，总课时 16，剩余 10 课时，"
+       "4200 × 10 ÷ 16 = 2625 元，手续费 2625 × 5% = 131.25 元，可退 2625 − 131.25 = 2493.75 元[1][2]。")
+
+
+@pytest.mark.parametrize(("reply", "codes"), [(REUSED, ["question_mismatch"]), (OWN, [])], ids=["reuses-example", "own-figures"])
+def test_answer_from_a_real_model_is_checked_against_the_students_figures(fake_openai, tmp_path, corpus_index,
+                                                                         reply, codes):
+    fake_openai.reply = reply
+    result = rag.answer(PAID, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)))
+    assert [(h.source[:2], "示例" in h.text) for h in result.hits[:2]] == [("02", False), ("02", True)]
+    assert [p.code for p in result.problems] == codes
+    assert result.flagged is bool(codes)
+    system = fake_openai.requests[0].body["messages"][0]["content"]
+    assert "必须用学员自己的数字代入公式计算" in system
+
 def test_answer_good_cited_reply_is_not_flagged(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = GOOD
     llm = make_chat_model(make_settings(fake_openai, tmp_path))

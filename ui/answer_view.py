@@ -16,7 +16,7 @@ from pandas.io.formats.style import Styler
 
 from core.answerability import RERANK_BASE
 from core.citations import CITATION_RE, numbers
-from core.grounding import GroundingReport
+from core.grounding import GroundingReport, SentenceVerdict
 from core.problems import Problem
 from core.rag import Gate, Hit, RAGAnswer
 from core.references import excerpt
@@ -155,8 +155,21 @@ def signal_frame(decision: Decision) -> pd.DataFrame:
 
 
 def problem_lines(problems: Sequence[Problem]) -> str:
-    """The problems as an escaped Markdown bullet list."""
-    return "\n".join(f"- {md_escape(p.message)}" for p in problems)
+    """The problems as an escaped Markdown bullet list, then the figures a problem compares side by side."""
+    lines = "\n".join(f"- {md_escape(p.message)}" for p in problems)
+    rows = [row for p in problems for row in p.compare]
+    if not rows:
+        return lines
+    table = ["| 数字 | 问题里 | 回答用的 |", "| --- | --- | --- |"]
+    table += ["| " + " | ".join(md_escape(cell) for cell in row) + " |" for row in rows]
+    return lines + "\n\n" + "\n".join(table)
+
+
+def _verdict_cell(verdict: SentenceVerdict) -> str:
+    """✓ (with how a derived figure follows: 「推得 10 = 16 − 6」) or the sentence's problems."""
+    if not verdict.ok:
+        return "；".join(md_escape(p.message) for p in verdict.problems)
+    return "✓" + "".join(f"（推得 {md_escape(d)}）" for d in verdict.derivations)
 
 
 def verdict_frame(text: str, report: GroundingReport | None) -> pd.DataFrame:
@@ -176,5 +189,5 @@ def verdict_frame(text: str, report: GroundingReport | None) -> pd.DataFrame:
         pieces.append(md_escape(text[cursor:end]))
         rows.append({"句子": "".join(pieces).strip(),
                      "引用": "、".join(f"\\[{n}\\]" for n in verdict.cited) or "—",
-                     "核对": "✓" if verdict.ok else "；".join(md_escape(p.message) for p in verdict.problems)})
+                     "核对": _verdict_cell(verdict)})
     return pd.DataFrame(rows, columns=["句子", "引用", "核对"])

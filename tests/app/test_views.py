@@ -122,3 +122,26 @@ def test_score_chart_draws_the_ranking_score_and_the_threshold_the_gate_used(cor
     assert rule_data[0]["阈值"] == 0.12
     passed = frame[frame["状态"] == "命中"]
     assert (passed[VALUE] >= 0.12 - 1e-4).all() and len(passed) == len(gate.hits)
+
+
+def test_problem_lines_shows_the_question_and_answer_figures_side_by_side():
+    from core.problems import Problem
+    from ui.answer_view import problem_lines
+
+    problem = Problem("question_mismatch", "问题说 4200 元，回答用的是 4800 元", (0, 4),
+                      compare=(("金额", "4200 元", "4800 元"), ("课时", "6 课时", "12 | 课时")))
+    lines = problem_lines([problem, Problem("bad_ref", "引用了 [7]")]).splitlines()
+    assert lines[:2] == ["- 问题说 4200 元，回答用的是 4800 元", "- 引用了 \\[7\\]"]
+    assert lines[3:] == ["| 数字 | 问题里 | 回答用的 |", "| --- | --- | --- |", "| 金额 | 4200 元 | 4800 元 |",
+                         "| 课时 | 6 课时 | 12 \\| 课时 |"]
+
+
+def test_verdict_frame_explains_a_derived_figure():
+    from core.grounding import check_grounding
+    from ui.answer_view import verdict_frame
+
+    example = Hit(rank=1, source="02-退费与转班制度.md", heading="三、退费计算口径", chunk=4, start=0, end=20,
+                  text="示例：学员实付 4800 元报读三级（总课时 16）。", score=0.5, passed=True)
+    text = "上了 6 课时还剩 10 课时，按 16 课时算[1]。"
+    frame = verdict_frame(text, check_grounding(text, [example.document], "上了6节课"))
+    assert list(frame["核对"]) == ["✓（推得 10 \\= 16 − 6）"]  # escaped for st.table
