@@ -103,7 +103,7 @@ def child_restart(root: Path, data: str, corpus: str, repeat: int) -> dict:
     import pandas  # noqa: F401  (modules and jieba's lexicon loaded first: the restart row is about the index)
 
     import ui.state  # noqa: F401
-    from core import pipeline, terms  # noqa: F401
+    from core import assistant, terms  # noqa: F401
 
     terms._lexicon()
     times["restart"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
@@ -139,8 +139,8 @@ def _run(kind: str, root: Path, data: str, corpus: str, repeat: int) -> dict:
 def child_huge(root: Path, chunks: int, queries: int) -> dict:
     sys.path.insert(0, str(root))
     from bench.console_speed import synthetic_corpus
+    from core.assistant import build_assistant
     from core.index_store import load_or_build
-    from core.pipeline import build_pipeline
     from core.settings import Settings
 
     with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as corpus:
@@ -150,9 +150,9 @@ def child_huge(root: Path, chunks: int, queries: int) -> dict:
         started = time.perf_counter()
         bundle = load_or_build(settings)
         build_s = time.perf_counter() - started
-        pipeline = build_pipeline(settings, bundle, None)
-        query_ms = [_clock(lambda n=n: pipeline.prepare(f"第 {n * 17} 册转班的手续费是多少？", k=4,
-                                                        min_score=settings.min_score)) for n in range(queries)]
+        assistant = build_assistant(settings, bundle, None)
+        query_ms = [_clock(lambda n=n: assistant.gate(assistant.retrieve(f"第 {n * 17} 册转班的手续费是多少？")))
+                    for n in range(queries)]
         gc.collect()
         now, peak = rss_mb()
     return {"chunks": len(bundle.index), "build_s": build_s, "query_p50": statistics.median(query_ms),

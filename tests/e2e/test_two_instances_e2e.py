@@ -71,7 +71,9 @@ def test_two_instances_e2e_corpus_edit_and_default_reach_the_other(browser, pair
         page_a.get_by_role("button", name="保存并重建索引").click()
         page_a.get_by_text(f"已保存「{FILE}」").wait_for()
 
-        DefaultsStore(Database(url)).save(THRESHOLD, 4, actor="王校长", settings=Settings())
+        settings = Settings()
+        DefaultsStore(Database(url)).save(settings.knobs.with_(threshold=THRESHOLD, k=4), actor="王校长",
+                                          settings=settings)
 
         deadline = time.monotonic() + WAIT_S
         while FACT not in (text := _ask(page_b, b.url, idle)) and time.monotonic() < deadline:
