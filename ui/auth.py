@@ -23,11 +23,13 @@ from core.db import open_database
 from core.errors import AuthError, ConfigError, XiaoEError
 from core.roles import User, require
 from core.sessions import Session, SessionExpired, SessionStore
+from ui import session_cookie
 from ui.answer_view import md_escape
 from ui.state import get_settings
 
 LOCAL_USER = User(username="local", display_name="本机用户", role="admin")
 TOKEN, USER, METHOD, NOTICE = "auth_token", "auth_user", "auth_method", "auth_notice"
+COOKIE_WRITE = "auth_cookie_write"  # the token to put in the cookie on the next full run ("" clears it)
 REVIEWER = "reviewer"  # the name pages already use to attribute decisions
 # url_path -> permission needed to see the page; pages not listed are open to every signed-in role.
 RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts"}
@@ -99,11 +101,36 @@ def gate() -> User:
         st.stop()
     if no_accounts:
         _only("app_pages/setup.py", "首次设置", ":material/key:")
-    user = _resume(sessions) or _sso_sign_in(sessions)
+    user = _resume(sessions) or _resume_from_cookie(sessions) or _sso_sign_in(sessions)
+    _flush_cookie()
     if user is None:
         _only("app_pages/login.py", "登录", ":material/login:")
     st.session_state[REVIEWER] = user.label
     return user
+
+
+def _resume_from_cookie(sessions: SessionStore) -> User | None:
+    """A reload or another tab: the browser's sign-in cookie resumes the same server-side session."""
+    token = session_cookie.read_token()
+    if not token or st.session_state.get("_auth_cookie_refused") == token:
+        return None
+    try:
+        session = sessions.resume(token)
+    except SessionExpired as expired:
+        st.session_state["_auth_cookie_refused"] = token  # this tab keeps sending it until reconnected
+        st.session_state[COOKIE_WRITE] = ""
+        st.session_state[NOTICE] = str(expired)
+        return None
+    st.session_state[TOKEN] = session.token
+    st.session_state[METHOD] = session.method
+    st.session_state[USER] = session.user
+    return session.user
+
+
+def _flush_cookie() -> None:
+    pending = st.session_state.pop(COOKIE_WRITE, None)
+    if pending is not None:
+        session_cookie.write(pending or None)
 
 
 # The app's other addresses: a deep link to one of them before sign-in shows the same gate page
@@ -126,6 +153,8 @@ def _resume(sessions: SessionStore) -> User | None:
         session = sessions.resume(token)
     except SessionExpired as expired:
         _forget()
+        st.session_state["_auth_cookie_refused"] = token  # the same token may still be in this tab's cookie
+        st.session_state[COOKIE_WRITE] = ""
         st.session_state[NOTICE] = str(expired)
         return None
     st.session_state[USER] = session.user
@@ -133,12 +162,24 @@ def _resume(sessions: SessionStore) -> User | None:
 
 
 def sign_in(username: str, password: str) -> User:
-    """Password sign-in from the login page; AuthError carries the message to show."""
-    return _remember(get_sessions().sign_in(username, password))
+    """Password sign-in from the login page; AuthError carries the message to show.
+
+    The token rotates: a new one for every sign-in, and the one this browser held before is revoked.
+    """
+    user = _remember(get_sessions().sign_in(username, password))
+    _revoke_previous()
+    return user
+
+
+def _revoke_previous() -> None:
+    old = session_cookie.read_token()
+    if old and old != st.session_state.get(TOKEN):
+        get_sessions().sign_out(old)
 
 
 def _remember(session: Session) -> User:
     st.session_state[TOKEN] = session.token
+    st.session_state[COOKIE_WRITE] = session.token
     st.session_state[USER] = session.user
     st.session_state[METHOD] = session.method
     st.session_state[REVIEWER] = session.user.label
@@ -149,8 +190,10 @@ def _remember(session: Session) -> User:
 def sign_out() -> None:
     token, method = st.session_state.get(TOKEN), st.session_state.get(METHOD)
     if token:
-        get_sessions().sign_out(token)
+        get_sessions().sign_out(token)  # every tab sharing the cookie is signed out on its next action
+        st.session_state["_auth_cookie_refused"] = token
     _forget()
+    st.session_state[COOKIE_WRITE] = ""
     if method == "sso":
         st.logout()  # also drops the identity cookie, else the next run would sign in again
     else:
