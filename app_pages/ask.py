@@ -19,6 +19,7 @@ from core.review import record_answer
 from core.settings import MAX_TOP_K
 from ui import answer_view as view
 from ui.auth import guard_page, signed_in_name
+from ui.review_view import review_url
 from ui.source_view import source_url
 from ui.state import get_glossary, get_index, get_pipeline, get_review_store, get_settings
 
@@ -82,13 +83,13 @@ def generate(gate: rag.Gate, fingerprint: str) -> None:
             result["error"] = message
             _queue(result, lambda store: store.enqueue_failure(
                 gate.question, message=message, kind=kind, threshold=gate.threshold, k=gate.k,
-                candidates=gate.candidates, fingerprint=fingerprint))
+                candidates=gate.candidates, fingerprint=fingerprint, asker=signed_in_name(), merge=True))
             return
         except XiaoEError as error:  # e.g. a model setting that cannot work
             result["error"] = str(error)
             return
     result["answer"] = answer
-    _queue(result, lambda store: record_answer(store, answer, fingerprint=fingerprint))
+    _queue(result, lambda store: record_answer(store, answer, fingerprint=fingerprint, asker=signed_in_name()))
 
 
 def _stream(gate: rag.Gate) -> str:
@@ -210,7 +211,13 @@ def render_flag(answer: rag.RAGAnswer, fingerprint: str) -> None:
                 except XiaoEError as error:
                     st.error(str(error))
                 else:
-                    st.success(f"已记入复核队列 #{item}")
+                    confirm_queued(item)
+
+
+def confirm_queued(item: int) -> None:
+    """A toast (seen wherever the reader scrolled) and a line with a link to the item."""
+    st.toast(f"已记入复核队列 #{item}", icon=":material/check_circle:")
+    st.success(f"已记入复核队列 #{item}：[在复核队列打开]({review_url(item)})")
 
 
 def render_candidates(run: dict, gate: rag.Gate) -> None:

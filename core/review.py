@@ -19,7 +19,8 @@ from core.errors import ConflictError, StoreError, XiaoEError
 from core.problems import Problem
 from core.rag import Hit, RAGAnswer
 from core.review_export import write_csv
-from core.review_input import Decision, Entry, entry_from_answer, validated
+from core.review_dedup import dedup_key, find_pending, same_sliders
+from core.review_input import Decision, Entry, entry_from_answer, person_name, validated
 from core.review_models import (
     SORTS,
     BulkResult,
@@ -38,9 +39,11 @@ from core.review_schema import (
     SYSTEM_ACTOR,
     TRANSITIONS,
     InvalidReview,
+    review_asks,
     review_candidates,
     review_events,
     review_items,
+    review_keys,
     review_reasons,
 )
 
@@ -48,6 +51,7 @@ __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "Revie
            "record_answer"]
 
 items, reasons, candidates, events = review_items, review_reasons, review_candidates, review_events
+keys, asks = review_keys, review_asks
 
 
 class ReviewStore:
@@ -61,10 +65,16 @@ class ReviewStore:
     # --- filling -----------------------------------------------------------------------------
 
     def enqueue(self, answer: RAGAnswer, *, origin: str = "auto", fingerprint: str = "",
-                flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> int:
-        """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons."""
-        return self.enqueue_many([answer], origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
-                                 extra_reasons=extra_reasons)[0]
+                flagged_by: str | None = None, extra_reasons: Sequence[Problem] = (),
+                asker: str | None = None, merge: bool = False) -> int:
+        """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons.
+
+        With `merge`, a repeat of a pending refused/flagged/failed question joins that item
+        instead (see core/review_dedup.py); `record_answer` merges.
+        """
+        entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
+                                  extra_reasons=extra_reasons)
+        return self._insert([entry], asker=asker, merge=merge)[0]
 
     def enqueue_many(self, answers: Iterable[RAGAnswer], *, origin: str = "auto", fingerprint: str = "",
                      flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> list[int]:
@@ -75,38 +85,65 @@ class ReviewStore:
 
     def enqueue_failure(self, question: str, *, message: str, kind: str = "model_error",
                         threshold: float | None = None, k: int | None = None, candidates: Sequence[Hit] = (),
-                        fingerprint: str = "") -> int:
+                        fingerprint: str = "", asker: str | None = None, merge: bool = False) -> int:
         """Queue a question whose model call failed: no answer text, the failure is the reason."""
         entry = validated(question=question, answer="", origin="model_error",
                            reasons=(Problem(kind, message),), threshold=threshold, k=k,
                            candidates=tuple(candidates), fingerprint=fingerprint, flagged_by=None)
-        return self._insert([entry])[0]
+        return self._insert([entry], asker=asker, merge=merge)[0]
 
-    def _insert(self, entries: list[Entry]) -> list[int]:
+    def _insert(self, entries: list[Entry], *, asker: str | None = None, merge: bool = False) -> list[int]:
+        """Insert entries in one transaction; a repeat of a pending item joins it (core/review_dedup.py)."""
         if not entries:
             return []
         now = self._clock()
+        asker = person_name(asker, "提问人")
         with self.db.transaction("写入复核队列") as conn:
-            ids = list(conn.execute(
-                items.insert().returning(items.c.id, sort_by_parameter_order=True),
-                [{"created_at": now, "origin": e.origin, "question": e.question, "answer": e.answer,
-                  "threshold": e.threshold, "k": e.k, "fingerprint": e.fingerprint, "flagged_by": e.flagged_by,
-                  "status": "pending", "version": 1} for e in entries]).scalars())
-            reason_rows = [{"item_id": item_id, "position": pos, "code": p.code, "message": p.message,
-                            "span_start": p.span[0] if p.span else None, "span_end": p.span[1] if p.span else None}
-                           for item_id, e in zip(ids, entries) for pos, p in enumerate(e.reasons)]
-            candidate_rows = [{"item_id": item_id, "rank": pos, "source": h.source, "heading": h.heading,
-                               "chunk": h.chunk, "start": h.start, "end": h.end, "score": float(h.score),
-                               "passed": bool(h.passed), "text": h.text}
-                              for item_id, e in zip(ids, entries) for pos, h in enumerate(e.candidates, start=1)]
-            if reason_rows:
-                conn.execute(reasons.insert(), reason_rows)
-            if candidate_rows:
-                conn.execute(candidates.insert(), candidate_rows)
-            conn.execute(events.insert(), [
-                {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
-                 "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
-                for item_id, e in zip(ids, entries)])
+            ids: list[int | None] = []
+            fresh: list[tuple[int, Entry, str | None]] = []
+            for position, e in enumerate(entries):
+                key = dedup_key(e.question, e.origin, e.fingerprint) if merge else None
+                found = find_pending(conn, key) if key else None
+                if found is None:
+                    ids.append(None)
+                    fresh.append((position, e, key))
+                    continue
+                item_id, threshold, k = found
+                conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker, threshold=e.threshold,
+                                                  k=e.k, counted=same_sliders(threshold, e.threshold, k, e.k)))
+                ids.append(item_id)
+            if fresh:
+                new_ids = self._insert_new(conn, [e for _, e, _ in fresh], now)
+                for (position, e, key), item_id in zip(fresh, new_ids):
+                    ids[position] = item_id
+                    if key:
+                        conn.execute(keys.insert().values(item_id=item_id, key=key))
+                        conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker or e.flagged_by,
+                                                          threshold=e.threshold, k=e.k, counted=True))
+        return [i for i in ids if i is not None]
+
+    @staticmethod
+    def _insert_new(conn: Connection, entries: list[Entry], now: datetime) -> list[int]:
+        ids = list(conn.execute(
+            items.insert().returning(items.c.id, sort_by_parameter_order=True),
+            [{"created_at": now, "origin": e.origin, "question": e.question, "answer": e.answer,
+              "threshold": e.threshold, "k": e.k, "fingerprint": e.fingerprint, "flagged_by": e.flagged_by,
+              "status": "pending", "version": 1} for e in entries]).scalars())
+        reason_rows = [{"item_id": item_id, "position": pos, "code": p.code, "message": p.message,
+                        "span_start": p.span[0] if p.span else None, "span_end": p.span[1] if p.span else None}
+                       for item_id, e in zip(ids, entries) for pos, p in enumerate(e.reasons)]
+        candidate_rows = [{"item_id": item_id, "rank": pos, "source": h.source, "heading": h.heading,
+                           "chunk": h.chunk, "start": h.start, "end": h.end, "score": float(h.score),
+                           "passed": bool(h.passed), "text": h.text}
+                          for item_id, e in zip(ids, entries) for pos, h in enumerate(e.candidates, start=1)]
+        if reason_rows:
+            conn.execute(reasons.insert(), reason_rows)
+        if candidate_rows:
+            conn.execute(candidates.insert(), candidate_rows)
+        conn.execute(events.insert(), [
+            {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
+             "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
+            for item_id, e in zip(ids, entries)])
         return ids
 
     # --- reading -----------------------------------------------------------------------------
@@ -116,7 +153,7 @@ class ReviewStore:
             row = conn.execute(select(items).where(items.c.id == item_id)).first()
             if row is None:
                 raise _not_found(item_id)
-            return hydrate(conn, [row])[0]
+            return hydrate(conn, [row], with_asks=True)[0]
 
     def list(self, filters: Filters | None = None, *, sort: str = "-created", offset: int = 0,
              limit: int = 50) -> Page:
@@ -254,12 +291,15 @@ class ReviewStore:
                              + ("；如需改判，请先重新打开。" if action != "reopen" else "；它本来就在待复核。"))
 
 
-def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str) -> int | None:
-    """Queue the answer if it was refused (拒答) or a check found problems (自动标记); else None."""
+def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, asker: str | None = None) -> int | None:
+    """Queue the answer if it was refused (拒答) or a check found problems (自动标记); else None.
+
+    Asking the same question again joins the pending item instead of adding one (core/review_dedup.py).
+    """
     if answer.refused:
-        return store.enqueue(answer, origin="refusal", fingerprint=fingerprint)
+        return store.enqueue(answer, origin="refusal", fingerprint=fingerprint, asker=asker, merge=True)
     if answer.problems:
-        return store.enqueue(answer, origin="auto", fingerprint=fingerprint)
+        return store.enqueue(answer, origin="auto", fingerprint=fingerprint, asker=asker, merge=True)
     return None
 
 

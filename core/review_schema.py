@@ -110,11 +110,32 @@ review_events = Table(
 )
 Index("ix_review_events_item", review_events.c.item_id, review_events.c.id)
 
+# De-duplication (core/review_dedup.py): the key an item is found by, and every asking of it.
+review_keys = Table(
+    "review_keys", metadata,
+    Column("item_id", Integer, ForeignKey("review_items.id"), primary_key=True),
+    Column("key", String(64), nullable=False),
+)
+Index("ix_review_keys_key", review_keys.c.key, review_keys.c.item_id)
+
+review_asks = Table(
+    "review_asks", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("item_id", Integer, ForeignKey("review_items.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("asker", String(MAX_NAME_CHARS)),
+    Column("threshold", Float),
+    Column("k", Integer),
+    Column("counted", Boolean, nullable=False),
+)
+Index("ix_review_asks_item", review_asks.c.item_id, review_asks.c.id)
+
 
 REVIEW_SCHEMA = Schema("review", (
     Migration(1, "review queue tables", create_tables(review_items, review_reasons, review_candidates,
                                                        review_events)),
     Migration(2, "append-only review events", append_only("review_events")),
+    Migration(3, "de-duplication keys and askings", create_tables(review_keys, review_asks)),
 ))
 
 

@@ -28,6 +28,11 @@ EVENT_COLUMNS = ["时间", "操作人", "操作", "状态变化", "版本", "备
 SORT_LABELS = {"-created": "最新在前", "created": "最早在前", "-decided": "最近处理在前"}
 
 
+def review_url(item_id: int) -> str:
+    """Relative link to one item on the Review Queue page; works pasted into a new tab."""
+    return f"review?item={int(item_id)}"
+
+
 def status_options() -> list[str]:
     return [ALL, *STATUS_LABELS.values()]
 
