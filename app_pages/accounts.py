@@ -7,6 +7,7 @@ import streamlit as st
 
 from core import audit
 from core.accounts import ROLES
+from core.labels import audit_action_label
 from core.errors import XiaoEError
 from ui.auth import get_sessions, guard_page
 
@@ -86,7 +87,15 @@ with change_tab:
                 run(reset, f"已重设「{chosen}」的密码，登录锁定（如有）已解除。")
 
 with log_tab:
-    entries = audit.recent(sessions.db, limit=200)
-    st.dataframe(pd.DataFrame([{"时间": when(e.at), "操作人": e.actor, "操作": e.action, "对象": e.target,
-                                "说明": e.detail} for e in entries]),
+    show_logins = st.toggle("逐条显示每次登录", key="audit_show_logins")
+    entries = audit.recent(sessions.db, limit=200, exclude=() if show_logins else ("login",))
+    st.dataframe(pd.DataFrame([{"时间": when(e.at), "操作人": e.actor, "操作": audit_action_label(e.action),
+                                "对象": e.target, "说明": e.detail} for e in entries],
+                              columns=["时间", "操作人", "操作", "对象", "说明"]),
                  hide_index=True, width="stretch", key="audit_table")
+    if not show_logins:
+        st.markdown("**登录汇总**（每人一行，不再逐条列出）")
+        st.dataframe(pd.DataFrame([{"账号": s.actor, "登录次数": s.count, "最早": when(s.first), "最近": when(s.last)}
+                                   for s in audit.login_summary(sessions.db)],
+                                  columns=["账号", "登录次数", "最早", "最近"]),
+                     hide_index=True, width="stretch", key="login_summary_table")

@@ -8,6 +8,7 @@ a version that moved is refused with `ConflictError` naming who moved it, never 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -48,7 +49,7 @@ from core.review_schema import (
 )
 
 __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
-           "record_answer"]
+           "next_pending", "record_answer"]
 
 items, reasons, candidates, events = review_items, review_reasons, review_candidates, review_events
 keys, asks = review_keys, review_asks
@@ -181,6 +182,14 @@ class ReviewStore:
                 yield from hydrate(conn, rows, with_candidates=with_candidates)
                 last = rows[-1].id
 
+    def pending_ids(self, filters: Filters | None = None, *, sort: str = "-created") -> tuple[int, ...]:
+        """Ids of the pending items in `filters`, in list order: what 「…并下一条」 walks through."""
+        if sort not in SORTS:
+            raise InvalidReview(f"排序方式「{sort}」不存在，可选：{'、'.join(SORTS)}。")
+        where = conditions(replace(filters or Filters(), status="pending"))
+        with self.db.read("读取复核队列") as conn:
+            return tuple(conn.execute(select(items.c.id).where(*where).order_by(*order(sort))).scalars())
+
     def counts(self) -> QueueCounts:
         """Counts per status, and per lane and status; an item counts once in every lane it is in."""
         with self.db.read("统计复核队列") as conn:
@@ -289,6 +298,16 @@ class ReviewStore:
                 f"你看到的是第 {expected} 版，现在是第 {row.version} 版。你的操作没有保存，请刷新后再决定。")
         return InvalidReview(f"条目 #{item_id} 当前是「{STATUS_LABELS[row.status]}」，不能{ACTION_LABELS[action]}"
                              + ("；如需改判，请先重新打开。" if action != "reopen" else "；它本来就在待复核。"))
+
+
+def next_pending(order_ids: Sequence[int], current: int) -> int | None:
+    """The pending item after `current` in list order (wrapping to the top), or None when it was the last."""
+    if current in order_ids:
+        position = order_ids.index(current)
+        rest = list(order_ids[position + 1:]) + list(order_ids[:position])
+    else:
+        rest = list(order_ids)
+    return rest[0] if rest else None
 
 
 def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, asker: str | None = None) -> int | None:

@@ -26,7 +26,7 @@ def read_token() -> str | None:
         value = st.context.cookies.get(COOKIE)
     except (AttributeError, RuntimeError):  # no browser connection (AppTest, bare script run)
         return None
-    return value if value and _TOKEN_SHAPE.fullmatch(value) else None
+    return value if isinstance(value, str) and _TOKEN_SHAPE.fullmatch(value) else None  # AppTest: a mock
 
 
 def app_path() -> str:
