@@ -93,7 +93,7 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
         if item.answer:
             st.markdown(marked_answer(item))
         else:
-            st.caption("模型调用失败，没有生成回答。")
+            st.caption("模型调用失败，没有生成回答。" if item.origin == "model_error" else "（没有回答正文）")
         st.markdown(reason_lines(item) or "（无问题原因）")
     show_decision_form(store, item, filters, sort)
     if item.answer:
