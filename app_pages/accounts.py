@@ -7,8 +7,8 @@ import streamlit as st
 
 from core import audit
 from core.accounts import ROLES
-from core.labels import audit_action_label
 from core.errors import XiaoEError
+from core.labels import audit_action_label
 from ui.auth import get_sessions, guard_page
 
 FLASH = "_accounts_flash"

@@ -32,6 +32,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from core.errors import StoreError
+from core.os_errors import os_reason
 
 MigrationStep = Callable[[Connection], None]
 
@@ -87,7 +88,7 @@ class Database:
             try:
                 Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
-                raise StoreError(f"无法创建数据文件夹「{Path(parsed.database).parent}」（{error.strerror}），"
+                raise StoreError(f"无法创建数据文件夹「{Path(parsed.database).parent}」（{os_reason(error)}），"
                                  "请检查 XIAOE_DATA_DIR 设置和文件夹权限。") from None
         options = {"connect_args": {"timeout": busy_timeout_ms / 1000}} if self.is_sqlite else {}
         try:

@@ -19,8 +19,8 @@ from core.db import Database, utcnow
 from core.errors import ConflictError, StoreError, XiaoEError
 from core.problems import Problem
 from core.rag import Hit, RAGAnswer
-from core.review_export import write_csv
 from core.review_dedup import dedup_key, find_pending, same_sliders
+from core.review_export import write_csv
 from core.review_input import Decision, Entry, entry_from_answer, person_name, validated
 from core.review_models import (
     SORTS,

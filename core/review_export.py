@@ -1,6 +1,6 @@
 """CSV export of review items for Excel: UTF-8 with BOM, Chinese headers, formula cells neutralised.
 
-A cell that starts with = + - @ (or a tab / carriage return) would run as a formula when the
+A cell that starts with = + - @ (full-width ＝＋－＠ too, or a tab / carriage return) would run as a formula when the
 file is opened in Excel or WPS; such text cells get a leading single quote. Numbers are left alone.
 """
 
@@ -12,19 +12,13 @@ from pathlib import Path
 from typing import IO
 
 from core.errors import StoreError
+from core.os_errors import os_reason
 from core.review_models import ReviewItem
+from core.spreadsheet_cells import FORMULA_PREFIXES, neutralise, restore  # noqa: F401  (re-exported)
 
 HEADER = ("编号", "创建时间", "通道", "状态", "问题", "回答", "问题原因", "阈值", "k", "资料指纹", "标记人",
           "复核人", "处理时间", "备注", "修改后的回答", "版本")
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
-
-
-def neutralise(value: object) -> object:
-    """Prefix text that a spreadsheet would treat as a formula with a single quote."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
 
 
 def row_for(item: ReviewItem) -> list[object]:
@@ -44,7 +38,7 @@ def write_csv(items: Iterable[ReviewItem], target: str | Path | IO[str]) -> int:
             with open(target, "w", encoding="utf-8-sig", newline="") as handle:
                 return _write(items, handle)
         except OSError as error:
-            raise StoreError(f"无法写入导出文件「{target}」（{error.strerror}），请换一个有写入权限的位置。") from None
+            raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
     target.write("\ufeff")  # the BOM that makes Excel read the file as UTF-8
     return _write(items, target)
 

@@ -135,7 +135,7 @@ def _flush_cookie() -> None:
 
 # The app's other addresses: a deep link to one of them before sign-in shows the same gate page
 # (instead of Streamlit's English "Page not found"), and after sign-in the router opens it.
-GATED_PATHS = ("ask", "sources", "review", "tuning", "settings", "accounts")
+GATED_PATHS = ("ask", "sources", "review", "tuning", "glossary", "settings", "accounts")
 
 
 def _only(script: str, title: str, icon: str) -> None:

@@ -15,8 +15,8 @@ import streamlit as st
 from core.errors import XiaoEError
 from core.review import Filters, ReviewItem, ReviewStore, next_pending
 from core.roles import require
-from ui.auth import current_user
 from ui.answer_view import md_escape
+from ui.auth import current_user
 from ui.review_view import review_url
 
 OPEN = "review_item"      # the id of the item shown in the detail pane

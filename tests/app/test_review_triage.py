@@ -1,8 +1,9 @@
 """Triage on the 复核队列 page: selection by id, 「…并下一条」, progress line, bulk on ticked ids only."""
+# ruff: noqa: F811  (pytest fixtures imported from test_review_page)
 
 from __future__ import annotations
 
-from tests.app.test_review_page import page, select, store, table  # noqa: F401  (fixtures)
+from tests.app.test_review_page import page, select, store, table  # noqa: F401, F811  (fixtures)
 
 
 def opened(at) -> str:

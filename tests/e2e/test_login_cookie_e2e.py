@@ -6,9 +6,9 @@ import pytest
 
 from core.accounts import AccountStore
 from core.db import Database
+from core.problems import Problem
 from core.review import ReviewStore
 from core.review_input import validated
-from core.problems import Problem
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 pytestmark = pytest.mark.e2e
