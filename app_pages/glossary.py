@@ -97,10 +97,13 @@ def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> No
                             lambda e: f"已修改：“{label(chosen)}”改为“{e.synonym} → {e.term}”。")
                 if cols[1].form_submit_button("删除这条", key="g_delete"):
                     attempt(lambda: store.remove(user, chosen.term, chosen.synonym), f"已删除：“{label(chosen)}”。")
-    with file_tab:
+    with file_tab, st.form("glossary_import", border=False):
         upload = st.file_uploader("导入 CSV（列：标准词,同义词；已有的跳过）", type=["csv"], key="g_import_file")
-        if upload is not None and st.button("导入", key="g_import"):
-            attempt(lambda: store.import_csv(user, upload.getvalue()), lambda n: f"已导入 {n} 条新的同义词。")
+        if st.form_submit_button("导入", key="g_import"):
+            if upload is None:
+                st.error("请先选择一个 CSV 文件，再点「导入」。")
+            else:
+                attempt(lambda: store.import_csv(user, upload.getvalue()), lambda n: f"已导入 {n} 条新的同义词。")
 
 
 def show_proposals(store: GlossaryAdmin) -> None:
