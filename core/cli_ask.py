@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from core.cli_parser import float_between, int_between
 from core.defaults_store import effective_settings
 from core.errors import InvalidQuestion
 from core.llm import ScriptedChatModel
@@ -24,8 +25,8 @@ FABRICATED = "口语课一共六级，每级 12 课时[7]。"
 def register(subparsers) -> None:
     ask = subparsers.add_parser("ask", help="问一个问题，打印召回、回答与出处检查")
     ask.add_argument("question", help="学员的问题")
-    ask.add_argument("--k", type=int, default=None, help=f"召回条数（1–{MAX_TOP_K}）")
-    ask.add_argument("--min-score", type=float, default=None, help="阈值（0–1）")
+    ask.add_argument("--k", type=int_between(1, MAX_TOP_K), default=None, help=f"召回条数（1–{MAX_TOP_K}）")
+    ask.add_argument("--min-score", type=float_between(0.0, 1.0), default=None, help="阈值（0–1）")
     ask.add_argument("--json", action="store_true", help="输出 JSON")
     ask.set_defaults(handler=run_ask)
     demo = subparsers.add_parser("demo", help="重放三个示例问题和一个编造出处的回答")

@@ -26,6 +26,7 @@ from core.answerability import (
     explain_misses,
     summarize,
 )
+from core.cli_parser import float_between, int_between
 from core.defaults_store import effective_settings
 from core.evaluation import OUTCOMES, Metrics, evaluate_at, retrieve_set, sweep
 from core.glossary_store import GlossaryStore
@@ -37,9 +38,9 @@ from core.settings import MAX_TOP_K, Settings
 def register(subparsers) -> None:
     parser = subparsers.add_parser("eval", help="在标注题集上评测阈值，给出建议阈值",
                                    description="在标注题集上评测当前（或指定的）阈值和 k，并给出建议阈值。")
-    parser.add_argument("set_path", nargs="?", metavar="SET", help="题集文件（CSV 或 XLSX）；省略时用默认题集")
-    parser.add_argument("--threshold", type=float, help="阈值（0–1）；省略时用当前生效的默认阈值")
-    parser.add_argument("--k", type=int, help=f"k（1–{MAX_TOP_K}）；省略时用当前生效的默认 k")
+    parser.add_argument("set_path", nargs="?", metavar="题集文件", help="题集文件（CSV 或 XLSX）；省略时用默认题集")
+    parser.add_argument("--threshold", type=float_between(0.0, 1.0), help="阈值（0–1）；省略时用当前生效的默认阈值")
+    parser.add_argument("--k", type=int_between(1, MAX_TOP_K), help=f"k（1–{MAX_TOP_K}）；省略时用当前生效的默认 k")
     parser.add_argument("--misses", action="store_true", help="逐条列出判断错误的题、理由和可以怎么改")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
     parser.set_defaults(handler=run)

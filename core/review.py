@@ -20,7 +20,7 @@ from core.errors import ConflictError, StoreError, XiaoEError
 from core.problems import Problem
 from core.rag import Hit, RAGAnswer
 from core.review_dedup import dedup_key, find_pending, same_sliders
-from core.review_export import write_csv
+from core.review_export import write_csv, write_export
 from core.review_input import Decision, Entry, entry_from_answer, person_name, validated
 from core.review_models import (
     SORTS,
@@ -219,6 +219,10 @@ class ReviewStore:
     def export_csv(self, target: str | Path | IO[str], filters: Filters | None = None) -> int:
         """Write the filtered queue as CSV for Excel (UTF-8 with BOM); returns the number of rows."""
         return write_csv(self.iter_items(filters), target)
+
+    def export(self, target: str | Path, filters: Filters | None = None) -> int:
+        """Write the filtered queue to a file: .xlsx as a workbook, .csv as CSV (see review_export)."""
+        return write_export(self.iter_items(filters), target)
 
     # --- deciding ----------------------------------------------------------------------------
 

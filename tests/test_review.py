@@ -339,7 +339,7 @@ def test_export_round_trip_with_chinese_text(filled, tmp_path):
     assert set(by_id) == {ids["citation"], ids["refusal"], ids["percent"]}
     citation = by_id[ids["citation"]]
     assert (citation["问题"], citation["状态"], citation["通道"]) == ("退费怎么算？", "待复核", "自动标记 · 引用问题")
-    assert citation["问题原因"] == "bad_ref：引用了不存在的编号 [7]，本次只提供了 1~2"
+    assert citation["问题原因"] == "引用编号不存在：引用了不存在的编号 [7]，本次只提供了 1~2"  # label, not the code
 
 
 def test_export_to_a_text_stream_starts_with_the_bom(filled):
