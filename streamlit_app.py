@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.auth import allowed_pages, gate, render_account
+from ui.auth import allowed_pages, denied_notice, gate, render_account
 from ui.state import get_index, get_settings
 
 st.set_page_config(page_title="小E 审核台", page_icon=":material/school:", layout="wide")
@@ -34,4 +34,5 @@ with st.sidebar:
         settings = get_settings()  # get_index succeeded, so the settings are valid
         st.caption(f"回答模型：{settings.llm_model}" if settings.llm_configured else "回答模型：离线答题器（不联网）")
 
+denied_notice(user)  # before the page: an admin-only address opened by a consultant falls back to the start page
 st.navigation(allowed_pages(PAGES, user)).run()

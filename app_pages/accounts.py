@@ -23,6 +23,7 @@ def run(action, success: str) -> None:
     try:
         action()
     except XiaoEError as error:
+        st.session_state.pop("_accounts_clear_new", None)
         st.error(str(error))
     else:
         st.session_state[FLASH] = success
@@ -49,7 +50,12 @@ st.dataframe(pd.DataFrame([{"用户名": a.username, "显示名": a.display_name
 
 add_tab, change_tab, log_tab = st.tabs(["新建账号", "修改账号", "操作记录"])
 
-with add_tab, st.form("account_add", clear_on_submit=True):
+NEW_FIELDS = ("new_username", "new_display", "new_email", "new_password")
+if st.session_state.pop("_accounts_clear_new", False):  # cleared after a success only: an error keeps what was typed
+    for key in NEW_FIELDS:
+        st.session_state.pop(key, None)
+
+with add_tab, st.form("account_add", clear_on_submit=False):
     cols = st.columns(2)
     username = cols[0].text_input("用户名", key="new_username", max_chars=64, help="2–64 个字母、数字、汉字或 . _ - @")
     display = cols[1].text_input("显示名", key="new_display", max_chars=50, placeholder="例如 张老师")
@@ -58,6 +64,7 @@ with add_tab, st.form("account_add", clear_on_submit=True):
     password = st.text_input("初始密码（至少 8 个字符，请当面或电话告知本人）", type="password", key="new_password",
                              max_chars=256, autocomplete="new-password")
     if st.form_submit_button("新建账号", key="account_add_submit", type="primary"):
+        st.session_state["_accounts_clear_new"] = True  # consumed only if `run` succeeds and reruns
         run(lambda: store.add(username, password, actor=user.username, role=role, display_name=display or None,
                               email=email or None),
             f"已新建账号「{username.strip().lower()}」。")

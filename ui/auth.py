@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from urllib.parse import urlparse
 
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
@@ -21,7 +22,7 @@ from streamlit.errors import StreamlitSecretNotFoundError
 from core.accounts import AccountStore
 from core.db import open_database
 from core.errors import AuthError, ConfigError, XiaoEError
-from core.roles import User, require
+from core.roles import PERMISSIONS, User, require
 from core.sessions import Session, SessionExpired, SessionStore
 from ui import session_cookie
 from ui.answer_view import md_escape
@@ -249,6 +250,24 @@ def allowed_pages(pages: list, user: User) -> list:
             continue
         kept.append(page)
     return kept
+
+
+def denied_notice(user: User) -> None:
+    """A consultant who opens an admin page's address lands on the start page: say why (「无权限」)."""
+    try:
+        url = st.context.url
+    except (AttributeError, RuntimeError):
+        return
+    if not isinstance(url, str):  # AppTest
+        return
+    path = urlparse(url).path.rstrip("/").rsplit("/", 1)[-1]
+    permission = RESTRICTED_PAGES.get(path)
+    if permission is None or user.can(permission) or st.session_state.get("_denied_shown") == url:
+        return
+    st.session_state["_denied_shown"] = url
+    what = PERMISSIONS[permission][0]
+    st.toast(f"无权限：不能{what}", icon=":material/block:")
+    st.warning(f"无权限：你的角色是「{user.role_label}」，不能{what}，已转到首页。如有需要，请联系管理员。")
 
 
 def render_account(user: User) -> None:
