@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.auth import allowed_pages, denied_notice, gate, render_account
+from ui.chrome import chinese_chrome
 from ui.state import get_index, get_settings
 
 st.set_page_config(page_title="小E 审核台", page_icon=":material/school:", layout="wide")
+chinese_chrome()  # Streamlit's fixed English hints (form, uploader) hidden or relabelled
 user = gate()  # before sign-in: the setup or login page alone, and the script stops here
 
 PAGES = [
