@@ -15,6 +15,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from core.answerability import RERANK_BASE
+from core.cited_sentence import claim_before
 from core.grounding import check_grounding
 from core.problems import Problem
 from core.rag import Gate, Hit
@@ -69,7 +70,7 @@ def linked_answer(text: str, hits: Sequence[Hit], *, mark: Sequence[tuple[int, i
         ref = REF_RE.fullmatch(piece)
         if ref and 1 <= int(ref.group(1)) <= len(hits):
             hit = hits[int(ref.group(1)) - 1]
-            rendered = f"[\\[{ref.group(1)}\\]]({source_url(hit.source, hit.chunk)})"
+            rendered = f"[\\[{ref.group(1)}\\]]({source_url(hit.source, hit.chunk, claim_before(text, a))})"
         else:
             rendered = md_escape(piece)
         out.append(f":red-background[{rendered}]" if marked[a] and rendered.strip() else rendered)

@@ -110,7 +110,7 @@ def test_review_page_detail_marks_the_span_escapes_and_links_sources(page):
     at = select(page(), 2)
     shown = markdown(at)
     assert ":red-background[" in shown and "\\[7\\]" in shown
-    assert "(sources?source=02-%E9%80%80" in shown and "&chunk=4)" in shown
+    assert "(sources?source=02-%E9%80%80" in shown and "&chunk=4&cite=" in shown
     assert "<script>" not in shown
     assert any("<script>alert(1)</script>" in t.value for t in at.text)  # st.text shows it literally
     candidates = frame_with(at, "结果")
