@@ -48,6 +48,7 @@ def ask(question: str, threshold: float, k: int, bundle: IndexBundle) -> None:
         return
     run = {"question": question, "candidates": candidates, "fingerprint": bundle.fingerprint, "glossary": glossary}
     st.session_state[RUN] = run
+    remember_question(question)
     generate(gate_for(run, bundle, threshold, k), bundle.fingerprint)
 
 
@@ -154,6 +155,7 @@ def render_answer(run: dict, gate: rag.Gate, fingerprint: str) -> None:
         with st.container(border=True):
             st.markdown(view.linked_answer(answer.text, answer.hits))
         st.success("引用检查：通过（出处编号都对应本次提供的片段，数字和算式也已核对）")
+        render_copy(answer)
         render_decision(result.get("decision"))
         render_verdicts(answer)
         render_citations(answer)
@@ -214,6 +216,32 @@ def render_flag(answer: rag.RAGAnswer, fingerprint: str) -> None:
                     confirm_queued(item)
 
 
+RECENT, PICKED, RECENT_SHOWN = "ask_recent", "_ask_recent_pick", 8
+
+
+def remember_question(question: str) -> None:
+    """The consultant's recent questions in this browser session, newest first, each once."""
+    recent = [q for q in st.session_state.get(RECENT, []) if q != question]
+    st.session_state[RECENT] = [question, *recent][:RECENT_SHOWN]
+
+
+def render_recent() -> None:
+    """「最近问过」: one click asks a recent question again."""
+    recent = st.session_state.get(RECENT, [])
+    if not recent:
+        return
+    with st.expander(f"最近问过（{len(recent)}）"):
+        for i, question in enumerate(recent):
+            st.button(question, key=f"recent_{i}", type="tertiary",
+                      on_click=lambda q=question: st.session_state.update({PICKED: q, "question": q}))
+
+
+def render_copy(answer: rag.RAGAnswer) -> None:
+    """The checked answer as plain text with Streamlit's copy icon (top right of the box)."""
+    with st.expander("复制回答（点框右上角的复制图标）"):
+        st.code(answer.text, language=None, wrap_lines=True)
+
+
 def confirm_queued(item: int) -> None:
     """A toast (seen wherever the reader scrolled) and a line with a link to the item."""
     st.toast(f"已记入复核队列 #{item}", icon=":material/check_circle:")
@@ -270,8 +298,10 @@ threshold = left.slider("阈值：分数 ≥ 阈值的片段才算命中", 0.0, 
 k = right.slider("k：最多交给模型的片段数", 1, MAX_TOP_K, default_k, 1, key="k",
                  persist_state="session")
 
+pending = st.session_state.pop(PICKED, None) or pending
 if submitted or pending is not None:
     ask(question if submitted else pending, threshold, k, bundle)
+render_recent()
 
 run = st.session_state.get(RUN)
 if run is None:
