@@ -21,7 +21,7 @@ from ui.auth import guard_page
 from ui.state import get_index, get_settings
 
 FLASH = "glossary_flash"
-SHOWN = 30  # entries per view; the impact column is computed for these only (about 0.07 s each)
+SHOWN = 30  # entries per view; the impact column is computed for these only (cost: bench/glossary_impact.py)
 
 
 def admin() -> GlossaryAdmin:
