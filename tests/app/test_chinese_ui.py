@@ -94,3 +94,12 @@ def test_chinese_ui_login_and_accounts_pages(app_env, monkeypatch):
     at.switch_page("app_pages/accounts.py").run()
     assert not at.exception
     assert scan(at, frozenset({"boss", "amy"})) == {}
+
+
+def test_chinese_ui_toolbar_is_minimal():
+    """Streamlit's ⋮ menu (Rerun, Settings, Print… in English) is not offered: toolbarMode = minimal."""
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(ROUTER).parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["toolbarMode"] == "minimal"
