@@ -108,9 +108,10 @@ def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> No
 
 def show_proposals(store: GlossaryAdmin) -> None:
     proposals = store.proposals()
-    st.subheader(f"待批准的提议（{len(proposals)}）")
     if not proposals:
-        st.caption("没有待批准的提议。顾问在提问页或调优页「加入同义词」时，会先提交到这里。")
+        st.caption("没有待批准的提议。顾问在本页或调优页「加入同义词」时，会先提交到这里。")
+        return
+    st.subheader(f"待批准的提议（{len(proposals)}）")
     for proposal in proposals:
         with st.container(border=True):
             cols = st.columns([4, 1, 1], vertical_alignment="center")
@@ -144,6 +145,7 @@ if FLASH in st.session_state:
 try:
     store = admin()
     glossary = store.load()
+    show_proposals(store)  # first: what waits for an admin's decision
     search = st.text_input("搜索（同义词、标准词或添加人）", key="g_search")
     found = store.search(search)
     shown = found[:SHOWN]
@@ -158,7 +160,6 @@ try:
         show_editing(store, shown)
     else:
         show_proposal_form(store)
-    show_proposals(store)
     with st.expander("修改记录"):
         st.dataframe(pd.DataFrame([{"时间": f"{c.at:%Y-%m-%d %H:%M}", "说明": c.summary} for c in store.store.changes()],
                                   columns=["时间", "说明"]), hide_index=True)

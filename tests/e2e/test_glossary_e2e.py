@@ -50,6 +50,8 @@ def test_glossary_e2e_proposal_waits_for_an_admin_then_the_gate_uses_it(browser,
 
     context, page = sign_in(browser, glossary_server, idle, "boss")
     page.get_by_text("扣 → 火星文").first.wait_for()
+    idle(page)
+    page.locator("[data-testid=stDataFrame]").first.wait_for()
     doc_shot(page, "glossary.png")
     page.get_by_role("button", name="批准", exact=True).click()
     page.get_by_text("已批准提议").first.wait_for()
