@@ -12,6 +12,7 @@ from dataclasses import replace
 import streamlit as st
 
 from core.errors import XiaoEError
+from core.grounding import check_grounding
 from core.review import Filters, ReviewItem, ReviewStore
 from core.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS
 from core.roles import require
@@ -97,7 +98,8 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
         st.markdown(reason_lines(item) or "（无问题原因）")
     show_decision_form(store, item, filters, sort)
     if item.answer:
-        frame = verdict_frame(item.answer, [h for h in item.candidates if h.passed], item.question)
+        frame = verdict_frame(item.answer, check_grounding(item.answer, [h.document for h in item.candidates if h.passed],
+                                                          item.question))
         if not frame.empty:
             st.markdown("**逐句核对**（✓ 表示这句的数字和出处都对得上）")
             st.table(frame)
