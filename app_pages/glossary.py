@@ -29,11 +29,12 @@ def admin() -> GlossaryAdmin:
 
 
 @st.cache_data(show_spinner="正在计算每条同义词影响的题数……", max_entries=32)
-def impact_counts(glossary_fingerprint: str, fingerprint: str, threshold: float, k: int, pairs: tuple,
+def impact_counts(glossary_fingerprint: str, fingerprint: str, knobs: tuple, pairs: tuple,
                   _glossary: Glossary, _rows: tuple, _bundle) -> dict[tuple[str, str], int]:
     entries = [GlossaryEntry(term, synonym) for term, synonym in pairs]
-    return {(i.term, i.synonym): i.count for i in glossary_impact(_glossary, _rows, _bundle, threshold=threshold,
-                                                                  k=k, entries=entries)}
+    settings = get_settings()
+    return {(i.term, i.synonym): i.count
+            for i in glossary_impact(_glossary, _rows, _bundle, settings=settings, entries=entries)}
 
 
 def impacts(glossary: Glossary, entries: tuple[GlossaryEntry, ...]) -> dict[tuple[str, str], int] | None:
@@ -43,7 +44,7 @@ def impacts(glossary: Glossary, entries: tuple[GlossaryEntry, ...]) -> dict[tupl
     settings = get_settings()
     rows = tuple(QuestionSetStore(open_database(settings.db_url)).load().questions.questions)
     pairs = tuple((e.term, e.synonym) for e in entries)
-    return impact_counts(glossary.fingerprint, bundle.fingerprint, float(settings.min_score), int(settings.top_k),
+    return impact_counts(glossary.fingerprint, bundle.fingerprint, tuple(settings.knobs.to_dict().items()),
                          pairs, glossary, rows, bundle)
 
 

@@ -2,7 +2,7 @@
 
 Run from the repository root: `.venv/bin/python bench/glossary_impact.py [--entries N]`.
 Evaluates core.glossary_impact on the shipped corpus, the starter glossary and the default
-labelled set at the default threshold and k; prints a table of time per entry and the entries
+labelled set at the settings' knobs (the calibrated defaults); prints a table of time per entry and the entries
 whose removal changes at least one question's outcome.
 """
 
@@ -35,8 +35,7 @@ def main() -> None:
     rows = load_default_set().questions
     entries = glossary.entries[:args.entries] if args.entries else glossary.entries
     started = time.perf_counter()
-    impacts = glossary_impact(glossary, rows, bundle, threshold=float(settings.min_score), k=int(settings.top_k),
-                              entries=entries)
+    impacts = glossary_impact(glossary, rows, bundle, settings=settings, entries=entries)
     seconds = time.perf_counter() - started
     print("| 条目数 | 题数 | 总耗时（秒） | 每条（秒） | 30 条一页（秒） | 影响 ≥1 题的条目 |")
     print("|---|---|---|---|---|---|")

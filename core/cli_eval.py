@@ -37,7 +37,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("eval", help="在标注题集上评测闸门，给出建议参数",
                                    description="在标注题集上评测当前（或指定的）闸门参数，并给出建议参数。"
                                                "与 ask 命令、提问页和调优页用同一个闸门。")
-    parser.add_argument("set_path", nargs="?", metavar="SET", help="题集文件（CSV 或 XLSX）；省略时用默认题集")
+    parser.add_argument("set_path", nargs="?", metavar="题集文件", help="题集文件（CSV 或 XLSX）；省略时用默认题集")
     add_knob_flags(parser)
     parser.add_argument("--misses", action="store_true", help="逐条列出判断错误的题、理由和可以怎么改")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")

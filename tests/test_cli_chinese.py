@@ -42,6 +42,7 @@ def help_texts() -> dict[str, str]:
 
 def latin_words(text: str, commands: set[str]) -> set[str]:
     text = re.sub(r"--?[a-z][a-z-]*", " ", text)  # flags are typed as they are
+    text = re.sub(r"[\w./-]+\.(json|csv|xlsx|md|py)\b", " ", text)  # file paths
     return {w for w in re.findall(r"[A-Za-z][A-Za-z_]*", text)} - ALLOWED - commands
 
 

@@ -11,7 +11,7 @@ from core.glossary_admin import GlossaryAdmin
 from core.glossary_impact import glossary_impact
 from core.question_set_format import LabelledQuestion
 from core.roles import User
-from core.settings import DEFAULT_MIN_SCORE, DEFAULT_TOP_K
+from core.settings import Settings
 
 ADMIN = User("boss", "王校长", "admin")
 CONSULTANT = User("amy", "顾问 Amy", "consultant")
@@ -94,5 +94,5 @@ def test_glossary_impact_counts_the_labelled_question_an_entry_changes(corpus_in
             LabelledQuestion(question="口语课一共几级？", expected="01-口语课分级说明.md", section="",
                              key_phrase="级", line=3)]
     impacts = {(i.term, i.synonym): i.changed for i in
-               glossary_impact(glossary, rows, corpus_index, threshold=DEFAULT_MIN_SCORE, k=DEFAULT_TOP_K)}
+               glossary_impact(glossary, rows, corpus_index, settings=Settings())}
     assert impacts == {("分级测试", "入学测试"): ("报名前有入学测试吗？",), ("学费", "价钱"): ()}
