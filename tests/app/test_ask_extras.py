@@ -19,7 +19,7 @@ def test_ask_recent_questions_re_ask_in_one_click(open_app):
     assert [b.label for b in at.button if (b.key or "").startswith("recent_")] == ["寒假班几号开始？", "口语课一共有几级？"]
     at.button(key="recent_1").click().run()
     assert not at.exception
-    assert at.session_state["ask_run"]["question"] == "口语课一共有几级？"
+    assert at.session_state["ask_run"]["retrieval"].question == "口语课一共有几级？"
 
 
 def test_ask_checked_answer_has_a_copy_box(open_app):
