@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from core import audit
 from core.db import Database
 
+
 def test_audit_login_summary_is_one_line_per_person(tmp_path):
     db = Database(f"sqlite:///{tmp_path / 'a.sqlite3'}")
     t0 = datetime(2025, 3, 1, 8, tzinfo=UTC)
