@@ -16,6 +16,7 @@ from sqlalchemy import Connection, func, select
 
 from core.db import Database, utcnow
 from core.errors import ConflictError, StoreError, XiaoEError
+from core.grader import Grade
 from core.problems import Problem
 from core.rag import Hit, RAGAnswer
 from core.review_export import write_csv
@@ -33,6 +34,7 @@ from core.review_query import aware, conditions, hydrate, local, order
 from core.review_schema import (
     ACTION_LABELS,
     REASON_LANES,
+    GRADE_SCHEMA,
     REVIEW_SCHEMA,
     STATUS_LABELS,
     SYSTEM_ACTOR,
@@ -40,6 +42,7 @@ from core.review_schema import (
     InvalidReview,
     review_candidates,
     review_events,
+    review_grades,
     review_items,
     review_reasons,
 )
@@ -57,6 +60,7 @@ class ReviewStore:
         self.db = db
         self._clock = clock
         db.migrate(REVIEW_SCHEMA)
+        db.migrate(GRADE_SCHEMA)
 
     # --- filling -----------------------------------------------------------------------------
 
@@ -69,9 +73,10 @@ class ReviewStore:
     def enqueue_many(self, answers: Iterable[RAGAnswer], *, origin: str = "auto", fingerprint: str = "",
                      flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> list[int]:
         """Queue several answers in one transaction (a batch evaluation); ids in input order."""
+        answers = list(answers)
         entries = [entry_from_answer(a, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
                                       extra_reasons=extra_reasons) for a in answers]
-        return self._insert(entries)
+        return self._insert(entries, [a.grade for a in answers])
 
     def enqueue_failure(self, question: str, *, message: str, kind: str = "model_error",
                         threshold: float | None = None, k: int | None = None, candidates: Sequence[Hit] = (),
@@ -82,7 +87,7 @@ class ReviewStore:
                            candidates=tuple(candidates), fingerprint=fingerprint, flagged_by=None)
         return self._insert([entry])[0]
 
-    def _insert(self, entries: list[Entry]) -> list[int]:
+    def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = ()) -> list[int]:
         if not entries:
             return []
         now = self._clock()
@@ -103,6 +108,12 @@ class ReviewStore:
                 conn.execute(reasons.insert(), reason_rows)
             if candidate_rows:
                 conn.execute(candidates.insert(), candidate_rows)
+            grade_rows = [{"item_id": item_id, "answerable": g.answerable, "chunks": ",".join(map(str, g.chunks)),
+                           "reason": g.reason, "fault": g.fault, "prompt_tokens": g.prompt_tokens,
+                           "completion_tokens": g.completion_tokens, "ms": g.ms}
+                          for item_id, g in zip(ids, grades) if g is not None]
+            if grade_rows:
+                conn.execute(review_grades.insert(), grade_rows)
             conn.execute(events.insert(), [
                 {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
                  "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
@@ -161,6 +172,16 @@ class ReviewStore:
                 if rows:
                     by_lane[lane.code] = dict(rows)
         return QueueCounts(by_status=by_status, by_lane=by_lane)
+
+    def grade(self, item_id: int) -> Grade | None:
+        """The grader's stored verdict and cost for an item; None when the grader did not judge it."""
+        with self.db.read("读取模型判定") as conn:
+            row = conn.execute(select(review_grades).where(review_grades.c.item_id == item_id)).first()
+        if row is None:
+            return None
+        return Grade(answerable=row.answerable, chunks=tuple(int(c) for c in row.chunks.split(",") if c),
+                     reason=row.reason, prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens,
+                     ms=row.ms, fault=row.fault)
 
     def events(self, item_id: int) -> tuple[ReviewEvent, ...]:
         """The item's audit trail, oldest first."""
@@ -255,9 +276,12 @@ class ReviewStore:
 
 
 def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str) -> int | None:
-    """Queue the answer if it was refused (拒答) or a check found problems (自动标记); else None."""
+    """Queue the answer if it was refused (拒答), answered on the grader's "yes" (模型判定可答, always,
+    until a consultant approves it) or a check found problems (自动标记); else None."""
     if answer.refused:
         return store.enqueue(answer, origin="refusal", fingerprint=fingerprint)
+    if answer.grade is not None:
+        return store.enqueue(answer, origin="grader", fingerprint=fingerprint)
     if answer.problems:
         return store.enqueue(answer, origin="auto", fingerprint=fingerprint)
     return None
