@@ -44,6 +44,8 @@ def render_batch(stored: StoredSet, assistant: Assistant, *, knobs: Knobs, queue
     questions = stored.questions.questions
     key = (stored.info.name, stored.info.version, stored.questions.content_hash, assistant.fingerprint)
     model = "离线答题器" if assistant.offline else f"模型 {assistant.settings.llm_model}"
+    if assistant.grades:
+        model += "（不确定区间的题先由模型判定能否回答，见「模型判定」列）"
     st.caption(f"把「{stored.info.name}」第 {stored.info.version} 版的 {len(questions)} 道题逐一交给小E 作答"
                f"（同一个闸门 + {model} + 出处检查），{knobs.describe()}。"
                + ("有问题的回答会进入复核队列的「批量评测」通道。" if queue else "复核队列暂不可用，本次只出结果不入队。"))
