@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from core.batch_eval import answer_outcome
 from core.errors import ModelError
 from core.evaluation import CORRECT_REFUSAL, FALSE_REFUSAL, OUTCOMES, Metrics, metrics_from_counts, outcome_of
-from core.grader import Grade, in_band, prompt_chars
+from core.grader import Band, Grade, in_band, prompt_chars
 from core.knobs import Knobs
 from core.question_set_format import LabelledQuestion
 from core.rag import Gate
@@ -111,6 +111,11 @@ class ModelRun:
     @property
     def answer_failures(self) -> int:
         return sum(1 for r in self.rows if r.outcome == MODEL_FAILED)
+
+
+def band_count(gates: Sequence[Gate], band: Band) -> int:
+    """How many of these gate decisions fall in the grader's uncertain band (no model call)."""
+    return sum(1 for g in gates if in_band(g, band))
 
 
 def plan(assistant, questions: Sequence[LabelledQuestion], knobs: Knobs) -> Planned:
