@@ -1,11 +1,12 @@
 """The one composition of 小E: settings + saved defaults + glossary + index + chat model → retrieve,
-gate, answer, check.
+gate, grade (the uncertain band only, core.grader), answer, check.
 
 Every caller goes through an `Assistant`: the Ask page, `python -m core ask/demo/eval`, batch runs,
 the tuning page, the glossary page's impact counts and every bench script. Nothing else wires the
 steps together, so what the tuning page predicts is what the Ask page does. The steps themselves
 live in their own modules (core.rag retrieval and checks, core.answerability ranking and judging,
-core.gate the decision, core.llm / core.providers the models); this module only composes them.
+core.gate the decision, core.grader the model's verdict on the uncertain band, core.llm /
+core.providers the models); this module only composes them.
 It opens no database itself except through `open_assistant`, which reads the saved defaults and
 the glossary from their stores.
 """

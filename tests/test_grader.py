@@ -207,3 +207,16 @@ def test_answers_the_grader_never_saw_have_no_stored_grade(assistant, fake_opena
     scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "x"})
     item_id = record_answer(store, assistant.ask(CLEAR_REFUSAL), fingerprint="f")
     assert store.grade(item_id) is None and store.get(item_id).origin == "refusal"
+
+
+def test_cli_ask_goes_through_the_grader(isolated_env, fake_openai, monkeypatch, capsys):
+    from core.cli import main
+
+    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "片段1写了"})
+    for name, value in {"XIAOE_GRADER": "band", "XIAOE_LLM_BASE_URL": fake_openai.base_url,
+                        "XIAOE_LLM_MODEL": "fake-model", "XIAOE_LLM_MAX_RETRIES": "0"}.items():
+        monkeypatch.setenv(name, value)
+    assert main(["ask", BAND_Q]) == 0
+    out = capsys.readouterr().out
+    assert "模型判定：由模型判定可答：片段1写了" in out and "复核队列：已记入（模型判定可答）" in out
+    assert grader_requests(fake_openai) == 1
