@@ -20,8 +20,8 @@ from langchain_core.language_models import BaseChatModel
 
 from core.answerability import analyzer_for, prefix_measures, rank
 from core.gate import Retrieval, decide
-from core.grader import apply_grade, grade, in_band
 from core.glossary import Glossary, expand_query, load_starter
+from core.grader import apply_grade, grade, in_band
 from core.index import SearchIndex
 from core.index_store import IndexBundle
 from core.knobs import MAX_TOP_K, Knobs

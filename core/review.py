@@ -33,8 +33,8 @@ from core.review_models import (
 from core.review_query import aware, conditions, hydrate, local, order
 from core.review_schema import (
     ACTION_LABELS,
-    REASON_LANES,
     GRADE_SCHEMA,
+    REASON_LANES,
     REVIEW_SCHEMA,
     STATUS_LABELS,
     SYSTEM_ACTOR,

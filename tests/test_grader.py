@@ -11,7 +11,7 @@ from core.assistant import build_assistant
 from core.db import open_database
 from core.errors import ConfigError
 from core.glossary import load_starter
-from core.grader import Band, in_band, parse_verdict, verdict, BadVerdict
+from core.grader import BadVerdict, Band, in_band, parse_verdict, verdict
 from core.providers import make_chat_model
 from core.review import Filters, ReviewStore, record_answer
 from core.settings import REFUSAL_TEXT, Settings

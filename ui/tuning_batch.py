@@ -22,9 +22,9 @@ from core.assistant import Assistant
 from core.batch_eval import rows_to_csv, run_one
 from core.errors import XiaoEError
 from core.evaluation import OUTCOMES, Evaluation
+from core.knobs import Knobs
 from core.model_eval import band_count
 from core.provider_info import grader_state
-from core.knobs import Knobs
 from core.question_sets import StoredSet
 from core.review import ReviewStore
 from core.settings import Settings
