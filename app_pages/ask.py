@@ -87,7 +87,11 @@ def knob_sliders(defaults: Knobs, decides: bool) -> Knobs:
 
 
 def generate(assistant: Assistant, gate: Gate, fingerprint: str) -> None:
-    """Answer one gate (refuse without a model, or stream the model), queue it when it needs review."""
+    """Answer one gate (refuse without a model, or stream the model), queue it when it needs review.
+    A question in the grader's uncertain band is first judged by the model (`Assistant.grade`)."""
+    if assistant.grades:
+        with st.spinner("这个问题在不确定区间，正在请模型判定资料能否回答……"):
+            gate = assistant.grade(gate)
     result = {"answer": None, "basis": view.passing_key(gate.hits), "error": None, "queued": None,
               "queue_error": None}
     st.session_state[RESULT] = result
@@ -156,6 +160,7 @@ def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
     answer = result.get("answer")
     if answer is None:
         return
+    render_grade(answer)
     if answer.refused:
         render_refusal(answer, answer.decision)
     elif answer.flagged:
@@ -179,10 +184,25 @@ def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
     render_flag(answer, fingerprint)
 
 
+def render_grade(answer: RAGAnswer) -> None:
+    """「由模型判定可答：…理由」 (or why the grader refused), with its cost; the model's words escaped."""
+    grade = answer.grade
+    if grade is None:
+        return
+    line = f"{view.md_escape(grade.describe())}（{grade.cost()}）"
+    if grade.answerable and not grade.fault and not answer.refused:
+        st.info(line + "。这条回答记入复核队列的「模型判定可答」通道，顾问通过之前不要发给学员。")
+    else:
+        st.caption(line)
+
+
 def render_refusal(answer: RAGAnswer, decision: Decision | None) -> None:
     st.warning(view.md_escape(answer.text))
     st.markdown(f"**拒答原因**：{view.md_escape(answer.reason)}")
-    st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
+    if answer.grade is not None and not answer.model_called:
+        st.caption("只调用了模型判定，没有生成回答")
+    else:
+        st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
     if decision is not None:
         st.table(view.signal_frame(decision))
 

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, func, select
 
 from core.db import Database, utcnow
 from core.errors import ConflictError, StoreError, XiaoEError
+from core.grader import Grade
 from core.problems import Problem
 from core.rag import Hit, RAGAnswer
 from core.review_dedup import dedup_key, find_pending, same_sliders
@@ -34,6 +35,7 @@ from core.review_models import (
 from core.review_query import aware, conditions, hydrate, local, order
 from core.review_schema import (
     ACTION_LABELS,
+    GRADE_SCHEMA,
     REASON_LANES,
     REVIEW_SCHEMA,
     STATUS_LABELS,
@@ -43,6 +45,7 @@ from core.review_schema import (
     review_asks,
     review_candidates,
     review_events,
+    review_grades,
     review_items,
     review_keys,
     review_reasons,
@@ -62,6 +65,7 @@ class ReviewStore:
         self.db = db
         self._clock = clock
         db.migrate(REVIEW_SCHEMA)
+        db.migrate(GRADE_SCHEMA)
 
     # --- filling -----------------------------------------------------------------------------
 
@@ -75,14 +79,15 @@ class ReviewStore:
         """
         entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
                                   extra_reasons=extra_reasons)
-        return self._insert([entry], asker=asker, merge=merge)[0]
+        return self._insert([entry], [answer.grade], asker=asker, merge=merge)[0]
 
     def enqueue_many(self, answers: Iterable[RAGAnswer], *, origin: str = "auto", fingerprint: str = "",
                      flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> list[int]:
         """Queue several answers in one transaction (a batch evaluation); ids in input order."""
+        answers = list(answers)
         entries = [entry_from_answer(a, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
                                       extra_reasons=extra_reasons) for a in answers]
-        return self._insert(entries)
+        return self._insert(entries, [a.grade for a in answers])
 
     def enqueue_failure(self, question: str, *, message: str, kind: str = "model_error",
                         threshold: float | None = None, k: int | None = None, candidates: Sequence[Hit] = (),
@@ -93,12 +98,15 @@ class ReviewStore:
                            candidates=tuple(candidates), fingerprint=fingerprint, flagged_by=None)
         return self._insert([entry], asker=asker, merge=merge)[0]
 
-    def _insert(self, entries: list[Entry], *, asker: str | None = None, merge: bool = False) -> list[int]:
-        """Insert entries in one transaction; a repeat of a pending item joins it (core/review_dedup.py)."""
+    def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = (), *, asker: str | None = None,
+                merge: bool = False) -> list[int]:
+        """Insert entries in one transaction; a repeat of a pending item joins it (core/review_dedup.py).
+        A grader's verdict (`grades`, by position) is stored with a new item."""
         if not entries:
             return []
         now = self._clock()
         asker = person_name(asker, "提问人")
+        grades = list(grades) + [None] * (len(entries) - len(grades))
         with self.db.transaction("写入复核队列") as conn:
             ids: list[int | None] = []
             fresh: list[tuple[int, Entry, str | None]] = []
@@ -114,7 +122,7 @@ class ReviewStore:
                                                   k=e.k, counted=same_sliders(threshold, e.threshold, k, e.k)))
                 ids.append(item_id)
             if fresh:
-                new_ids = self._insert_new(conn, [e for _, e, _ in fresh], now)
+                new_ids = self._insert_new(conn, [e for _, e, _ in fresh], [grades[p] for p, _, _ in fresh], now)
                 for (position, e, key), item_id in zip(fresh, new_ids):
                     ids[position] = item_id
                     if key:
@@ -124,7 +132,7 @@ class ReviewStore:
         return [i for i in ids if i is not None]
 
     @staticmethod
-    def _insert_new(conn: Connection, entries: list[Entry], now: datetime) -> list[int]:
+    def _insert_new(conn: Connection, entries: list[Entry], grades: list[Grade | None], now: datetime) -> list[int]:
         ids = list(conn.execute(
             items.insert().returning(items.c.id, sort_by_parameter_order=True),
             [{"created_at": now, "origin": e.origin, "question": e.question, "answer": e.answer,
@@ -141,6 +149,12 @@ class ReviewStore:
             conn.execute(reasons.insert(), reason_rows)
         if candidate_rows:
             conn.execute(candidates.insert(), candidate_rows)
+        grade_rows = [{"item_id": item_id, "answerable": g.answerable, "chunks": ",".join(map(str, g.chunks)),
+                       "reason": g.reason, "fault": g.fault, "prompt_tokens": g.prompt_tokens,
+                       "completion_tokens": g.completion_tokens, "ms": g.ms}
+                      for item_id, g in zip(ids, grades) if g is not None]
+        if grade_rows:
+            conn.execute(review_grades.insert(), grade_rows)
         conn.execute(events.insert(), [
             {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
              "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
@@ -207,6 +221,16 @@ class ReviewStore:
                 if rows:
                     by_lane[lane.code] = dict(rows)
         return QueueCounts(by_status=by_status, by_lane=by_lane)
+
+    def grade(self, item_id: int) -> Grade | None:
+        """The grader's stored verdict and cost for an item; None when the grader did not judge it."""
+        with self.db.read("读取模型判定") as conn:
+            row = conn.execute(select(review_grades).where(review_grades.c.item_id == item_id)).first()
+        if row is None:
+            return None
+        return Grade(answerable=row.answerable, chunks=tuple(int(c) for c in row.chunks.split(",") if c),
+                     reason=row.reason, prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens,
+                     ms=row.ms, fault=row.fault)
 
     def events(self, item_id: int) -> tuple[ReviewEvent, ...]:
         """The item's audit trail, oldest first."""
@@ -315,12 +339,15 @@ def next_pending(order_ids: Sequence[int], current: int) -> int | None:
 
 
 def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, asker: str | None = None) -> int | None:
-    """Queue the answer if it was refused (拒答) or a check found problems (自动标记); else None.
+    """Queue the answer if it was refused (拒答), answered on the grader's "yes" (模型判定可答, always,
+    until a consultant approves it) or a check found problems (自动标记); else None.
 
     Asking the same question again joins the pending item instead of adding one (core/review_dedup.py).
     """
     if answer.refused:
         return store.enqueue(answer, origin="refusal", fingerprint=fingerprint, asker=asker, merge=True)
+    if answer.grade is not None:
+        return store.enqueue(answer, origin="grader", fingerprint=fingerprint, asker=asker)
     if answer.problems:
         return store.enqueue(answer, origin="auto", fingerprint=fingerprint, asker=asker, merge=True)
     return None

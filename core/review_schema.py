@@ -131,11 +131,29 @@ review_asks = Table(
 Index("ix_review_asks_item", review_asks.c.item_id, review_asks.c.id)
 
 
+# The grader's verdict and cost for a queued item (core.grader), one row per graded item. Its own
+# component with its own migration numbers, so that it never collides with another branch's
+# next review migration; it is migrated right after the review tables it refers to.
+review_grades = Table(
+    "review_grades", metadata,
+    Column("item_id", Integer, ForeignKey("review_items.id"), primary_key=True),
+    Column("answerable", Boolean, nullable=False),
+    Column("chunks", String(200), nullable=False),  # the chunk numbers the model named, "1,3"
+    Column("reason", Text, nullable=False),
+    Column("fault", String(32), nullable=False),  # "" when a verdict came back, else the ModelError kind
+    Column("prompt_tokens", Integer, nullable=False),
+    Column("completion_tokens", Integer, nullable=False),
+    Column("ms", Integer, nullable=False),
+)
+
 REVIEW_SCHEMA = Schema("review", (
     Migration(1, "review queue tables", create_tables(review_items, review_reasons, review_candidates,
                                                        review_events)),
     Migration(2, "append-only review events", append_only("review_events")),
     Migration(3, "de-duplication keys and askings", create_tables(review_keys, review_asks)),
+))
+GRADE_SCHEMA = Schema("review_grades", (
+    Migration(1, "grader verdicts of queued items", create_tables(review_grades)),
 ))
 
 
@@ -154,6 +172,7 @@ ORIGIN_LANES = (
     Lane("refusal", "拒答"),
     Lane("model_error", "模型故障"),
     Lane("batch", "批量评测"),
+    Lane("grader", "模型判定可答"),  # answered because the grader said yes: kept until a consultant approves
 )
 REASON_LANES = (
     Lane("citation", "引用问题", ("bad_ref", "no_refs")),
