@@ -42,6 +42,7 @@ from core.corpus_versions import (  # noqa: F401  (re-exported: callers import t
 from core.corpus_write import check_name_fits, discard, publish, regular_file_inside, stage
 from core.db import Database, utcnow
 from core.errors import ConflictError, CorpusError
+from core.os_errors import os_reason
 from core.problems import Problem
 from core.references import extract_refs
 
@@ -136,7 +137,7 @@ class CorpusAdmin:
             publish(staged)
         except OSError as error:
             discard(staged)
-            raise CorpusError(f"「{name}」已保存为新版本，但写入资料文件夹失败（{error.strerror}）；"
+            raise CorpusError(f"「{name}」已保存为新版本，但写入资料文件夹失败（{os_reason(error)}）；"
                               "系统会在几秒内自动补写，若仍未更新请检查资料文件夹的权限。") from None
         return result
 

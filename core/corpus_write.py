@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import CorpusError
+from core.os_errors import os_reason
 
 TEMP_PREFIX = ".xe-"
 TEMP_RE = re.compile(r"^\.xe-(\d+)-[0-9a-f]{8}\.tmp$")
@@ -78,7 +79,7 @@ def stage(target: Path, data: bytes) -> Staged:
             os.close(fd)
     except OSError as error:
         temp.unlink(missing_ok=True)
-        raise CorpusError(f"无法写入资料文件「{target.name}」（{error.strerror}），请检查资料文件夹的权限和剩余空间。") from None
+        raise CorpusError(f"无法写入资料文件「{target.name}」（{os_reason(error)}），请检查资料文件夹的权限和剩余空间。") from None
     return Staged(temp=temp, target=target)
 
 
@@ -99,7 +100,7 @@ def write_file(target: Path, data: bytes) -> None:
         publish(staged)
     except OSError as error:
         discard(staged)
-        raise CorpusError(f"无法写入资料文件「{target.name}」（{error.strerror}），请检查资料文件夹的权限。") from None
+        raise CorpusError(f"无法写入资料文件「{target.name}」（{os_reason(error)}），请检查资料文件夹的权限。") from None
 
 
 def fsync_folder(folder: Path) -> None:

@@ -42,6 +42,7 @@ from core.index_format import (  # noqa: F401  (re-exported for callers of the s
     write_atomic,
 )
 from core.loader import list_markdown, make_splitter, read_markdown, refused_markdown, split_text
+from core.os_errors import os_reason
 from core.settings import Settings
 from core.text import normalize
 
@@ -108,7 +109,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
             return IndexBundle(index=index, files=tuple(meta["files"]), skipped=tuple(meta["skipped"]),
                                fingerprint=fingerprint, from_cache=True)
         except CACHE_ERRORS as error:
-            note = f"索引缓存 {path.name} 无法读取（{type(error).__name__}: {error}），已重新建立。"
+            note = f"索引缓存 {path.name} 无法读取（{os_reason(error)}），已重新建立。"
     table = _chunk_corpus(settings, corpus)
     del corpus
     texts = table.index_texts
@@ -123,7 +124,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
             save_index(index, path, files=table.files, skipped=table.skipped)
             _prune(settings.index_dir.glob("lexical-*.npz"), keep={path})
         except OSError as error:
-            note += f"索引无法写入 {settings.index_dir}（{error}），本次照常使用，但下次启动要重建；请检查 XIAOE_DATA_DIR 是否可写。"
+            note += f"索引无法写入 {settings.index_dir}（{os_reason(error)}），本次照常使用，但下次启动要重建；请检查 XIAOE_DATA_DIR 是否可写。"
     else:
         from core.hybrid import build_index_for  # dense and hybrid need a provider; imported only then
 
@@ -206,7 +207,7 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]) -> _Chun
                 payload = json.dumps({"chunks": pieces, "counts": counts}, ensure_ascii=False).encode("utf-8")
                 write_atomic(entry, lambda f, payload=payload: f.write(payload))
             except OSError as error:
-                table.note = f"片段缓存无法写入 {folder}（{error}），下次启动会重新切分。"
+                table.note = f"片段缓存无法写入 {folder}（{os_reason(error)}），下次启动会重新切分。"
         if pieces:
             files.append(path.name)
             for text, heading, meta, folded in pieces:
