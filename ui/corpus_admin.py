@@ -88,11 +88,11 @@ def _history(admin: CorpusAdmin, user: User) -> None:
     source = st.selectbox("文件", sources, key="corpus_history_file")
     versions = admin.history(source)
     if not versions:
-        st.info("这个文件还没有在这里修改过，所以没有历史版本；第一次保存时会先把现在的内容存为第 1 版。")
+        st.info("这个文件还没有记录过版本；第一次保存时会先把现在的内容存为第 1 版。")
         return
     st.dataframe(pd.DataFrame([{"版本": v.version, "方式": v.action_label, "操作人": v.actor,
                                 "时间": v.at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), "字节": v.size,
-                                "sha256": v.sha256[:16]} for v in versions]),
+                                "校验值": v.sha256[:16]} for v in versions]),
                  hide_index=True, width="stretch", key="corpus_versions_table")
     if len(versions) < 2:
         return
