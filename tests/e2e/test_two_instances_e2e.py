@@ -105,12 +105,12 @@ def test_two_instances_e2e_later_reviewer_gets_the_conflict_message(browser, pai
             page.get_by_text(f"#{item} · 待复核").wait_for()
             page.get_by_label("复核人").fill(name)
             page.get_by_label("复核人").press("Enter")
-            expect(page.get_by_role("button", name="通过")).to_be_enabled()  # the name has reached the server
+            expect(page.get_by_role("button", name="通过", exact=True)).to_be_enabled(timeout=20_000)  # name reached the server
             idle(page)
         (_, first), (_, later) = pages
-        first.get_by_role("button", name="通过").click()
+        first.get_by_role("button", name="通过", exact=True).click()
         first.get_by_text(f"#{item} 已通过").wait_for()
-        later.get_by_role("button", name="通过").click()
+        later.get_by_role("button", name="通过", exact=True).click()
         later.get_by_text("该条目已被 王老师 处理").wait_for()
         assert ReviewStore(Database(url)).get(item).reviewer == "王老师"
     finally:
