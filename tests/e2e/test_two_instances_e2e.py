@@ -109,9 +109,9 @@ def test_two_instances_e2e_later_reviewer_gets_the_conflict_message(browser, pai
             idle(page)
         (_, first), (_, later) = pages
         first.get_by_role("button", name="通过", exact=True).click()
-        first.get_by_text(f"#{item} 已通过").wait_for()
+        first.get_by_text(f"#{item} 已通过").first.wait_for()  # shown as a message and a toast
         later.get_by_role("button", name="通过", exact=True).click()
-        later.get_by_text("该条目已被 王老师 处理").wait_for()
+        later.get_by_text("该条目已被 王老师 处理").first.wait_for()
         assert ReviewStore(Database(url)).get(item).reviewer == "王老师"
     finally:
         for context, _ in pages:
