@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table, Text, select
 
-from core.db import Database, Migration, Schema, create_tables, open_database, utcnow
+from core.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
 from core.errors import ConfigError
 from core.settings import MAX_TOP_K, Settings
 
@@ -38,6 +38,7 @@ default_changes = Table(
 
 DEFAULTS_SCHEMA = Schema("defaults", (
     Migration(1, "saved default threshold and k, append-only", create_tables(default_changes)),
+    Migration(2, "append-only enforced by the database", append_only("default_changes")),
 ))
 
 

@@ -115,6 +115,7 @@ REVIEW_SCHEMA = Schema("review", (
     Migration(1, "review queue tables", create_tables(review_items, review_reasons, review_candidates,
                                                        review_events)),
     Migration(2, "append-only review events", append_only("review_events")),
+    Migration(3, "append-only also against replacing inserts and TRUNCATE", append_only("review_events")),
 ))
 
 
