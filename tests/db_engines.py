@@ -44,11 +44,29 @@ def engine_of(item: pytest.Item) -> str | None:
     return callspec.params.get("database_url") if callspec is not None else None
 
 
+def _engine_in(nodeid: str) -> str | None:
+    params = nodeid.rpartition("[")[2].rstrip("]").split("-") if nodeid.endswith("]") else []
+    return next((engine for engine in ENGINES if engine in params), None)
+
+
 def summary_line(terminalreporter) -> None:
-    """One line at the end of the run saying how many PostgreSQL cases were skipped and how to run them."""
-    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "postgresql" in r.nodeid]
-    if skipped and not os.environ.get(ENV, "").strip():
-        terminalreporter.write_line(HOW_TO_RUN_LONG.format(count=len(skipped)), yellow=True)
+    """At the end of the run: how many store tests passed on each engine, and how to run the skipped
+    PostgreSQL half."""
+    counts = {(engine, outcome): 0 for engine in ENGINES for outcome in ("passed", "failed", "skipped")}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            engine = _engine_in(getattr(report, "nodeid", ""))
+            if engine and getattr(report, "when", "call") in ("call", "setup"):
+                if outcome == "passed" and report.when != "call":
+                    continue
+                counts[engine, "failed" if outcome == "error" else outcome] += 1
+    if not any(counts.values()):
+        return
+    terminalreporter.write_line("存储测试（两种数据库）：" + "；".join(
+        f"{engine} 通过 {counts[engine, 'passed']}、失败 {counts[engine, 'failed']}、跳过 {counts[engine, 'skipped']}"
+        for engine in ENGINES))
+    if counts["postgresql", "skipped"] and not os.environ.get(ENV, "").strip():
+        terminalreporter.write_line(HOW_TO_RUN_LONG.format(count=counts["postgresql", "skipped"]), yellow=True)
 
 
 @pytest.fixture(scope="session")
