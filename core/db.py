@@ -87,6 +87,9 @@ def explain(error: SQLAlchemyError, action: str) -> StoreError:
     if (isinstance(error, OperationalError) and "locked" in text) or sqlstate in _BUSY_SQLSTATES:
         return StoreError(f"{action}失败：数据库正被其他程序占用（database is locked），请稍等几秒再试；"
                           "若持续出现，请关闭其他正在写入该数据库的程序。")
+    if sqlstate == "42501":  # insufficient_privilege: an application role without DDL or UPDATE rights
+        return StoreError(f"{action}失败：数据库账号没有这项操作的权限。若要升级表结构，请用数据库所有者账号运行 "
+                          "python -m core db upgrade；审计、复核事件和资料版本只能追加，本就不允许修改或删除。")
     if sqlstate in _UNREACHABLE_SQLSTATES or (isinstance(error, OperationalError) and (
             "connection refused" in text or "could not connect" in text or "connection failed" in text)):
         return StoreError(f"{action}失败：连不上数据库服务器，请确认 PostgreSQL 已启动，"

@@ -16,6 +16,7 @@ from core.loader import load_documents  # noqa: E402
 from tests.db_engines import (  # noqa: E402, F401 - the dual-engine fixtures, shared by every store test
     database_engine,
     database_url,
+    postgresql_database_url,
     postgresql_server,
     skip_postgresql_when_unset,
     summary_line,

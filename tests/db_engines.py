@@ -119,6 +119,12 @@ def database_url(request, tmp_path) -> Iterator[str]:
 
 
 @pytest.fixture
+def postgresql_database_url(postgresql_server) -> Iterator[str]:
+    """A fresh PostgreSQL schema only, for what SQLite has no counterpart of (roles and grants)."""
+    yield from _postgresql_url(postgresql_server)
+
+
+@pytest.fixture
 def database_engine(database_url) -> str:
     """The engine name of `database_url`: "sqlite" or "postgresql"."""
     return make_url(database_url).get_backend_name()
