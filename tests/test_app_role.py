@@ -6,13 +6,13 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import Column, Integer, MetaData, Table, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from core import audit
 from core.cli_db import SCHEMAS
-from core.db import Database
+from core.db import Database, Migration, Schema, create_tables
 from core.errors import StoreError
 from core.review import ReviewStore
 from tests.test_review import answer
@@ -72,4 +72,12 @@ def test_postgresql_app_role_may_not_rewrite_history(app_url, table):
     for statement in (f"UPDATE {table} SET id = id", f"DELETE FROM {table}", f"TRUNCATE {table}"):
         with pytest.raises(StoreError, match="没有这项操作的权限"), db.transaction() as conn:
             conn.execute(text(statement))
+    db.dispose()
+
+
+def test_postgresql_app_role_pending_migration_says_to_upgrade_as_owner(app_url):
+    later = Table("later_table", MetaData(), Column("id", Integer, primary_key=True))
+    db = Database(app_url)
+    with pytest.raises(StoreError, match="python -m core db upgrade"):
+        db.migrate(Schema("later", (Migration(1, "a table added by a later release", create_tables(later)),)))
     db.dispose()
