@@ -103,7 +103,8 @@ def explain(error: SQLAlchemyError, action: str) -> StoreError:
 
 
 class Database:
-    """An SQLAlchemy engine plus the migration runner; SQLite gets WAL and a busy timeout."""
+    """An SQLAlchemy engine plus the migration runner. SQLite gets WAL and a busy timeout; PostgreSQL the same
+    wait as its lock_timeout, so a write blocked by another writer fails the same way on both."""
 
     def __init__(self, url: str, *, busy_timeout_ms: int = 5000) -> None:
         self.url = url
@@ -123,6 +124,8 @@ class Database:
                              "请安装对应的驱动（如 PostgreSQL 用 psycopg），或改回默认的 SQLite。") from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        elif parsed.get_backend_name() == "postgresql":
+            event.listen(self.engine, "connect", _postgresql_lock_timeout(busy_timeout_ms))
         self._migrated: set[str] = set()
         with self.read("初始化数据库") as conn:
             ready = sa_inspect(conn).has_table("schema_migrations")
@@ -208,6 +211,15 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _postgresql_lock_timeout(milliseconds: int):
+    def on_connect(dbapi_connection, _record) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET lock_timeout = {int(milliseconds)}")
+        cursor.close()
+        dbapi_connection.commit()  # psycopg opened a transaction for the SET; the setting lasts the session
+    return on_connect
 
 
 def create_tables(*tables: Table) -> MigrationStep:

@@ -79,6 +79,26 @@ def test_database_locked_file_gives_chinese_store_error(tmp_path):
         blocker.close()
 
 
+def test_database_blocked_write_reads_the_same_on_both_engines(database_url, database_engine, tmp_path):
+    db = Database(database_url, busy_timeout_ms=100)
+    db.migrate(_schema())
+    if database_engine == "sqlite":
+        blocker = sqlite3.connect(tmp_path / "xiaoe.sqlite3")
+        blocker.execute("BEGIN EXCLUSIVE")
+    else:
+        blocker = Database(database_url).engine.connect()
+        blocker.execute(text("LOCK TABLE notes IN ACCESS EXCLUSIVE MODE"))
+    try:
+        with pytest.raises(StoreError) as caught, db.transaction("保存") as conn:
+            conn.execute(insert(notes).values(body="x"))
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert str(caught.value) == ("保存失败：数据库正被其他程序占用（database is locked），请稍等几秒再试；"
+                                 "若持续出现，请关闭其他正在写入该数据库的程序。")
+    db.dispose()
+
+
 def test_database_unreadable_file_gives_chinese_store_error(tmp_path):
     path = tmp_path / "broken.sqlite3"
     path.write_bytes(b"this is not a database file at all" * 100)
