@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
+from sqlalchemy.exc import OperationalError  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from core import db as core_db  # noqa: E402
@@ -70,10 +71,15 @@ def consultant(number: int, job: dict, results) -> None:
         inherited.engine.dispose(close=False)
     core_db._databases.clear()
     rng = random.Random(number)
-    store = ReviewStore(Database(job["url"]))
     pipeline, settings, questions = job["pipeline"], job["settings"], job["questions"]
     reviewer = number % job["reviewer_every"] == 0
     tally = {"ask_ms": [], "write_ms": [], "flags": 0, "decided": [], "conflicts": 0, "errors": []}
+    try:
+        store = ReviewStore(Database(job["url"]))
+    except Exception as error:  # noqa: BLE001 - e.g. the server's connection limit: counted as an error
+        tally["errors"].append(f"{type(error).__name__}: {error}"[:200])
+        results.put(tally)
+        return
 
     def attempt(step) -> None:
         try:
@@ -116,14 +122,18 @@ def consultant(number: int, job: dict, results) -> None:
 
 
 def connections(url: str) -> int | None:
-    """Connections the server holds for this database now (PostgreSQL); None for SQLite (no server)."""
-    if make_url(url).get_backend_name() != "postgresql":
+    """Connections the server holds for this run now, the sampler's own left out (PostgreSQL); None for SQLite."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
         return None
     engine = create_engine(url, poolclass=NullPool)
     try:
         with engine.connect() as conn:
-            return conn.execute(text("SELECT count(*) - 1 FROM pg_stat_activity "
-                                     "WHERE datname = current_database()")).scalar_one()
+            return conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name "
+                                     "AND pid <> pg_backend_pid()"),
+                                {"name": parsed.query["application_name"]}).scalar_one()
+    except OperationalError:  # the server is full (max_connections): the consultants hold every slot
+        return None
     finally:
         engine.dispose()
 
@@ -192,7 +202,9 @@ def postgres_schema(base: str) -> tuple[str, callable]:
     admin = create_engine(base, poolclass=NullPool, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
+    given = make_url(base)
+    options = f"{given.query.get('options', '')} -csearch_path={schema}".strip()  # keep the caller's -c settings
+    url = given.update_query_dict({"options": options, "application_name": schema})  # to count our connections
 
     def drop() -> None:
         with admin.connect() as conn:
