@@ -6,7 +6,7 @@ Run from the repository root (loopback only; stops by itself after --seconds):
 Without --postgres-url (or XIAOE_TEST_DATABASE_URL) only the SQLite row is measured. PostgreSQL runs in a
 fresh schema of that database, dropped afterwards; SQLite in one file in a temporary folder.
 
-Each consultant asks questions from the labelled sets through `ask()` (the Ask page's core call), queues what
+Each consultant asks questions from the labelled sets through `ask()` (core.assistant, as the Ask page), queues what
 the page queues (`record_answer`), flags every answer with probability --flag-share by hand, waits a think time
 drawn from 0..2×--think, and every --reviewer-every-th consultant also decides one pending item (with the
 version it read, as the review page does) after each question. Printed per engine: p50/p95 ask latency on the
@@ -38,10 +38,9 @@ from sqlalchemy.exc import OperationalError  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from core import db as core_db  # noqa: E402
+from core.assistant import Assistant, open_assistant  # noqa: E402
 from core.db import Database  # noqa: E402
-from core.defaults_store import effective_settings  # noqa: E402
 from core.errors import ConflictError  # noqa: E402
-from core.pipeline import Pipeline, open_pipeline  # noqa: E402
 from core.problems import Problem  # noqa: E402
 from core.review import Filters, ReviewStore, record_answer  # noqa: E402
 from core.settings import Settings  # noqa: E402
@@ -52,9 +51,9 @@ FINGERPRINT = "load-test"
 TARGET_P95_MS = 500
 
 
-def ask(pipeline: Pipeline, settings: Settings, question: str):
-    """The Ask page's one core call (offline answerer: no model server). Repoint here when core.assistant lands."""
-    return pipeline.answer(question, None, k=settings.top_k, min_score=settings.min_score)
+def ask(assistant: Assistant, question: str):
+    """The Ask page's core path in one call: retrieve → gate → answer → check (offline answerer, no model server)."""
+    return assistant.ask(question)
 
 
 def load_questions() -> list[str]:
@@ -71,7 +70,7 @@ def consultant(number: int, job: dict, results) -> None:
         inherited.engine.dispose(close=False)
     core_db._databases.clear()
     rng = random.Random(number)
-    pipeline, settings, questions = job["pipeline"], job["settings"], job["questions"]
+    assistant, questions = job["assistant"], job["questions"]
     reviewer = number % job["reviewer_every"] == 0
     tally = {"ask_ms": [], "write_ms": [], "flags": 0, "decided": [], "conflicts": 0, "errors": []}
     try:
@@ -91,7 +90,7 @@ def consultant(number: int, job: dict, results) -> None:
 
     def ask_and_queue() -> None:
         start = time.perf_counter()
-        answer = ask(pipeline, settings, rng.choice(questions))
+        answer = ask(assistant, rng.choice(questions))
         answered = time.perf_counter()
         record_answer(store, answer, fingerprint=FINGERPRINT)
         done = time.perf_counter()
@@ -153,15 +152,14 @@ def lost_updates(url: str, decided: list[tuple[int, int]]) -> int:
 def run(engine: str, url: str, args, questions: list[str], workdir: Path) -> dict:
     env = {"XIAOE_DATA_DIR": str(workdir / engine), "XIAOE_CORPUS_DIR": str(ROOT / "corpus"),
            "XIAOE_DATABASE_URL": url}
-    settings = effective_settings(Settings.from_env(env))
-    pipeline = open_pipeline(settings)  # built once, inherited by every forked consultant
-    ask(pipeline, settings, questions[0])  # warm caches, as a running console has
+    assistant = open_assistant(Settings.from_env(env), with_model=False)  # built once, inherited by every fork
+    ask(assistant, questions[0])  # warm caches, as a running console has
     ReviewStore(core_db.open_database(url))  # migrations before the crowd arrives
     for database in core_db._databases.values():  # no pooled connection may cross the fork
         database.engine.dispose()
     context = multiprocessing.get_context("fork")
     results = context.Queue()
-    job = {"url": url, "pipeline": pipeline, "settings": settings, "questions": questions,
+    job = {"url": url, "assistant": assistant, "questions": questions,
            "start": context.Event(), "deadline": context.Value("d", 0.0), "think": args.think,
            "flag_share": args.flag_share, "reviewer_every": args.reviewer_every}
     workers = [context.Process(target=consultant, args=(n, job, results)) for n in range(args.consultants)]

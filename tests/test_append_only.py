@@ -3,6 +3,8 @@ UPDATE, DELETE, a replacing insert (SQLite INSERT OR REPLACE, an upsert's ON CON
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from sqlalchemy import Table, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -45,7 +47,8 @@ def _fill_glossary(db: Database, tmp_path) -> None:
 
 
 def _fill_defaults(db: Database, tmp_path) -> None:
-    DefaultsStore(db).save(0.3, 5, actor="王老师", settings=Settings.from_env({"XIAOE_DATA_DIR": str(tmp_path)}))
+    settings = Settings.from_env({"XIAOE_DATA_DIR": str(tmp_path)})
+    DefaultsStore(db).save(replace(settings.knobs, threshold=0.3, k=5), actor="王老师", settings=settings)
 
 
 # table, the column a forger would rewrite, how to fill it through its store, a unique key besides id
