@@ -8,16 +8,18 @@ the password of this account"; what each role may do is in core/roles.py.
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Boolean, Column, DateTime, Integer, MetaData, String, Table, func, select
+from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select
 
 from core import audit
 from core.db import Database, Migration, Schema, create_tables, utcnow
@@ -28,7 +30,12 @@ __all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "U
 
 USERNAME_RE = re.compile(r"^[\w.@-]{2,64}$")
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-MIN_PASSWORD_CHARS = 8
+# ASVS 5.0 2.1.1 asks for at least 12 characters (8 with MFA); 10 is our choice for a console
+# without MFA used by a few dozen staff who type it daily, together with the common-password
+# list and the user-name check below, and the per-source lockout in core/login_throttle.py.
+MIN_PASSWORD_CHARS = 10
+MIN_DISTINCT_CHARS = 4  # "aaaaaaaaaa" and "ababababab" are long but guessed first
+COMMON_PASSWORDS_FILE = Path(__file__).with_name("data") / "common_passwords.txt"
 MAX_PASSWORD_CHARS = 256
 MAX_DISPLAY_CHARS = 50
 
@@ -76,8 +83,17 @@ ACCOUNTS_SCHEMA = Schema("accounts", (Migration(1, "accounts table", create_tabl
 
 
 def normalize_username(value: str) -> str:
-    """NFC, trimmed, case-folded: 'Admin' and 'admin' are one account."""
-    return unicodedata.normalize("NFC", (value or "").strip()).casefold()
+    """NFKC, trimmed, case-folded: 'Admin', 'admin' and full-width 'ａｄｍｉｎ' are one account."""
+    if not isinstance(value, str):
+        return ""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value.strip()).casefold())
+
+
+@functools.cache
+def common_passwords() -> frozenset[str]:
+    """The shipped list of the most common passwords (core/data/common_passwords.txt), lower case."""
+    lines = COMMON_PASSWORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip().casefold() for line in lines if line.strip() and not line.startswith("#"))
 
 
 class AccountStore:
@@ -128,22 +144,25 @@ class AccountStore:
     # --- passwords ---------------------------------------------------------------------------
 
     def check_password(self, username: str, password: str) -> Account | None:
-        """The account if `password` is its password (disabled ones included), else None.
+        """The account if `password` is its password (disabled ones included), else None."""
+        with self.db.transaction("核对密码") as conn:
+            return self.verify(conn, username, password)
+
+    def verify(self, conn: Connection, username: str, password: str) -> Account | None:
+        """`check_password` inside the caller's transaction (the sign-in holds its throttle rows meanwhile).
 
         Unknown names still pay for one argon2 verify, so timing does not tell them apart.
         """
         key = normalize_username(username)
-        with self.db.read("读取账号") as conn:
-            row = conn.execute(select(accounts).where(accounts.c.username == key)).first()
+        row = conn.execute(select(accounts).where(accounts.c.username == key)).first()
         if row is None:
             self._verify(self._dummy(), password)
             return None
         if not self._verify(row.password_hash, password):
             return None
         if self.hasher.check_needs_rehash(row.password_hash):
-            with self.db.transaction("更新密码参数") as conn:
-                conn.execute(accounts.update().where(accounts.c.username == key)
-                             .values(password_hash=self.hasher.hash(password)))
+            conn.execute(accounts.update().where(accounts.c.username == key)
+                         .values(password_hash=self.hasher.hash(password)))
         return _account(row)
 
     def _verify(self, stored: str, password: str) -> bool:
@@ -170,7 +189,7 @@ class AccountStore:
         role = _valid_role(role)
         name = _valid_display_name(display_name or key)
         mail = _valid_email(email)
-        digest = self.hasher.hash(_valid_password(password))
+        digest = self.hasher.hash(_valid_password(password, key, mail))
         with self.db.transaction("新建账号") as conn:
             if conn.execute(select(accounts.c.id).where(accounts.c.username == key)).first():
                 raise AccountError(f"账号「{key}」已经存在，请换一个用户名，或用 users passwd 重设它的密码。")
@@ -185,8 +204,9 @@ class AccountStore:
         return self.get(key)
 
     def set_password(self, username: str, password: str, *, actor: str) -> None:
-        key = self.get(username).username
-        digest = self.hasher.hash(_valid_password(password))
+        account = self.get(username)
+        key = account.username
+        digest = self.hasher.hash(_valid_password(password, key, account.email))
         with self.db.transaction("修改密码") as conn:
             conn.execute(accounts.update().where(accounts.c.username == key).values(password_hash=digest))
             audit.record(self.db, actor, "account_passwd", key, "重设密码", conn=conn, now=self._now)
@@ -257,12 +277,20 @@ def _valid_email(value: str | None) -> str | None:
     return mail
 
 
-def _valid_password(password: str) -> str:
-    # The message names lengths only: a password never appears in a message.
-    if len(password or "") < MIN_PASSWORD_CHARS or not password.strip():
+def _valid_password(password: str, username: str, email: str | None = None) -> str:
+    # Messages name lengths and rules only: a password never appears in a message.
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD_CHARS or not password.strip():
         raise AccountError(f"密码至少需要 {MIN_PASSWORD_CHARS} 个字符（不能全是空格），请换一个更长的密码。")
     if len(password) > MAX_PASSWORD_CHARS:
         raise AccountError(f"密码最多 {MAX_PASSWORD_CHARS} 个字符，请换一个短一些的密码。")
+    folded = normalize_username(password)
+    if folded in {username, email, normalize_username(username.split("@")[0])}:
+        raise AccountError("密码不能和用户名或邮箱相同，请换一个别人猜不到的密码。")
+    if len(set(folded)) < MIN_DISTINCT_CHARS:
+        raise AccountError(f"密码至少要有 {MIN_DISTINCT_CHARS} 个不同的字符（不能是 aaaaaaaaaa 这样的重复），请换一个。")
+    if folded in common_passwords() or password.casefold() in common_passwords():
+        raise AccountError("这个密码是最常见的密码之一，很容易被猜到，请换一个。可以用三四个不相关的词加数字，"
+                           "例如「蓝色 书架 42 跑步」。")
     return password
 
 

@@ -28,8 +28,8 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy import select as sa_select
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from core.errors import StoreError
 
@@ -81,7 +81,7 @@ class Database:
 
     def __init__(self, url: str, *, busy_timeout_ms: int = 5000) -> None:
         self.url = url
-        parsed = make_url(url)
+        parsed = parse_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             try:
@@ -91,10 +91,12 @@ class Database:
                                  "请检查 XIAOE_DATA_DIR 设置和文件夹权限。") from None
         options = {"connect_args": {"timeout": busy_timeout_ms / 1000}} if self.is_sqlite else {}
         try:
-            self.engine: Engine = create_engine(url, future=True, **options)
+            self.engine: Engine = create_engine(parsed, future=True, **options)
         except (ImportError, NoSuchModuleError) as error:
             raise StoreError(f"数据库驱动没有安装（{parsed.get_backend_name()}：{error}），"
                              "请安装对应的驱动（如 PostgreSQL 用 psycopg），或改回默认的 SQLite。") from None
+        except (ArgumentError, ValueError, TypeError):
+            raise _bad_url(url) from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._migrated: set[str] = set()
@@ -102,10 +104,18 @@ class Database:
             _meta.create_all(conn, tables=[schema_migrations])
 
     @contextmanager
-    def transaction(self, action: str = "数据库操作") -> Iterator[Connection]:
-        """One transaction: commit on success, roll back on any error; DB errors become StoreError."""
+    def transaction(self, action: str = "数据库操作", *, immediate: bool = False) -> Iterator[Connection]:
+        """One transaction: commit on success, roll back on any error; DB errors become StoreError.
+
+        `immediate=True` takes SQLite's write lock before the first statement (BEGIN IMMEDIATE), so
+        what the transaction reads cannot change before it writes; the pysqlite driver would
+        otherwise run leading SELECTs outside any transaction. On PostgreSQL callers lock the rows
+        they read (SELECT … FOR UPDATE / FOR SHARE) instead.
+        """
         try:
             with self.engine.begin() as conn:
+                if immediate and self.is_sqlite:
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
                 yield conn
         except SQLAlchemyError as error:
             raise explain(error, action) from None
@@ -142,6 +152,24 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def parse_url(url: str) -> URL:
+    """The parsed SQLAlchemy URL, or StoreError whose message never repeats the URL (it may hold a password)."""
+    try:
+        parsed = make_url(url)
+        _ = parsed.port  # a password with an unescaped "@" or ":" ends up here: int("Pw9@127.0.0.1:8719")
+    except (ArgumentError, ValueError, TypeError):
+        raise _bad_url(url) from None
+    return parsed
+
+
+def _bad_url(url: str) -> StoreError:
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    shown = f"（以 {scheme}:// 开头）" if scheme.replace("+", "").isalnum() else ""
+    return StoreError(f"数据库地址 XIAOE_DATABASE_URL{shown}格式不对，无法解析。格式应为 "
+                      "postgresql+psycopg://用户名:密码@主机:端口/库名；密码里的 @ : / # ? % 要写成百分号编码"
+                      "（例如 @ 写成 %40，可用 Python 的 urllib.parse.quote_plus 生成）。")
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
