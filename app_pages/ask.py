@@ -18,7 +18,7 @@ from core.providers import make_chat_model
 from core.review import record_answer
 from core.settings import MAX_TOP_K
 from ui import answer_view as view
-from ui.auth import guard_page, signed_in_name
+from ui.auth import authorize, guard_page, signed_in_name
 from ui.source_view import source_url
 from ui.state import get_glossary, get_index, get_pipeline, get_review_store, get_settings
 
@@ -206,7 +206,8 @@ def render_flag(answer: rag.RAGAnswer, fingerprint: str) -> None:
                 reasons = (Problem("manual", note.strip()),) if note.strip() else ()
                 try:
                     item = get_review_store().enqueue(answer, origin="manual", fingerprint=fingerprint,
-                                                      flagged_by=name, extra_reasons=reasons)
+                                                      flagged_by=name, extra_reasons=reasons,
+                                                      authorize=authorize())
                 except XiaoEError as error:
                     st.error(str(error))
                 else:

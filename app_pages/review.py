@@ -13,7 +13,7 @@ from core.review import ReviewItem, ReviewStore
 from core.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS
 from core.roles import require
 from ui.answer_view import verdict_frame
-from ui.auth import current_user, signed_in_name
+from ui.auth import authorize, current_user, signed_in_name
 from ui.review_view import (
     SORT_LABELS,
     build_filters,
@@ -58,7 +58,7 @@ def decide(store: ReviewStore, item: ReviewItem, action: str) -> None:
         require(current_user(), "review")
         saved = store.decide(item.id, action=action, reviewer=st.session_state.get("reviewer", ""),
                              expected_version=item.version, note=st.session_state.get(f"note_{item.id}"),
-                             corrected_answer=corrected if changed else None)
+                             corrected_answer=corrected if changed else None, authorize=authorize())
     except XiaoEError as error:
         st.session_state[FLASH] = ("error", str(error))
         return
@@ -70,7 +70,7 @@ def decide_many(store: ReviewStore, versions: dict[int, int], action: str) -> No
     try:
         require(current_user(), "review")
         result = store.bulk_decide(versions, action=action, reviewer=st.session_state.get("reviewer", ""),
-                                   note=st.session_state.get("bulk_note"))
+                                   note=st.session_state.get("bulk_note"), authorize=authorize())
     except XiaoEError as error:
         st.session_state[FLASH] = ("error", str(error))
         return

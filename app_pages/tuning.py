@@ -31,7 +31,7 @@ from core.evaluation import sweep as sweep_curve
 from core.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_catalog
 from core.roles import require
 from core.settings import MAX_TOP_K, Settings
-from ui.auth import current_user, guard_page
+from ui.auth import authorize, current_user, guard_page
 from ui.state import get_index, get_review_store, get_settings
 from ui.tuning_batch import render_batch
 from ui.tuning_charts import histogram_frame, metric_curves, score_histogram
@@ -100,7 +100,8 @@ def save_default_box(defaults: DefaultsStore, settings: Settings, base_settings:
         return
     try:
         require(current_user(), "set_threshold")
-        saved = defaults.save(threshold, k, actor=actor, settings=base_settings, metrics=snapshot, note=note)
+        saved = defaults.save(threshold, k, actor=actor, settings=base_settings, metrics=snapshot, note=note,
+                              authorize=authorize())
     except XiaoEError as error:
         st.error(str(error))
         return

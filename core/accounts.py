@@ -24,7 +24,7 @@ from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData,
 from core import audit
 from core.db import Database, Migration, Schema, create_tables, utcnow
 from core.errors import XiaoEError
-from core.roles import PERMISSIONS, ROLES, User, require
+from core.roles import PERMISSIONS, ROLES, Authorize, User, require
 
 __all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "User", "normalize_username", "require"]
 
@@ -184,13 +184,15 @@ class AccountStore:
     # --- changing ----------------------------------------------------------------------------
 
     def add(self, username: str, password: str, *, actor: str, role: str = "consultant",
-            display_name: str | None = None, email: str | None = None) -> Account:
+            display_name: str | None = None, email: str | None = None,
+            authorize: Authorize | None = None) -> Account:
         key = _valid_username(username)
         role = _valid_role(role)
         name = _valid_display_name(display_name or key)
         mail = _valid_email(email)
         digest = self.hasher.hash(_valid_password(password, key, mail))
-        with self.db.transaction("新建账号") as conn:
+        with self.db.transaction("新建账号", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             if conn.execute(select(accounts.c.id).where(accounts.c.username == key)).first():
                 raise AccountError(f"账号「{key}」已经存在，请换一个用户名，或用 users passwd 重设它的密码。")
             if mail and conn.execute(select(accounts.c.id).where(accounts.c.email == mail)).first():
@@ -203,19 +205,22 @@ class AccountStore:
                          conn=conn, now=self._now)
         return self.get(key)
 
-    def set_password(self, username: str, password: str, *, actor: str) -> None:
+    def set_password(self, username: str, password: str, *, actor: str, authorize: Authorize | None = None) -> None:
         account = self.get(username)
         key = account.username
         digest = self.hasher.hash(_valid_password(password, key, account.email))
-        with self.db.transaction("修改密码") as conn:
+        with self.db.transaction("修改密码", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             conn.execute(accounts.update().where(accounts.c.username == key).values(password_hash=digest))
             audit.record(self.db, actor, "account_passwd", key, "重设密码", conn=conn, now=self._now)
 
-    def set_disabled(self, username: str, disabled: bool, *, actor: str) -> Account:
+    def set_disabled(self, username: str, disabled: bool, *, actor: str,
+                     authorize: Authorize | None = None) -> Account:
         account = self.get(username)
         if account.disabled == disabled:
             return account
-        with self.db.transaction("停用账号" if disabled else "启用账号") as conn:
+        with self.db.transaction("停用账号" if disabled else "启用账号", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             if disabled and account.role == "admin":
                 self._keep_one_admin(conn, account.username)
             conn.execute(accounts.update().where(accounts.c.username == account.username)
@@ -224,11 +229,12 @@ class AccountStore:
                          "停用账号" if disabled else "重新启用账号", conn=conn, now=self._now)
         return self.get(account.username)
 
-    def set_role(self, username: str, role: str, *, actor: str) -> Account:
+    def set_role(self, username: str, role: str, *, actor: str, authorize: Authorize | None = None) -> Account:
         account, role = self.get(username), _valid_role(role)
         if account.role == role:
             return account
-        with self.db.transaction("修改角色") as conn:
+        with self.db.transaction("修改角色", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             if account.role == "admin":
                 self._keep_one_admin(conn, account.username)
             conn.execute(accounts.update().where(accounts.c.username == account.username).values(role=role))
@@ -243,6 +249,12 @@ class AccountStore:
             accounts.c.username != leaving)).scalar_one()
         if others == 0:
             raise AccountError(f"「{leaving}」是最后一个可用的管理员，不能停用或降级；请先新建或启用另一个管理员。")
+
+
+def _authorized(conn: Connection, authorize: Authorize | None) -> None:
+    """The acting admin's session, re-checked inside the change's transaction (None: the CLI)."""
+    if authorize is not None:
+        authorize(conn, "manage_accounts")
 
 
 # --- validation ---------------------------------------------------------------------------------

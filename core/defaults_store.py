@@ -17,6 +17,7 @@ from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table
 
 from core.db import Database, Migration, Schema, create_tables, open_database, utcnow
 from core.errors import ConfigError
+from core.roles import Authorize
 from core.settings import MAX_TOP_K, Settings
 
 MAX_ACTOR_CHARS = 100
@@ -81,8 +82,10 @@ class DefaultsStore:
         return tuple(_change(row) for row in rows)
 
     def save(self, threshold: float, k: int, *, actor: str, settings: Settings,
-             metrics: Mapping | None = None, note: str = "") -> DefaultChange:
-        """Make (threshold, k) the default; the old values are the newest save, else `settings`."""
+             metrics: Mapping | None = None, note: str = "", authorize: Authorize | None = None) -> DefaultChange:
+        """Make (threshold, k) the default; the old values are the newest save, else `settings`.
+
+        With `authorize`, the saver's session is re-checked inside the same transaction."""
         threshold, k = validate_default(threshold, k)
         actor = (actor or "").strip()
         if not actor:
@@ -94,7 +97,9 @@ class DefaultsStore:
             raise ConfigError(f"备注有 {len(note)} 个字，超过了 {MAX_NOTE_CHARS} 字的上限。")
         payload = json.dumps(dict(metrics or {}), ensure_ascii=False, sort_keys=True, default=str)
         now = self._clock()
-        with self.db.transaction("保存默认阈值") as conn:
+        with self.db.transaction("保存默认阈值", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "set_threshold")
             # Read the old value inside the write transaction so old → new is exact even when
             # two consultants save at nearly the same time.
             last = conn.execute(select(default_changes.c.new_threshold, default_changes.c.new_k)

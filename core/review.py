@@ -8,6 +8,7 @@ a version that moved is refused with `ConflictError` naming who moved it, never 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -43,6 +44,7 @@ from core.review_schema import (
     review_items,
     review_reasons,
 )
+from core.roles import Authorize
 
 __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
            "record_answer"]
@@ -61,10 +63,15 @@ class ReviewStore:
     # --- filling -----------------------------------------------------------------------------
 
     def enqueue(self, answer: RAGAnswer, *, origin: str = "auto", fingerprint: str = "",
-                flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> int:
-        """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons."""
-        return self.enqueue_many([answer], origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
-                                 extra_reasons=extra_reasons)[0]
+                flagged_by: str | None = None, extra_reasons: Sequence[Problem] = (),
+                authorize: Authorize | None = None) -> int:
+        """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons.
+
+        With `authorize` (a staff member flagging it), their session is checked in the same transaction.
+        """
+        entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
+                                  extra_reasons=extra_reasons)
+        return self._insert([entry], authorize=authorize, permission="flag")[0]
 
     def enqueue_many(self, answers: Iterable[RAGAnswer], *, origin: str = "auto", fingerprint: str = "",
                      flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> list[int]:
@@ -82,11 +89,14 @@ class ReviewStore:
                            candidates=tuple(candidates), fingerprint=fingerprint, flagged_by=None)
         return self._insert([entry])[0]
 
-    def _insert(self, entries: list[Entry]) -> list[int]:
+    def _insert(self, entries: list[Entry], *, authorize: Authorize | None = None,
+                permission: str = "flag") -> list[int]:
         if not entries:
             return []
         now = self._clock()
-        with self.db.transaction("写入复核队列") as conn:
+        with self.db.transaction("写入复核队列", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, permission)
             ids = list(conn.execute(
                 items.insert().returning(items.c.id, sort_by_parameter_order=True),
                 [{"created_at": now, "origin": e.origin, "question": e.question, "answer": e.answer,
@@ -178,28 +188,33 @@ class ReviewStore:
 
     def decide(self, item_id: int, *, action: str, reviewer: str, expected_version: int,
                note: str | None = None, corrected_answer: str | None = None,
-               add_reason: Problem | None = None) -> ReviewItem:
+               add_reason: Problem | None = None, authorize: Authorize | None = None) -> ReviewItem:
         """Approve, reject (a note is required) or reopen one item, if it is still at `expected_version`.
 
         `add_reason` appends a reason in the same transaction, e.g. `stale_corpus` when a changed
         source file reopens an approved answer, so the item also shows in that reason's lane.
+        With `authorize`, the reviewer's session is re-checked inside that transaction and the
+        decision is attributed to the session's user, whatever `reviewer` says.
         """
         decision = Decision.build(action, reviewer, note, corrected_answer, add_reason)
-        with self.db.transaction("保存复核结果") as conn:
+        with self.db.transaction("保存复核结果", immediate=authorize is not None) as conn:
+            decision = _as_session_user(conn, decision, authorize)
             failure = self._apply(conn, item_id, expected_version, decision)
             if failure is not None:
                 raise failure
         return self.get(item_id)
 
     def bulk_decide(self, versions: Mapping[int, int], *, action: str, reviewer: str,
-                    note: str | None = None, add_reason: Problem | None = None) -> BulkResult:
+                    note: str | None = None, add_reason: Problem | None = None,
+                    authorize: Authorize | None = None) -> BulkResult:
         """Decide many items in one transaction; `versions` maps each id to the version the reviewer saw.
 
         Items that moved on, or whose status does not allow the action, are skipped and reported.
         """
         decision = Decision.build(action, reviewer, note, None, add_reason)
         decided, skipped = [], []
-        with self.db.transaction("批量保存复核结果") as conn:
+        with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
+            decision = _as_session_user(conn, decision, authorize)
             for item_id, version in versions.items():
                 failure = self._apply(conn, item_id, version, decision)
                 if failure is None:
@@ -261,6 +276,12 @@ def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str) ->
     if answer.problems:
         return store.enqueue(answer, origin="auto", fingerprint=fingerprint)
     return None
+
+
+def _as_session_user(conn: Connection, decision: Decision, authorize: Authorize | None) -> Decision:
+    if authorize is None:
+        return decision
+    return replace(decision, reviewer=authorize(conn, "review").label)
 
 
 def _not_found(item_id: int) -> StoreError:

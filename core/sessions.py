@@ -16,13 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, select
+from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, select
 
 from core import audit, login_throttle
 from core.accounts import AccountStore, User, normalize_username
+from core.accounts import accounts as account_rows
 from core.db import Migration, Schema, create_tables, utcnow
 from core.errors import AuthError
 from core.login_throttle import FAILURE_WINDOW, LOCK_DURATION, MAX_FAILURES, THROTTLE_SCHEMA, Guard  # noqa: F401 - re-exported
+from core.roles import Authorize, require
 
 IDLE_LIMIT = timedelta(hours=8)
 TOUCH_EVERY = timedelta(minutes=1)  # write last_seen at most this often, not on every rerun
@@ -158,10 +160,12 @@ class SessionStore:
         with self.db.read("读取登录状态") as conn:
             return login_throttle.locked_until(conn, normalize_username(username)[:64], source, self._now())
 
-    def unlock(self, username: str, *, actor: str) -> None:
+    def unlock(self, username: str, *, actor: str, authorize: Authorize | None = None) -> None:
         """Lift every lock on this user name, from every source, and forget its failures."""
         key = normalize_username(username)[:64]
-        with self.db.transaction("解除锁定") as conn:
+        with self.db.transaction("解除锁定", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "manage_accounts")
             if login_throttle.unlock(conn, key):
                 audit.record(self.db, actor, "login_unlock", key, "解除登录锁定", conn=conn, now=self._now)
 
@@ -189,6 +193,33 @@ class SessionStore:
             last_seen = now
         return Session(token=token, user=account.user, method=row.method, started_at=_aware(row.started_at),
                        last_seen=last_seen)
+
+    def guard(self, token: str) -> Authorize:
+        """A check for `token` to run first inside a state-changing transaction (see core.roles.Authorize).
+
+        It reads the session and the account in that transaction, locking both rows against a
+        concurrent disable (FOR SHARE on PostgreSQL; the caller's BEGIN IMMEDIATE on SQLite), so
+        a session disabled, idle past the limit or signed out before the change commits cannot
+        make it. It writes nothing: `resume` on the next rerun ends the session and says why.
+        """
+        digest = _digest(token or "")
+
+        def check(conn: Connection, permission: str) -> User:
+            row = conn.execute(select(sessions).where(sessions.c.token_hash == digest)
+                               .with_for_update(read=True)).first()
+            if row is None or row.ended_at is not None:
+                raise SessionExpired("登录已失效，这次操作没有保存，请重新登录。")
+            if self._now() - _aware(row.last_seen) > self.idle_limit:
+                hours = self.idle_limit.total_seconds() / 3600
+                raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，这次操作没有保存，请重新登录。")
+            account = conn.execute(select(account_rows).where(account_rows.c.username == row.username)
+                                   .with_for_update(read=True)).first()
+            if account is None or account.disabled:
+                raise SessionExpired("你的账号已被停用或删除，这次操作没有保存；如有疑问请联系管理员。")
+            return require(User(username=account.username, display_name=account.display_name, role=account.role),
+                           permission)
+
+        return check
 
     def sign_out(self, token: str) -> None:
         self._end(_digest(token or ""), "signed_out")

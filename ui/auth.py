@@ -21,7 +21,7 @@ from streamlit.errors import StreamlitSecretNotFoundError
 from core.accounts import AccountStore
 from core.db import open_database
 from core.errors import AuthError, ConfigError, XiaoEError
-from core.roles import User, require
+from core.roles import Authorize, User, require
 from core.sessions import Session, SessionExpired, SessionStore
 from ui.answer_view import md_escape
 from ui.state import get_settings
@@ -133,8 +133,23 @@ def _resume(sessions: SessionStore) -> User | None:
 
 
 def sign_in(username: str, password: str) -> User:
-    """Password sign-in from the login page; AuthError carries the message to show."""
-    return _remember(get_sessions().sign_in(username, password))
+    """Password sign-in from the login page; AuthError carries the message to show.
+
+    The client address Streamlit reports (None on localhost) is the throttle's source, so
+    failures from one visitor lock the name for that visitor only (core/login_throttle.py).
+    """
+    return _remember(get_sessions().sign_in(username, password, source=st.context.ip_address))
+
+
+def authorize() -> Authorize | None:
+    """What every state-changing call passes as `authorize=`: the session re-checked inside its transaction.
+
+    Button callbacks run before the router's gate re-checks the session, so this is the check
+    that counts. None when sign-in is off (XIAOE_AUTH=off).
+    """
+    if not auth_enabled():
+        return None
+    return get_sessions().guard(st.session_state.get(TOKEN) or "")
 
 
 def _remember(session: Session) -> User:
