@@ -161,6 +161,8 @@ def parse_url(url: str) -> URL:
         _ = parsed.port  # a password with an unescaped "@" or ":" ends up here: int("Pw9@127.0.0.1:8719")
     except (ArgumentError, ValueError, TypeError):
         raise _bad_url(url) from None
+    if "@" in (parsed.host or ""):  # the password's "@" split it: the host is "Pw9@127.0.0.1"
+        raise _bad_url(url)
     return parsed
 
 
