@@ -7,7 +7,7 @@ the item stays as it was. Driven through the real page (AppTest, sign-in on).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -66,7 +66,7 @@ def test_stale_session_disabled_account_cannot_approve(signed_in_review):
 def test_stale_session_idle_session_cannot_approve(signed_in_review):
     at, staff, queue, item = signed_in_review
     with staff.db.transaction() as conn:  # the session was last seen nine hours ago
-        conn.execute(sessions.update().values(last_seen=sessions.c.last_seen - timedelta(hours=9)))
+        conn.execute(sessions.update().values(last_seen=datetime.now(UTC) - timedelta(hours=9)))
     at.button(key=f"approve_{item}").click().run()
     assert_refused_and_unchanged(at, queue, item, "小时没有操作")
 
