@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
+from core.db import open_database
 from core.defaults_store import effective_settings
-from core.errors import InvalidQuestion
+from core.errors import InvalidQuestion, ModelError
 from core.llm import ScriptedChatModel
 from core.pipeline import open_pipeline
+from core.providers import make_chat_model
 from core.rag import RAGAnswer
 from core.references import resolve_refs
+from core.review import ReviewStore
 from core.settings import MAX_TOP_K, Settings
 
 DEMO_QUESTIONS = (
@@ -41,7 +45,18 @@ def run_ask(args: argparse.Namespace) -> int:
     if args.k is not None and not 1 <= args.k <= MAX_TOP_K:
         raise InvalidQuestion(f"--k（{args.k}）必须在 1 到 {MAX_TOP_K} 之间。")
     settings = _settings(args)
-    result = open_pipeline(settings).answer(args.question, k=settings.top_k, min_score=settings.min_score)
+    pipeline = open_pipeline(settings)
+    gate = pipeline.prepare(args.question, k=settings.top_k, min_score=settings.min_score)
+    try:  # the configured model, under the same whole-answer deadline as the page (core/deadline.py)
+        result = pipeline.answer(args.question, make_chat_model(settings), k=settings.top_k,
+                                 min_score=settings.min_score)
+    except ModelError as error:
+        item = ReviewStore(open_database(settings.db_url)).enqueue_failure(
+            gate.question, message=str(error), kind=error.kind, threshold=gate.threshold, k=gate.k,
+            candidates=gate.candidates, fingerprint=pipeline.bundle.fingerprint)
+        print(f"错误：{error}", file=sys.stderr)
+        print(f"已记入复核队列 #{item}（模型故障）。", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:

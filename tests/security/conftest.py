@@ -14,6 +14,8 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from tests.app.conftest import app_env, open_app  # noqa: F401 - the page fixtures, shared with tests/app
+
 PG_URL = os.environ.get("XIAOE_TEST_DATABASE_URL", "")
 ENGINES = ["sqlite"] + (["postgresql"] if PG_URL else [])
 

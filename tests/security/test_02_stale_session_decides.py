@@ -19,7 +19,7 @@ from core.rag import RAGAnswer
 from core.review import ReviewStore
 from core.sessions import sessions
 from core.settings import Settings
-from tests.app.conftest import ROUTER, app_env  # noqa: F401 - the fixture
+from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 
