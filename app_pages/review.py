@@ -16,12 +16,14 @@ from ui.answer_view import verdict_frame
 from ui.auth import authorize, current_user, signed_in_name
 from ui.review_view import (
     SORT_LABELS,
+    answer_preview,
     build_filters,
     candidate_frame,
     csv_bytes,
     event_frame,
     lane_options,
     marked_answer,
+    preview_note,
     queue_frame,
     reason_lines,
     status_options,
@@ -121,10 +123,14 @@ def show_detail(store: ReviewStore, item: ReviewItem) -> None:
     st.markdown("**小E 的回答**（标红处是检查发现问题的位置，[n] 可点开原文）")
     if item.answer:
         st.markdown(marked_answer(item))
+        if note := preview_note(item):
+            st.caption(note)
+            st.download_button("下载完整回答", data=item.answer.encode("utf-8"), file_name=f"回答-{item.id}.txt",
+                               mime="text/plain", key=f"full_answer_{item.id}", on_click="ignore")
     else:
         st.info("模型调用失败，没有生成回答。")
     if item.answer:
-        frame = verdict_frame(item.answer, [h for h in item.candidates if h.passed], item.question)
+        frame = verdict_frame(answer_preview(item), [h for h in item.candidates if h.passed], item.question)
         if not frame.empty:
             st.markdown("**逐句核对**（✓ 表示这句的数字和出处都对得上）")
             st.table(frame)
