@@ -9,6 +9,7 @@ from core import audit
 from core.accounts import ROLES
 from core.errors import XiaoEError
 from ui.auth import authorize, get_sessions, guard_page
+from ui.escape import md_escape
 
 FLASH = "_accounts_flash"
 
@@ -22,7 +23,7 @@ def run(action, success: str) -> None:
     try:
         action()
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
     else:
         st.session_state[FLASH] = success
         st.rerun()
@@ -35,11 +36,11 @@ try:
     store = sessions.accounts
     accounts = store.list()
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 
 if FLASH in st.session_state:
-    st.success(st.session_state.pop(FLASH))
+    st.success(md_escape(st.session_state.pop(FLASH)))
 
 st.dataframe(pd.DataFrame([{"用户名": a.username, "显示名": a.display_name, "角色": a.role_label,
                             "状态": "已停用" if a.disabled else "可用", "邮箱": a.email or "",

@@ -19,6 +19,7 @@ from core.review import record_answer
 from core.settings import MAX_TOP_K
 from ui import answer_view as view
 from ui.auth import authorize, guard_page, signed_in_name
+from ui.escape import md_escape
 from ui.source_view import source_url
 from ui.state import get_glossary, get_index, get_pipeline, get_review_store, get_settings
 
@@ -38,12 +39,12 @@ def ask(question: str, threshold: float, k: int, bundle: IndexBundle) -> None:
     try:
         glossary = get_glossary()
     except XiaoEError as error:
-        st.warning(f"同义词表读不出来，这次检索不做同义词扩展：{error}")
+        st.warning(md_escape(f"同义词表读不出来，这次检索不做同义词扩展：{error}"))
         glossary = None
     try:  # synonyms widen the retrieval query only; the gate and the prompt keep the question as asked
         candidates = get_pipeline(bundle, glossary).candidates(question)
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     run = {"question": question, "candidates": candidates, "fingerprint": bundle.fingerprint, "glossary": glossary}
     st.session_state[RUN] = run
@@ -128,9 +129,9 @@ def render_answer(run: dict, gate: rag.Gate, fingerprint: str) -> None:
         st.button("重新生成回答", key="regenerate", type="primary",
                   on_click=lambda: st.session_state.update({REGENERATE: True}))
     if result.get("queue_error"):
-        st.warning(result["queue_error"])
+        st.warning(md_escape(result["queue_error"]))
     if result.get("error"):
-        st.error(result["error"])
+        st.error(md_escape(result["error"]))
         if result.get("queued"):
             st.caption(f"已记入复核队列（模型故障）#{result['queued']}")
         return
@@ -209,7 +210,7 @@ def render_flag(answer: rag.RAGAnswer, fingerprint: str) -> None:
                                                       flagged_by=name, extra_reasons=reasons,
                                                       authorize=authorize())
                 except XiaoEError as error:
-                    st.error(str(error))
+                    st.error(md_escape(str(error)))
                 else:
                     st.success(f"已记入复核队列 #{item}")
 
@@ -240,7 +241,7 @@ user = guard_page("ask")
 st.title("提问与检查")
 bundle, index_error = get_index()
 if index_error:
-    st.error(index_error)
+    st.error(md_escape(index_error))
     st.stop()
 default_threshold, default_k = slider_defaults()
 

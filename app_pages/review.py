@@ -14,6 +14,7 @@ from core.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_N
 from core.roles import require
 from ui.answer_view import verdict_frame
 from ui.auth import authorize, current_user, signed_in_name
+from ui.escape import md_escape
 from ui.review_view import (
     SORT_LABELS,
     answer_preview,
@@ -117,7 +118,7 @@ def show_detail(store: ReviewStore, item: ReviewItem) -> None:
         facts.append(f"标记人 {item.flagged_by}")
     if item.reviewer:
         facts.append(f"最近处理：{item.reviewer}（{when(item.decided_at)}）")
-    st.caption(" · ".join(facts) + (f" · 资料指纹 {item.fingerprint}" if item.fingerprint else ""))
+    st.caption(md_escape(" · ".join(facts) + (f" · 资料指纹 {item.fingerprint}" if item.fingerprint else "")))
     st.markdown("**学员问题**")
     st.text(item.question)
     st.markdown("**小E 的回答**（标红处是检查发现问题的位置，[n] 可点开原文）")
@@ -191,16 +192,16 @@ st.caption("检查没通过、被拒答或模型出错的回答都在这里，�
 try:  # the router's gate normally stops earlier; this also covers a page opened outside it
     require(current_user(), "review")
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 
 if FLASH in st.session_state:
     kind, message = st.session_state.pop(FLASH)
-    getattr(st, kind)(message)
+    getattr(st, kind)(md_escape(message))
 
 signed_in = signed_in_name()
 if signed_in:  # the router's gate has put the signed-in name into st.session_state["reviewer"]
-    st.caption(f"复核人：{signed_in}（已登录，处理记录里会显示这个名字）")
+    st.caption(f"复核人：{md_escape(signed_in)}（已登录，处理记录里会显示这个名字）")
 else:
     if "reviewer_name" not in st.session_state:
         st.session_state["reviewer_name"] = st.session_state.get("reviewer", "")
@@ -249,4 +250,4 @@ try:
         st.caption("在表格里勾选一条查看详情并处理；勾选多条可以批量通过或驳回。"
                    "也可以直接打开某一条的链接：复核队列地址后加 `?item=编号`。")
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))

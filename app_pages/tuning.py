@@ -32,6 +32,7 @@ from core.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_
 from core.roles import require
 from core.settings import MAX_TOP_K, Settings
 from ui.auth import authorize, current_user, guard_page
+from ui.escape import md_escape
 from ui.state import get_index, get_review_store, get_settings
 from ui.tuning_batch import render_batch
 from ui.tuning_charts import histogram_frame, metric_curves, score_histogram
@@ -103,7 +104,7 @@ def save_default_box(defaults: DefaultsStore, settings: Settings, base_settings:
         saved = defaults.save(threshold, k, actor=actor, settings=base_settings, metrics=snapshot, note=note,
                               authorize=authorize())
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     st.session_state[FLASH] = f"已设为默认：{saved.summary}。提问页、命令行和批量运行从现在起使用它。"
     st.rerun()
@@ -175,16 +176,16 @@ try:
     defaults, sets = DefaultsStore(db), QuestionSetStore(db)
     settings = effective_settings(base_settings, db)
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 bundle, index_error = get_index()
 if index_error or bundle is None:
-    st.error(index_error or "资料索引还没有建立，请到「资料原文」页检查资料文件夹。")
+    st.error(md_escape(index_error) if index_error else "资料索引还没有建立，请到「资料原文」页检查资料文件夹。")
     st.stop()
 files, sections = corpus_catalog(bundle.index)
 
 if FLASH in st.session_state:
-    st.success(st.session_state.pop(FLASH))
+    st.success(md_escape(st.session_state.pop(FLASH)))
 select_pending()
 
 top = st.columns([2, 2, 2])
@@ -202,7 +203,7 @@ with top[2]:
 try:
     stored = stored_set(base_settings.db_url, name, version)
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 retrieved = retrieved_for(stored.questions.content_hash, bundle.fingerprint, stored.questions, bundle)
 
@@ -263,6 +264,6 @@ if tabs["批量运行"].open:
         try:
             queue = get_review_store()
         except XiaoEError as error:
-            st.warning(f"复核队列暂不可用：{error}")
+            st.warning(md_escape(f"复核队列暂不可用：{error}"))
             queue = None
         render_batch(stored, bundle, threshold=threshold, k=k, queue=queue, actor=actor)

@@ -82,7 +82,7 @@ def guard_page(permission: str | None = None) -> User:
         try:
             require(user, permission)
         except AuthError as error:
-            st.error(str(error))
+            st.error(md_escape(str(error)))
         st.stop()
     return user
 
@@ -95,7 +95,7 @@ def gate() -> User:
         sessions = get_sessions()
         no_accounts = sessions.accounts.count() == 0
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         st.stop()
     if no_accounts:
         _only("app_pages/setup.py", "首次设置", ":material/key:")

@@ -43,7 +43,7 @@ def render_decisions(stored: StoredSet, bundle: IndexBundle, db: Database, *, th
         outcomes = decisions(stored.questions.content_hash, bundle.fingerprint, glossary.fingerprint,
                              threshold, k, stored, bundle, glossary)
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     full = {label: sum(o.outcome == label for o in outcomes) for label in OUTCOMES}
     st.dataframe(pd.DataFrame({"结果": list(OUTCOMES),
@@ -58,7 +58,7 @@ def render_decisions(stored: StoredSet, bundle: IndexBundle, db: Database, *, th
     for i, miss in enumerate(misses[:MAX_MISSES_SHOWN]):
         with st.container(border=True):
             st.markdown(f"**{miss.outcome}**　{md_escape(miss.question)}")
-            st.caption(miss.hint)
+            st.caption(md_escape(miss.hint))
             if miss.outcome == "误拒" and miss.words:
                 _synonym_form(store, i, miss.words, actor)
     if len(misses) > MAX_MISSES_SHOWN:
@@ -78,7 +78,7 @@ def _synonym_form(store: GlossaryStore, i: int, words: tuple[str, ...], actor: s
     try:
         entry = store.add(term, word, who=actor)
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     st.session_state[FLASH] = f"已加入同义词：“{entry.synonym}”视为“{entry.term}”。下面是重新评测的结果。"
     st.rerun()
