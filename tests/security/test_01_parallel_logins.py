@@ -15,8 +15,7 @@ from core import audit
 from core.accounts import AccountStore
 from core.db import Database
 from core.errors import AuthError
-from core.login_throttle import MAX_FAILURES
-from core.sessions import AccountLocked, SessionStore, sessions
+from core.sessions import MAX_FAILURES, AccountLocked, SessionStore, sessions
 from tests.auth_helpers import PASSWORD, add_staff
 from tests.security.helpers import CountingHasher
 
