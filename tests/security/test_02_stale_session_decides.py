@@ -76,3 +76,26 @@ def test_stale_session_live_session_approves_under_its_own_name(signed_in_review
     at.button(key=f"approve_{item}").click().run()
     assert not at.exception
     assert (queue.get(item).status, queue.get(item).reviewer) == ("approved", "顾问 Amy（amy）")
+
+
+@pytest.mark.parametrize("change", ["disable", "sign_out"])
+def test_stale_session_store_checks_the_session_in_the_decision_transaction(db_url, change):
+    from core.db import Database
+    from core.sessions import SessionExpired, SessionStore
+
+    db = Database(db_url)
+    staff = AccountStore(db, hasher=FAST_HASHER)
+    add_staff(staff)
+    signer, queue = SessionStore(staff), ReviewStore(db)
+    token = signer.sign_in("amy", PASSWORD).token
+    item = queue.enqueue(RAGAnswer(question="口语课几级？", text="一共六级 [1]", hits=(), candidates=(), threshold=0.2,
+                                   k=2, refused=False, model_called=True))
+    if change == "disable":
+        staff.set_disabled("amy", True, actor="boss")
+    else:
+        signer.sign_out(token)
+    with pytest.raises(SessionExpired):
+        queue.decide(item, action="approve", reviewer="顾问 Amy（amy）", expected_version=1,
+                     authorize=signer.guard(token))
+    assert queue.get(item).status == "pending"
+    db.dispose()
