@@ -92,17 +92,14 @@ def drop_schema(base: str, schema: str) -> None:
 
 
 def deadline_api(settings: Settings) -> tuple[float, float, str]:
-    from core.pipeline import open_pipeline
-    from core.providers import make_chat_model
-    from core.rag import stream_text
+    from core.assistant import open_assistant
 
-    pipeline = open_pipeline(settings)
-    llm = make_chat_model(settings)  # imports langchain-openai (~1 s) outside the clock
+    assistant = open_assistant(settings)  # index, decision and model (langchain-openai import) outside the clock
     start = time.perf_counter()
-    gate = pipeline.prepare(QUESTION, k=settings.top_k, min_score=settings.min_score)
+    gate = assistant.gate(assistant.retrieve(QUESTION))
     model_start = time.perf_counter()
     try:
-        "".join(stream_text(gate, llm))
+        "".join(assistant.stream(gate))
         said = "answered (no deadline)"
     except ModelError as error:
         said = f"ModelError kind={error.kind}"
@@ -155,7 +152,7 @@ def main() -> None:
             env.pop("XIAOE_DATABASE_URL", None)
             settings = Settings.from_env(env)
             whole, model, said = deadline_api(settings)
-            print(f"| API (retrieve + gate, then stream_text) | {whole:.2f} | {model:.2f} | {said} |")
+            print(f"| API (Assistant: retrieve + gate, then stream) | {whole:.2f} | {model:.2f} | {said} |")
             offline = {k: v for k, v in env.items() if not k.startswith("XIAOE_LLM_")}
             baseline, _ = deadline_cli(offline)
             elapsed, said = deadline_cli(env)

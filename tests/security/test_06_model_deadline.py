@@ -12,11 +12,10 @@ import time
 
 import pytest
 
+from core.assistant import open_assistant
 from core.cli import main
 from core.db import open_database
 from core.errors import ModelError
-from core.pipeline import open_pipeline
-from core.providers import make_chat_model
 from core.review import ReviewStore
 from core.settings import Settings
 
@@ -45,11 +44,10 @@ def model_error_items(settings: Settings):
 
 
 def test_model_deadline_api(dripping, isolated_env):
-    settings = Settings.from_env()
-    pipeline = open_pipeline(settings)  # the index and the decision are built before the clock starts
+    assistant = open_assistant(Settings.from_env())  # index, decision and model built before the clock starts
     start = time.monotonic()
     with pytest.raises(ModelError) as error:
-        pipeline.answer(QUESTION, make_chat_model(settings), k=settings.top_k, min_score=settings.min_score)
+        assistant.ask(QUESTION)
     assert time.monotonic() - start < DID_NOT_HANG
     assert error.value.kind == "timeout" and f"{TIMEOUT} 秒内没有答完" in str(error.value)
     assert dripping.count("/v1/chat/completions") == 1
@@ -57,7 +55,7 @@ def test_model_deadline_api(dripping, isolated_env):
 
 def test_model_deadline_cli(dripping, isolated_env, capsys):
     settings = Settings.from_env()
-    open_pipeline(settings)  # the index is built (and cached) before the clock starts
+    open_assistant(settings)  # the index is built (and cached) before the clock starts
     start = time.monotonic()
     assert main(["ask", QUESTION]) == 1
     assert time.monotonic() - start < DID_NOT_HANG

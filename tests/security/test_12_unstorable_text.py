@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from core import rag
+from core import answer
 from core.db import Database
 from core.errors import InvalidQuestion
 from core.review import ReviewStore, record_answer
@@ -41,7 +41,7 @@ def test_unstorable_text_model_failure_is_kept_too(store):
 @pytest.mark.parametrize("question", [42, b"\xe9\x80\x80\xe8\xb4\xb9", ["退费"]])
 def test_unstorable_text_non_string_question_is_invalid(question, corpus_index):
     with pytest.raises(InvalidQuestion, match="问题必须是文字"):
-        rag.answer(question, corpus_index)
+        answer(question, corpus_index)
 
 
 @pytest.mark.parametrize("question", [42, b"\xe9\x80\x80\xe8\xb4\xb9"])
