@@ -293,8 +293,12 @@ try:
 except XiaoEError as error:
     st.error(md_escape(str(error)))
     st.stop()
-evaluated = evaluated_for(stored.questions.content_hash, bundle.fingerprint, glossary.fingerprint,
-                          settings.answerability, stored.questions, assistant)
+try:
+    evaluated = evaluated_for(stored.questions.content_hash, bundle.fingerprint, glossary.fingerprint,
+                              settings.answerability, stored.questions, assistant)
+except XiaoEError as error:
+    st.error(str(error))
+    st.stop()
 
 knobs = knob_sliders(settings, evaluated.decides)
 evaluation = evaluate_at(evaluated, knobs)

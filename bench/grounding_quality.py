@@ -103,8 +103,8 @@ def score_table(cases: list[Case]) -> list[tuple[str, int, int, int, str, str]]:
 
 def offline_sweep(chunks: list[Document]) -> tuple[int, int, float]:
     """(answers checked, answers flagged, slowest check in ms) for the offline answerer."""
+    from core.assistant import answer
     from core.index import build_index
-    from core.rag import answer
 
     index = build_index(chunks)
     checked = flagged = 0

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import ConfigError
+from core.errors import ConfigError, InvalidQuestion
 from core.gate import Retrieval, decide
 from core.knobs import MAX_TOP_K, Knobs
-from core.question_set_format import LabelledQuestion, QuestionSet, holds_key_phrase
+from core.question_set_format import LabelledQuestion, QuestionSet, QuestionSetError, holds_key_phrase
 from core.rag import Gate, Hit
 from core.text import normalize
 
@@ -96,7 +96,10 @@ def evaluate_set(assistant, questions: QuestionSet | Sequence[LabelledQuestion],
     items = tuple(questions.questions if isinstance(questions, QuestionSet) else questions)
     retrievals = []
     for row, question in enumerate(items):
-        retrievals.append(assistant.retrieve(question.question))
+        try:
+            retrievals.append(assistant.retrieve(question.question))
+        except InvalidQuestion as error:  # e.g. longer than a lowered XIAOE_MAX_QUESTION_CHARS
+            raise QuestionSetError(f"题集第 {question.line or row + 1} 行：{error}") from None
         if progress:
             progress(row + 1, len(items))
     return from_retrievals(items, retrievals, decides=assistant.analyzer is not None,

@@ -68,8 +68,9 @@ class Settings:
             raise ConfigError(f"关键词覆盖下限 XIAOE_MIN_COVERAGE（{self.min_coverage}）必须在 0 到 1 之间。")
         if not 0.0 <= self.max_unknown_weight <= 1.0:
             raise ConfigError(f"资料外词权重上限 XIAOE_MAX_UNKNOWN_WEIGHT（{self.max_unknown_weight}）必须在 0 到 1 之间。")
-        if not 1 <= self.max_question_chars <= 100_000:
-            raise ConfigError(f"问题字数上限 XIAOE_MAX_QUESTION_CHARS（{self.max_question_chars}）必须在 1 到 100000 之间。")
+        if not 1 <= self.max_question_chars <= MAX_QUESTION_CHARS:  # the queue and question sets store up to that
+            raise ConfigError(f"问题字数上限 XIAOE_MAX_QUESTION_CHARS（{self.max_question_chars}）必须在 1 到 "
+                              f"{MAX_QUESTION_CHARS} 之间。")
         if self.chunk_overlap >= self.chunk_size:
             raise ConfigError(
                 f"片段重叠 chunk_overlap（{self.chunk_overlap}）必须小于片段长度 chunk_size（{self.chunk_size}）。")

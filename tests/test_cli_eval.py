@@ -153,3 +153,19 @@ def test_eval_without_answerability_gates_on_the_threshold_alone(capsys, monkeyp
     report = run_json(capsys)
     assert report["knobs"]["threshold"] == pytest.approx(Settings.from_env().min_score)
     assert all("coverage" not in hit for q in report["questions"] for hit in q["hits"])
+
+
+def test_eval_a_question_over_the_configured_limit_names_its_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XIAOE_MAX_QUESTION_CHARS", "10")
+    path = tmp_path / "set.csv"
+    path.write_text("question,expected\n保留学籍最长多久？,02-退费与转班制度.md\n雅思保过班到底多少钱呀？,应拒答\n",
+                    encoding="utf-8")
+    assert main(["eval", str(path)]) == 1
+    assert "题集第 3 行" in capsys.readouterr().err
+
+
+def test_the_question_limit_can_only_be_lowered(monkeypatch):
+    from core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="XIAOE_MAX_QUESTION_CHARS（5000）"):
+        Settings.from_env({"XIAOE_MAX_QUESTION_CHARS": "5000"})

@@ -6,10 +6,11 @@ import re
 
 import pytest
 
+from core import answer
 from core.extractive import APPLY_TEXT
 from core.llm import OfflineAnswerer, ScriptedChatModel, compose_answer
 from core.prompts import build_messages, parse_human_message
-from core.rag import answer, retrieve
+from core.rag import retrieve
 from core.settings import REFUSAL_TEXT
 from core.terms import Term
 from core.text import normalize

@@ -16,7 +16,7 @@ from core.question_sets import DEFAULT_SET_PATH
 from core.settings import Settings
 
 DATA = Path(__file__).resolve().parent / "data"
-SETS = sorted(p for p in DATA.glob("*.csv") if p.name != "grounding_answers.csv") + [DEFAULT_SET_PATH]
+SETS = sorted(p for p in DATA.glob("*.csv") if p.name.startswith(("student_", "calibration"))) + [DEFAULT_SET_PATH]
 OTHER_KNOBS = (Knobs(threshold=0.05, k=2, min_coverage=0.45, max_unknown_weight=0.6),
                Knobs(threshold=0.15, k=5, min_coverage=0.7, max_unknown_weight=0.3))
 

@@ -150,3 +150,12 @@ def test_answer_wrong_figures_with_a_real_citation_are_flagged(corpus_index):
 def test_below_threshold_never_shows_two_equal_numbers(best, threshold, shown):
     from core.rag import below_threshold
     assert below_threshold(best, threshold) == shown
+
+
+def test_answer_citations_are_numbered_in_order_of_first_appearance(corpus_index):
+    model = ScriptedChatModel(responses=["每一级都是 16 课时[2]。口语课一共分为四级[1]。"])
+    result = answer("口语课一共有几级？每级多少课时？", corpus_index, model, k=3)
+    assert result.text.startswith("每一级都是 16 课时[1]。") and result.text.endswith("四级[2]。")
+    assert [r.number for r in result.citations.refs] == [1, 2]
+    assert "16 课时" in result.hits[0].text and "四级" in result.hits[1].text  # [n] still names the same chunk
+    assert result.grounding is not None and result.grounding.ok
