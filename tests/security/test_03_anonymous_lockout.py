@@ -16,7 +16,7 @@ from core.sessions import AccountLocked, SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD, Clock, add_staff
 
 ATTACKER, OWNER = "203.0.113.9", "198.51.100.7"
-# The documented limits (docs/security.md), written out so this file also runs against older code.
+# The documented limits (docs/accounts.md), written out so this file also runs against older code.
 MAX_FAILURES, SOURCE_MAX_FAILURES, ACCOUNT_MAX_FAILURES = 5, 20, 50
 
 
