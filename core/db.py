@@ -28,10 +28,11 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy import select as sa_select
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from core.errors import StoreError
+from core.os_errors import os_reason
 
 MigrationStep = Callable[[Connection], None]
 
@@ -76,27 +77,44 @@ def explain(error: SQLAlchemyError, action: str) -> StoreError:
     return StoreError(f"{action}失败：数据库出错（{type(error).__name__}），请稍后重试并联系维护人员。")
 
 
+BAD_URL = ("XIAOE_DATABASE_URL 的格式不对（这里不显示它的内容，以免泄露密码）。应为 "
+           "sqlite:///路径 或 postgresql+psycopg://用户:密码@主机:端口/库名；密码里的 @ : / 要写成 %40 %3A %2F。")
+
+
+def _parse_url(url: str):
+    """The parsed URL, or StoreError that never echoes the URL (it may hold a password)."""
+    try:
+        parsed = make_url(url)
+        parsed.get_backend_name()
+        _ = parsed.port  # a non-numeric port fails here rather than inside the driver
+    except (ArgumentError, ValueError, TypeError):
+        raise StoreError(BAD_URL) from None
+    if "@" in (parsed.host or ""):  # a password's unescaped "@" split the URL: the host is "Pw9@127.0.0.1"
+        raise StoreError(BAD_URL)
+    return parsed
+
+
 class Database:
     """An SQLAlchemy engine plus the migration runner; SQLite gets WAL and a busy timeout."""
 
     def __init__(self, url: str, *, busy_timeout_ms: int = 5000) -> None:
         self.url = url
-        parsed = parse_url(url)
+        parsed = _parse_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             try:
                 Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
-                raise StoreError(f"无法创建数据文件夹「{Path(parsed.database).parent}」（{error.strerror}），"
+                raise StoreError(f"无法创建数据文件夹「{Path(parsed.database).parent}」（{os_reason(error)}），"
                                  "请检查 XIAOE_DATA_DIR 设置和文件夹权限。") from None
         options = {"connect_args": {"timeout": busy_timeout_ms / 1000}} if self.is_sqlite else {}
         try:
-            self.engine: Engine = create_engine(parsed, future=True, **options)
+            self.engine: Engine = create_engine(url, future=True, **options)
         except (ImportError, NoSuchModuleError) as error:
             raise StoreError(f"数据库驱动没有安装（{parsed.get_backend_name()}：{error}），"
                              "请安装对应的驱动（如 PostgreSQL 用 psycopg），或改回默认的 SQLite。") from None
-        except (ArgumentError, ValueError, TypeError):
-            raise _bad_url(url) from None
+        except (ArgumentError, ValueError):
+            raise StoreError(BAD_URL) from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._migrated: set[str] = set()
@@ -152,26 +170,6 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
-
-
-def parse_url(url: str) -> URL:
-    """The parsed SQLAlchemy URL, or StoreError whose message never repeats the URL (it may hold a password)."""
-    try:
-        parsed = make_url(url)
-        _ = parsed.port  # a password with an unescaped "@" or ":" ends up here: int("Pw9@127.0.0.1:8719")
-    except (ArgumentError, ValueError, TypeError):
-        raise _bad_url(url) from None
-    if "@" in (parsed.host or ""):  # the password's "@" split it: the host is "Pw9@127.0.0.1"
-        raise _bad_url(url)
-    return parsed
-
-
-def _bad_url(url: str) -> StoreError:
-    scheme = url.split("://", 1)[0] if "://" in url else ""
-    shown = f"（以 {scheme}:// 开头）" if scheme.replace("+", "").isalnum() else ""
-    return StoreError(f"数据库地址 XIAOE_DATABASE_URL{shown}格式不对，无法解析。格式应为 "
-                      "postgresql+psycopg://用户名:密码@主机:端口/库名；密码里的 @ : / # ? % 要写成百分号编码"
-                      "（例如 @ 写成 %40，可用 Python 的 urllib.parse.quote_plus 生成）。")
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
