@@ -26,7 +26,7 @@ def test_database_url_password_not_echoed_by_the_cli(url, monkeypatch, capsys, t
     monkeypatch.setenv("XIAOE_DATABASE_URL", url)
     assert main(["queue", "list"]) == 1
     err = capsys.readouterr().err
-    assert "XIAOE_DATABASE_URL" in err and "百分号编码" in err
+    assert "XIAOE_DATABASE_URL" in err and "%40" in err
     assert SECRET not in err
 
 
@@ -42,4 +42,4 @@ def test_database_url_password_not_echoed_on_the_login_page(url, monkeypatch, tm
     st.cache_resource.clear()
     assert not at.exception
     shown = " ".join(e.value for e in at.error)
-    assert "百分号编码" in shown and SECRET not in shown
+    assert "%40" in shown.replace("\\", "") and SECRET not in shown
