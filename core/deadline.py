@@ -88,6 +88,12 @@ class DeadlineChatModel(BaseChatModel):
         for chunk in within(self.seconds, lambda: self.inner.stream(messages, stop=stop, **kwargs)):
             yield ChatGenerationChunk(message=chunk)
 
+    def with_structured_output(self, schema: Any, **kwargs: Any) -> Any:
+        """The inner model's structured output (the grader's short JSON verdict, core/grader.py).
+        Not under the whole-answer deadline: it is one small non-streamed reply, bounded by the
+        client's own timeout and retries."""
+        return self.inner.with_structured_output(schema, **kwargs)
+
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
         text = "".join(str(c.message.content) for c in self._stream(messages, stop, run_manager, **kwargs))
