@@ -28,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy import select as sa_select
 
 from core.corpus_files import MAX_NAME_BYTES
-from core.db import Migration, Schema, create_tables
+from core.db import Migration, Schema, append_only, create_tables
 
 BASELINE_ACTOR = "（改动前的原文件）"  # a state found on disk: written outside the console or before it
 ACTION_LABELS = {"baseline": "原有版本", "upload": "上传", "edit": "在线编辑", "restore": "恢复旧版"}
@@ -59,6 +59,8 @@ def _append_only(conn) -> None:
 CORPUS_SCHEMA = Schema("corpus", (
     Migration(1, "corpus versions table", create_tables(corpus_versions)),
     Migration(2, "append-only corpus versions", _append_only),
+    Migration(3, "append-only on PostgreSQL too, and against replacing inserts and TRUNCATE",
+              append_only("corpus_versions", keys=(("id",), ("source", "version")))),
 ))
 
 

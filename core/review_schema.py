@@ -27,7 +27,6 @@ from sqlalchemy import (
 from core.db import Migration, Schema, append_only, create_tables
 from core.errors import XiaoEError
 
-MAX_ANSWER_CHARS = 20_000
 MAX_NOTE_CHARS = 2_000
 MAX_CORRECTED_CHARS = 20_000
 MAX_NAME_CHARS = 100
@@ -151,6 +150,7 @@ REVIEW_SCHEMA = Schema("review", (
                                                        review_events)),
     Migration(2, "append-only review events", append_only("review_events")),
     Migration(3, "de-duplication keys and askings", create_tables(review_keys, review_asks)),
+    Migration(4, "append-only also against replacing inserts and TRUNCATE", append_only("review_events")),
 ))
 GRADE_SCHEMA = Schema("review_grades", (
     Migration(1, "grader verdicts of queued items", create_tables(review_grades)),
