@@ -1,8 +1,10 @@
 """Measure the answerability decision: student-phrased and calibration question sets, CMRC refusal AUC.
 
 Run from the repository root:  .venv/bin/python bench/answerability.py [--threshold 0.10] [--k 3]
-    [--skip-student] [--skip-cmrc] [--calibrate]
-Prints markdown tables. `--calibrate` fits the three global knobs on the development sets
+    [--skip-student] [--skip-cmrc] [--calibrate] [--rules -recut,-units] [--ablation]
+Prints markdown tables. `--rules` switches term rules off (as XIAOE_ANSWERABILITY_RULES does);
+`--ablation` prints one row per rule of core.answerability_rules.RULES, switched off in turn, on the
+development sets and the blind sets, and stops. `--calibrate` fits the three global knobs on the development sets
 (tests/data/calibration.csv, written formally; calibration_spoken.csv, written the way students type
 in a chat app; five student sets that were each held out once and then became development data)
 and stops; `--skip-student` leaves out the held-out sets (tests/data/student_heldout_v6.csv and
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 from pathlib import Path
 
@@ -41,6 +44,7 @@ from core.answerability import (  # noqa: E402
     make_reranker,
     summarize,
 )
+from core.answerability_rules import ENV_NAME, RULES, parse_rules  # noqa: E402
 from core.glossary import Glossary, expand_query, load_starter  # noqa: E402
 from core.index_store import load_or_build  # noqa: E402
 from core.rag import candidates_for, retrieve, select  # noqa: E402
@@ -220,6 +224,48 @@ def report_cmrc(k: int) -> None:
     print(f"\n数据：{ATTRIBUTION}")
 
 
+def _counts(rows, bundle, glossary: Glossary, threshold: float, k: int) -> tuple[int, int, float]:
+    """(answered with the fact, near misses refused, cost) of the decision on `rows` under the rules
+    XIAOE_ANSWERABILITY_RULES switches on; cost as in `calibrate` (FALSE_ANSWER_COST per false answer)."""
+    c = summarize(evaluate_decisions(rows, bundle, glossary, threshold, k)).counts
+    return (c[CORRECT_ANSWER], c[CORRECT_REFUSAL],
+            c[FALSE_REFUSAL] + c[WRONG_SOURCE] + FALSE_ANSWER_COST * c[FALSE_ANSWER])
+
+
+def report_ablation(bundle, glossary: Glossary, threshold: float, k: int, base) -> None:
+    """One row per term rule switched off (from `base`), on the development sets and each blind set."""
+    groups = [("开发集（7 份）", [r for _, f in (*CALIBRATION_SETS, *DEV_STUDENT_SETS) for r in read_rows(DATA / f)])]
+    groups += [(file.removeprefix("student_heldout_").removesuffix(".csv"), read_rows(DATA / file))
+               for _, file in HELDOUT_SETS if (DATA / file).exists()]
+    sizes = [(sum(r["expected"] != "应拒答" for r in rows), sum(r["expected"] == "应拒答" for r in rows))
+             for _, rows in groups]
+    print(f"# 规则消融：每次关掉一条规则（k={k}，阈值 {threshold:.2f}，初始同义词表 {len(glossary)} 条；起点：{base.label}）\n")
+    print("每格是“答出且命中事实 / 近似题已拒答”；代价 = 误拒 + 命中错误资料 + "
+          f"{FALSE_ANSWER_COST:g} × 误答；“盲测代价变化”是关掉这条规则后留出集合计代价的变化，正数说明这条规则有用。\n")
+    head = " | ".join(f"{name}（{a} / {m}）" for (name, _), (a, m) in zip(groups, sizes))
+    print(f"| 关掉的规则 | {head} | 开发集代价变化 | 盲测代价变化 |")
+    print("| --- | " + "--- | " * len(groups) + "--- | --- |")
+    previous = os.environ.get(ENV_NAME)
+    try:
+        baseline = None
+        for rule in (None, *(r for r in RULES if base.on(r.name))):
+            rules = base if rule is None else base.without(rule.name)
+            os.environ[ENV_NAME] = ",".join(rules.enabled) if rules.enabled else "none"
+            results = [_counts(rows, bundle, glossary, threshold, k) for _, rows in groups]
+            if baseline is None:
+                baseline = results
+            cells = " | ".join(f"{fact} / {refused}" for fact, refused, _ in results)
+            dev_delta = results[0][2] - baseline[0][2]
+            blind_delta = sum(r[2] for r in results[1:]) - sum(b[2] for b in baseline[1:])
+            label = "（不关，起点）" if rule is None else f"`{rule.name}` {rule.summary_zh}"
+            print(f"| {label} | {cells} | {dev_delta:+g} | {blind_delta:+g} |")
+    finally:
+        if previous is None:
+            os.environ.pop(ENV_NAME, None)
+        else:
+            os.environ[ENV_NAME] = previous
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threshold", type=float, default=DECISION_THRESHOLD)
@@ -228,11 +274,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-student", action="store_true",
                         help="leave out the held-out student sets (use while tuning)")
     parser.add_argument("--calibrate", action="store_true", help="apply the calibration rule and stop")
+    parser.add_argument("--rules", help="term rules to switch off (-recut,-units) or to keep (see core.answerability_rules)")
+    parser.add_argument("--ablation", action="store_true", help="each term rule off in turn: print the table and stop")
     args = parser.parse_args(argv)
+    if args.rules is not None:
+        os.environ[ENV_NAME] = args.rules
+    rules = parse_rules(os.environ.get(ENV_NAME))
     settings = Settings.from_env()
     k = args.k or settings.top_k
     bundle = load_or_build(settings)
     glossary = load_starter()
+    if args.ablation:
+        report_ablation(bundle, glossary, args.threshold, k, rules)
+        return 0
     if args.calibrate:
         rows = [row for _, file in (*CALIBRATION_SETS, *DEV_STUDENT_SETS) for row in read_rows(DATA / file)]
         t, c, u, accuracy, plateaus = calibrate(rows, bundle, glossary, k)
@@ -248,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {label} | {value:.2f} | {low:.2f}–{high:.2f} | {default:.2f} |")
         print(f"\n两份校准集合计判断正确率 {accuracy:.1%}")
         return 0
-    print(f"# 可答性判断评测\n\n资料指纹 {bundle.fingerprint}，{len(bundle.index)} 个片段，初始同义词表 {len(glossary)} 条。")
+    print(f"# 可答性判断评测\n\n资料指纹 {bundle.fingerprint}，{len(bundle.index)} 个片段，初始同义词表 {len(glossary)} 条，"
+          f"{rules.label}。")
     sets = (*DEV_STUDENT_SETS, *CALIBRATION_SETS) if args.skip_student else (*HELDOUT_SETS, *DEV_STUDENT_SETS,
                                                                               *CALIBRATION_SETS)
     for name, file in sets:

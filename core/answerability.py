@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from core.answerability_rules import RuleSet, active_rules
 from core.glossary import Glossary, expand_query
 from core.index import SearchIndex
 from core.question_set_format import LabelledQuestion, holds_key_phrase
@@ -136,6 +137,8 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
                      carrying)
     if context:
         reason += f"；{_quote(list(context))}只出现在说明自身情况的分句里，没有计入"
+    for term in (t for t in terms if t.typed):  # read by sound (core.message_rules.homophones)
+        reason += f"；“{term.typed}”按读音当作“{term.text}”"
     return Decision(answerable=answerable, score=round(max(0.0, min(1.0, score)), 4), reason=reason,
                     signals=signals, uncovered_terms=tuple(t.text for t in uncovered),
                     carrying_terms=tuple(carrying), unknown_terms=tuple(t.text for t in unknown),
@@ -172,21 +175,23 @@ Decider = Callable[[str, Sequence[Hit], float], Decision]
 
 
 def analyzer_for(index: SearchIndex, cache_dir: Path | None = None,
-                 glossary: Glossary | None = None) -> TermAnalyzer:
+                 glossary: Glossary | None = None, rules: RuleSet | None = None) -> TermAnalyzer:
     """The analyzer of an index and glossary, built once each (the cache holds up to 8).
 
     The glossary's phrases go into the tokenizer's dictionary, so 「上网课」 is cut 上/网课 when
     网课 is a synonym, not 上网/课. With `cache_dir` (the index folder) the corpus vocabulary is
     kept on disk by fingerprint, so a restart does not cut the whole corpus with jieba again;
-    after that a new glossary costs only a fresh tokenizer (about 15 ms).
+    after that a new glossary costs only a fresh tokenizer (about 15 ms). `rules` defaults to
+    the ones XIAOE_ANSWERABILITY_RULES switches on (core.answerability_rules).
     """
     cache = cache_dir / f"vocabulary-{index.fingerprint}.json" if cache_dir and index.fingerprint else None
-    return _analyzer(index, cache, glossary.phrases if glossary is not None else frozenset())
+    return _analyzer(index, cache, glossary.phrases if glossary is not None else frozenset(),
+                     rules if rules is not None else active_rules())
 
 
 @functools.lru_cache(maxsize=8)
-def _analyzer(index: SearchIndex, cache: Path | None, phrases: frozenset[str]) -> TermAnalyzer:
-    return TermAnalyzer.from_chunks(index.chunks, extra_words=phrases, vocabulary_cache=cache)
+def _analyzer(index: SearchIndex, cache: Path | None, phrases: frozenset[str], rules: RuleSet) -> TermAnalyzer:
+    return TermAnalyzer.from_chunks(index.chunks, extra_words=phrases, vocabulary_cache=cache, rules=rules)
 
 
 def make_decider(bundle_or_index, glossary: Glossary | None = None, *,

@@ -1,0 +1,350 @@
+"""The answerability term rules, one function each: how a typed question becomes the words the gate checks.
+
+Each function is one rule of `core.answerability_rules.RULES` (registered there, in the order the
+analyzer applies them, and switchable by name). Its docstring gives one question it fixes and one
+it must not break; tests/test_term_rules.py holds both. The functions read the analyzer
+(`core.terms.TermAnalyzer`) but never change it, and know nothing of retrieval or the decision's
+knobs. Word lists come from core/data/ through `core.term_words`; the three typed-message rules
+(courtesy, latin_words, homophones) live in `core.message_rules`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from core.term_words import (
+    ASKING_MARKERS,
+    COST_CONTENT_CHAR,
+    COST_CORPUS_WORD,
+    COST_DICTIONARY_WORD,
+    COST_FUNCTION_CHAR,
+    COST_FUNCTION_WORD,
+    FLOOR,
+    FRAME_PHRASES,
+    GENERIC_UNITS,
+    HAN_RE,
+    MAX_MERGE_TOKENS,
+    MIN_ASKING_TERMS,
+    NUMERAL_TOPICS,
+    RECUT_MIN_SAVING,
+    RESULTATIVES,
+)
+from core.text import normalize
+
+if TYPE_CHECKING:
+    from core.glossary import Glossary
+    from core.terms import Term, TermAnalyzer
+
+_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
+_COUNTED_RE = re.compile(r"^(?:几|多少)([\u4e00-\u9fff]{1,2})$")
+_ASKING_RE = re.compile("|".join(sorted(map(re.escape, ASKING_MARKERS), key=len, reverse=True))
+                        + r"|([\u4e00-\u9fff])[不没]\1|[?？]|[没不]$")
+_CLAUSE_RE = re.compile(r"(?<=[，,。！!？?；;])|\s+")
+_POINTS_BACK_RE = re.compile(r"[这那]")
+
+
+# --- the text jieba cuts -------------------------------------------------------------------------
+
+def a_not_a(text: str) -> str:
+    """A-not-A questions are folded to the word: 包不包括 → 包括, 退不退 → 退, 有没有 → 有.
+
+    Fixes 「里面包不包括教材」 (jieba cuts 里/面包/不/包括, inventing 面包).
+    Must not break 「不退费的情形有哪些」 (不 between two different characters stays).
+    """
+    return _A_NOT_A_RE.sub(r"\1", text)
+
+
+def question_frames() -> frozenset[str]:
+    """Multi-word question frames (叫什么名字, 是什么意思, 干什么用) are kept whole and weigh nothing.
+
+    Fixes 「二级叫什么名字」 (about 二级, not 名字, which the documents never need to say).
+    Must not break 「同一个级别能转班吗」's 级别 (only the frame 同一个 weighs nothing).
+    """
+    return FRAME_PHRASES
+
+
+# --- tokens --------------------------------------------------------------------------------------
+
+def recut(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None) -> list[str]:
+    """A token the corpus lacks is cut again with its neighbours when corpus words spell it better.
+
+    The span (the token and the Chinese tokens either side) is cut by dynamic programming over
+    `piece_cost`; the new cut is kept only if cheaper by RECUT_MIN_SAVING.
+    Fixes 「线上线下价格一样吗」 (jieba: 线/上线/下; the corpus says 线上 and 线下).
+    Must not break 「有外教吗」: 外教, which no corpus words spell, stays whole and unknown.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if len(token) >= 2 and HAN_RE.match(token) and piece_cost(analyzer, token, glossary) > COST_CONTENT_CHAR:
+            lo = i - 1 if out and i > 0 and HAN_RE.match(tokens[i - 1]) else i
+            hi = i + 1 if i + 1 < len(tokens) and HAN_RE.match(tokens[i + 1]) else i
+            original = tokens[lo:hi + 1]
+            best = _best_cut(analyzer, "".join(original), glossary)
+            if best is not None and best[0] <= sum(piece_cost(analyzer, t, glossary)
+                                                   for t in original) - RECUT_MIN_SAVING:
+                if lo < i:
+                    out.pop()
+                out.extend(best[1])
+                i = hi + 1
+                continue
+        out.append(token)
+        i += 1
+    return out
+
+
+def piece_cost(analyzer: TermAnalyzer, piece: str, glossary: Glossary | None) -> float:
+    """The re-cut's cost of one piece (see the COST_* names in core.term_words); infinity for a non-word."""
+    if len(piece) == 1:
+        return COST_FUNCTION_CHAR if analyzer.weight(piece) <= 0.0 else COST_CONTENT_CHAR
+    if (glossary is not None and normalize(piece) in glossary.phrases) or (
+            analyzer.in_corpus(piece) and analyzer.weight(piece) > 0.0):
+        return COST_CORPUS_WORD
+    if analyzer.weight(piece) <= 0.0:
+        return COST_FUNCTION_WORD
+    return COST_DICTIONARY_WORD if analyzer.in_dictionary(piece) else math.inf
+
+
+def _best_cut(analyzer: TermAnalyzer, span: str, glossary: Glossary | None) -> tuple[float, list[str]] | None:
+    """The cheapest cut of `span` into pieces of up to MAX_MERGE_TOKENS characters (fewest pieces on ties)."""
+    n = len(span)
+    best: list[tuple[float, int, list[str]] | None] = [None] * (n + 1)
+    best[0] = (0.0, 0, [])
+    for end in range(1, n + 1):
+        for start in range(max(0, end - MAX_MERGE_TOKENS), end):
+            if best[start] is None:
+                continue
+            cost = piece_cost(analyzer, span[start:end], glossary)
+            if math.isinf(cost):
+                continue
+            cand = (best[start][0] + cost, best[start][1] + 1, [*best[start][2], span[start:end]])
+            if best[end] is None or cand[:2] < best[end][:2]:
+                best[end] = cand
+    return (best[n][0], best[n][2]) if best[n] is not None else None
+
+
+def glossary_phrases(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None) -> list[str]:
+    """Runs of tokens that spell a glossary phrase are joined (longest first, left to right).
+
+    Fixes 「换个班要钱吗」 with 换个班 → 转班 in the glossary (jieba: 换/个/班).
+    Must not break 「学生价有吗」: a synonym 学生 is matched on token boundaries, never inside 学生价.
+    """
+    phrases = glossary.phrases if glossary is not None else frozenset()
+    if not phrases:
+        return tokens
+    merged: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for j in range(min(len(tokens), i + MAX_MERGE_TOKENS), i + 1, -1):
+            joined = "".join(tokens[i:j])
+            if joined in phrases:
+                merged.append(joined)
+                i = j
+                break
+        else:
+            merged.append(tokens[i])
+            i += 1
+    return merged
+
+
+# --- one glued token at a time -------------------------------------------------------------------
+
+def numeral_nouns(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+    """A numeral compound jieba lists as a numeral (一个班, 三个月) gives up its one noun the corpus has.
+
+    Fixes 「一个班多少人」 (about 班). Must not break 「一起上课」: 起 of 一起 is no noun.
+    None when the token is no numeral compound; the token itself when no noun is found.
+    """
+    if not analyzer.is_numeral_compound(token, glossary):
+        return None
+    best = _best_split(analyzer, token, glossary, compound=True)
+    return best if best else [token]
+
+
+def resultatives(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+    """A verb plus a resultative complement (退掉, 剩下, 找到) keeps only the verb, when the
+    corpus or the question frames know the verb.
+
+    Fixes 「学费能退掉多少」 (退掉 → 退). Must not break 「离开」-style words the corpus has whole
+    (a token the corpus uses is never re-cut), nor 「上完」 when a glossary maps it (结课).
+    """
+    if not analyzer.is_glued(token, glossary) or token[-1] not in RESULTATIVES:
+        return None
+    head = token[:-1]
+    if head in analyzer.question_words or analyzer.in_corpus(head) or analyzer.resolves(head, glossary):
+        return [head]
+    return None
+
+
+def resplit(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+    """A content token jieba glued from function morphemes and a corpus word is re-cut into the word.
+
+    Resolved pieces only (corpus words of 2+ characters or glossary phrases: 几节课 → 几 + 节课);
+    with question-frame words around it one corpus character may stand alone (先考 → 先 + 考);
+    a token made only of frame words is one (想要 → 想 + 要). Fewest pieces win, then the longest.
+    Fixes 「一周上几节课」. Must not break 「证书」「外教」「一对一」: single characters never
+    resolve alone, so they stay whole and unknown.
+    """
+    if not analyzer.is_glued(token, glossary):
+        return None
+    return _best_split(analyzer, token, glossary, compound=False)
+
+
+def _best_split(analyzer: TermAnalyzer, token: str, glossary: Glossary | None, *, compound: bool) -> list[str] | None:
+    best: tuple[tuple[int, int, int], list[str]] | None = None
+    for pieces in _splits(token):
+        content = [p for p in pieces if analyzer.weigh(p, glossary)[0] > 0.0]
+        resolved = [p for p in content if analyzer.resolves(p, glossary)]
+        frame_only = all(p in analyzer.question_words for p in pieces if p not in content)
+        if compound:  # numeral + classifier + noun: the piece must be a noun (not 起 of 一起)
+            noun = len(content) == 1 and analyzer.tag(content[0]).startswith("n")
+            rank = 0 if noun and analyzer.in_corpus(content[0]) else None
+        elif resolved and len(resolved) == len(content):
+            rank = 0
+        elif len(content) == 1 and frame_only and analyzer.in_corpus(content[0]):
+            rank = 1
+        elif not content and frame_only:
+            rank = 2
+        else:
+            rank = None
+        if rank is not None:
+            key = (rank, len(pieces), -max((len(p) for p in content), default=0))
+            if best is None or key < best[0]:
+                best = (key, pieces)
+    return best[1] if best else None
+
+
+def _splits(token: str) -> Iterable[list[str]]:
+    """Every way to cut `token` into two or more consecutive pieces."""
+    for mask in range(1, 2 ** (len(token) - 1)):
+        pieces, start = [], 0
+        for end in range(1, len(token)):
+            if mask >> (end - 1) & 1:
+                pieces.append(token[start:end])
+                start = end
+        pieces.append(token[start:])
+        yield pieces
+
+
+def units(analyzer: TermAnalyzer, token: str) -> str | None:
+    """The unit a 几/多少 token counts is what the question asks about (几级 → 级, 多少课时 → 课时),
+    when the corpus uses it and it is no generic unit; it weighs at least FLOOR.
+
+    Fixes 「一共有几级」 (no topic word at all before). Must not break 「要上几次」: 次 is generic.
+    """
+    match = _COUNTED_RE.match(token)
+    if match is None or match.group(1) in GENERIC_UNITS or match.group(1) in analyzer.question_words:
+        return None
+    return match.group(1) if analyzer.in_corpus(match.group(1)) else None
+
+
+# --- weights -------------------------------------------------------------------------------------
+
+def numeral_topics(word: str) -> bool:
+    """Class formats jieba tags as numerals (一对一, 一对二) are topics, not function words.
+
+    Fixes 「一对一多少钱」. Must not break 「一个」, which stays a numeral of weight 0.
+    """
+    return word in NUMERAL_TOPICS
+
+
+def glossary_weight(analyzer: TermAnalyzer, weight: float, canon: Sequence[str]) -> float:
+    """A glossary synonym jieba calls common weighs what its canonical term weighs.
+
+    Fixes 「多少钱」-style synonyms of 学费 that jieba rates as common words.
+    Must not break words outside the glossary, which keep their own weight.
+    """
+    if weight <= 0.0 and canon:
+        return analyzer.weight(canon[0])
+    return weight
+
+
+def counted_weight(analyzer: TermAnalyzer, unit: str, weight: float) -> float:
+    """The weight of a counted unit (see `units`): at least FLOOR and its own background weight."""
+    return max(weight, FLOOR, analyzer.idf_weight(unit))
+
+
+# --- terms ---------------------------------------------------------------------------------------
+
+def longer_terms(terms: Sequence[Term]) -> tuple[Term, ...]:
+    """A word already inside a longer term of the question (停 after 先停, 退 after 退费) is left out;
+    numbers are values and always kept.
+
+    Fixes 「退费能退多少」 counting 退 twice. Must not break 「1级和2级」: both numbers stay.
+    """
+    longer = [t.text for t in terms if not t.is_number]
+    return tuple(t for t in terms if t.is_number or not any(t.text != o and t.text in o for o in longer))
+
+
+def self_description(question: str, found: Sequence[Term]) -> set[str]:
+    """Words the corpus never uses that stand only in a clause where the asker describes themselves.
+
+    Only for a question of several clauses whose asking clause (吗, 几, 多少, 什么, A-not-A, ？, a
+    final 没/不 …; core/data/asking_markers.txt) names MIN_ASKING_TERMS corpus words and does not
+    point back with 这/那; no character of the word may recur in the asking clause.
+    Fixes 「我闺女测出来是二级，学费得交多少」 (闺女 is background).
+    Must not break 「我想分期付款 学费可以这样交吗」 (points back: 分期付款 still counts).
+    """
+    clauses = [c.strip() for c in _CLAUSE_RE.split(question) if c and c.strip()]
+    asking = [c for c in clauses if _ASKING_RE.search(c.rstrip("，,。！!；;、"))]
+    if not asking or len(asking) == len(clauses):
+        return set()
+    ask_text = normalize("".join(asking))
+    if _POINTS_BACK_RE.search(ask_text):
+        return set()
+    rest = normalize("".join(c for c in clauses if c not in asking))
+    if sum(t.known and normalize(t.text) in ask_text for t in found) < MIN_ASKING_TERMS:
+        return set()
+    return {t.text for t in found if not t.known and not t.is_number and normalize(t.text) in rest
+            and not any(ch in ask_text for ch in normalize(t.text))}
+
+
+# --- credit --------------------------------------------------------------------------------------
+
+def specificity(analyzer: TermAnalyzer, found_forms: Sequence[str]) -> float:
+    """A term weighs by how rare its rarest corpus form is across chunks (课 0.22, 到账 1).
+
+    Fixes 「最贵的那个级别多少钱」 passing on 级别 alone. Must not break words the corpus never
+    uses, which keep specificity 1 (the absent-word signal judges them).
+    """
+    return max((analyzer.specificity(f) for f in found_forms), default=1.0)
+
+
+def gapped_credit(form: str, texts: Sequence[str]) -> float:
+    """A form found with one character inserted earns n/(n+1): 每级 in 每一级 earns 2/3.
+
+    Fixes 「每级多少课时」 against 「每一级 16 课时」. Must not break single characters (no credit).
+    """
+    if len(form) >= 2 and any(analyzer_gapped(form).search(text) for text in texts):
+        return len(form) / (len(form) + 1)
+    return 0.0
+
+
+def pair_credit(form: str, texts: Sequence[str]) -> float:
+    """A corpus form of 3+ characters earns the share of its character pairs found (口语课 with only
+    口语: 1/2). Must not break words the corpus never uses (the caller gives them none).
+
+    Fixes 「口语课」 against a chunk that says 口语.
+    """
+    if len(form) < 3:
+        return 0.0
+    pairs = {form[i:i + 2] for i in range(len(form) - 1)}
+    return sum(any(p in text for text in texts) for p in pairs) / len(pairs)
+
+
+_GAPPED: dict[str, re.Pattern[str]] = {}
+
+
+def analyzer_gapped(form: str) -> re.Pattern[str]:
+    """The form with exactly one character inserted somewhere inside it (每级 → 每.级), cached."""
+    pattern = _GAPPED.get(form)
+    if pattern is None:
+        if len(_GAPPED) > 4096:
+            _GAPPED.clear()
+        pattern = _GAPPED[form] = re.compile(
+            "|".join(re.escape(form[:i]) + "." + re.escape(form[i:]) for i in range(1, len(form))))
+    return pattern
