@@ -38,8 +38,9 @@ def courtesy(question: str) -> str:
     (core/data/courtesy_phrases.txt) are dropped wherever they stand, and a clause made only of
     courtesy words (core/data/courtesy_clauses.txt: 老师, 亲, 在吗, 哈哈 …) is dropped whole.
 
-    Fixes 「老师好，入门级学费多少钱？谢谢老师」 (老师, 谢谢 counted as absent topic words).
-    Must not break 「有外教老师吗」 (老师 inside a clause that asks stays) nor 「父亲可以代办吗」.
+    Fixes 「麻烦问下入门级学费多少钱谢谢老师」 (麻烦, 谢谢, 老师 counted as absent topic words) and
+    「老师您好，一共有几级」. Must not break 「有外教老师吗」 (老师 inside a clause that asks stays)
+    nor 「父亲可以代办吗」.
     """
     pieces = _CLAUSE_SPLIT_RE.split(question)
     kept: list[str] = []
@@ -87,8 +88,8 @@ def homophones(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | N
 
     The span is 2..4 characters of consecutive tokens, none of them a word the corpus or glossary
     knows, a question word or a function word, and it must not occur in the corpus itself.
-    Fixes 「入门级学废多少钱」 (学废 → 学费), 「转斑手续费」 (转斑 → 转班).
-    Must not break 「雅思班有吗」「能分期吗」: no corpus word shares their pinyin, so they stay absent.
+    Fixes 「入门级学废多少钱」 (学废 → 学费), 「退废申请交上去了」 (退废 → 退费).
+    Must not break 「雅思班有吗」「学费能分期吗」: no corpus word shares their pinyin, so they stay absent.
     """
     out: list[str] = []
     i = 0

@@ -51,7 +51,7 @@ _POINTS_BACK_RE = re.compile(r"[这那]")
 def a_not_a(text: str) -> str:
     """A-not-A questions are folded to the word: 包不包括 → 包括, 退不退 → 退, 有没有 → 有.
 
-    Fixes 「里面包不包括教材」 (jieba cuts 里/面包/不/包括, inventing 面包).
+    Fixes 「学费里面包不包括书的钱」 (jieba cuts 里/面包/不/包括, inventing 面包).
     Must not break 「不退费的情形有哪些」 (不 between two different characters stays).
     """
     return _A_NOT_A_RE.sub(r"\1", text)
@@ -61,7 +61,7 @@ def question_frames() -> frozenset[str]:
     """Multi-word question frames (叫什么名字, 是什么意思, 干什么用) are kept whole and weigh nothing.
 
     Fixes 「二级叫什么名字」 (about 二级, not 名字, which the documents never need to say).
-    Must not break 「同一个级别能转班吗」's 级别 (only the frame 同一个 weighs nothing).
+    Must not break 「想找真人客服怎么弄」: 真人客服 stays (only the frame 怎么弄 weighs nothing).
     """
     return FRAME_PHRASES
 
@@ -130,8 +130,8 @@ def _best_cut(analyzer: TermAnalyzer, span: str, glossary: Glossary | None) -> t
 def glossary_phrases(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None) -> list[str]:
     """Runs of tokens that spell a glossary phrase are joined (longest first, left to right).
 
-    Fixes 「换个班要钱吗」 with 换个班 → 转班 in the glossary (jieba: 换/个/班).
-    Must not break 「学生价有吗」: a synonym 学生 is matched on token boundaries, never inside 学生价.
+    Fixes 「小E都能回答些什么」 (jieba: 小/e; the glossary's 小E is one term).
+    Must not break 「学生有学生价吗」: the synonym 学生 is matched on token boundaries, never inside 学生价.
     """
     phrases = glossary.phrases if glossary is not None else frozenset()
     if not phrases:
@@ -156,7 +156,7 @@ def glossary_phrases(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossa
 def numeral_nouns(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
     """A numeral compound jieba lists as a numeral (一个班, 三个月) gives up its one noun the corpus has.
 
-    Fixes 「一个班多少人」 (about 班). Must not break 「一起上课」: 起 of 一起 is no noun.
+    Fixes 「一个班几个人啊」 (about 班). Must not break 「一起上课可以吗」: 起 of 一起 is no noun.
     None when the token is no numeral compound; the token itself when no noun is found.
     """
     if not analyzer.is_numeral_compound(token, glossary):
@@ -169,8 +169,8 @@ def resultatives(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) 
     """A verb plus a resultative complement (退掉, 剩下, 找到) keeps only the verb, when the
     corpus or the question frames know the verb.
 
-    Fixes 「学费能退掉多少」 (退掉 → 退). Must not break 「离开」-style words the corpus has whole
-    (a token the corpus uses is never re-cut), nor 「上完」 when a glossary maps it (结课).
+    Fixes 「交完钱多久能开课」 (交完, absent, → 交). Must not break 「上完商务级能保证找到工作吗」:
+    上完 is a glossary synonym (结课) and stays whole.
     """
     if not analyzer.is_glued(token, glossary) or token[-1] not in RESULTATIVES:
         return None
@@ -186,8 +186,8 @@ def resplit(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> li
     Resolved pieces only (corpus words of 2+ characters or glossary phrases: 几节课 → 几 + 节课);
     with question-frame words around it one corpus character may stand alone (先考 → 先 + 考);
     a token made only of frame words is one (想要 → 想 + 要). Fewest pieces win, then the longest.
-    Fixes 「一周上几节课」. Must not break 「证书」「外教」「一对一」: single characters never
-    resolve alone, so they stay whole and unknown.
+    Fixes 「那本书的钱退不退」 (那本书, absent, → 书). Must not break 「有证书吗」: single characters
+    never resolve alone, so 证书 stays whole and unknown.
     """
     if not analyzer.is_glued(token, glossary):
         return None
@@ -234,7 +234,7 @@ def units(analyzer: TermAnalyzer, token: str) -> str | None:
     """The unit a 几/多少 token counts is what the question asks about (几级 → 级, 多少课时 → 课时),
     when the corpus uses it and it is no generic unit; it weighs at least FLOOR.
 
-    Fixes 「一共有几级」 (no topic word at all before). Must not break 「要上几次」: 次 is generic.
+    Fixes 「转班要提前几天申请」 (天 is asked about). Must not break 「要上几次」: 次 is generic.
     """
     match = _COUNTED_RE.match(token)
     if match is None or match.group(1) in GENERIC_UNITS or match.group(1) in analyzer.question_words:
@@ -247,7 +247,7 @@ def units(analyzer: TermAnalyzer, token: str) -> str | None:
 def numeral_topics(word: str) -> bool:
     """Class formats jieba tags as numerals (一对一, 一对二) are topics, not function words.
 
-    Fixes 「一对一多少钱」. Must not break 「一个」, which stays a numeral of weight 0.
+    Fixes 「一对一课多少钱」. Must not break 「一个人能报吗」: 一个 stays a numeral of weight 0.
     """
     return word in NUMERAL_TOPICS
 
@@ -255,7 +255,7 @@ def numeral_topics(word: str) -> bool:
 def glossary_weight(analyzer: TermAnalyzer, weight: float, canon: Sequence[str]) -> float:
     """A glossary synonym jieba calls common weighs what its canonical term weighs.
 
-    Fixes 「多少钱」-style synonyms of 学费 that jieba rates as common words.
+    Fixes 「生病要住院 课能先暂停吗」 (暂停 → 保留学籍; jieba rates 暂停 as common).
     Must not break words outside the glossary, which keep their own weight.
     """
     if weight <= 0.0 and canon:
@@ -274,7 +274,7 @@ def longer_terms(terms: Sequence[Term]) -> tuple[Term, ...]:
     """A word already inside a longer term of the question (停 after 先停, 退 after 退费) is left out;
     numbers are values and always kept.
 
-    Fixes 「退费能退多少」 counting 退 twice. Must not break 「1级和2级」: both numbers stay.
+    Fixes 「学生有学生价吗」 counting 学生 beside 学生价. Must not break numbers: 10 beside 100 stays.
     """
     longer = [t.text for t in terms if not t.is_number]
     return tuple(t for t in terms if t.is_number or not any(t.text != o and t.text in o for o in longer))
@@ -308,8 +308,8 @@ def self_description(question: str, found: Sequence[Term]) -> set[str]:
 def specificity(analyzer: TermAnalyzer, found_forms: Sequence[str]) -> float:
     """A term weighs by how rare its rarest corpus form is across chunks (课 0.22, 到账 1).
 
-    Fixes 「最贵的那个级别多少钱」 passing on 级别 alone. Must not break words the corpus never
-    uses, which keep specificity 1 (the absent-word signal judges them).
+    Fixes 「二级啥价」 weighing 二级 (in several chunks) like a rare word. Must not break words the
+    corpus never uses (外教), which keep specificity 1 (the absent-word signal judges them).
     """
     return max((analyzer.specificity(f) for f in found_forms), default=1.0)
 
