@@ -3,9 +3,7 @@
 Three signals, each shown to the consultant as a row (name, value, passed):
   1. 最高分 — some candidate reaches the threshold (the old gate, kept as is);
   2. 关键词覆盖 — the share of the question's content words found in the passing chunks, each
-     word weighted by its background weight times its specificity in this corpus, and graded:
-     the word itself counts fully, the word with one character inserted (每级 in 每一级) and,
-     for words of 3+ characters, the share of their character pairs count in part;
+     word weighted by its background weight (the word or a glossary form must occur as is);
   3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus (nor, with one
      character inserted, in the passing chunks).
 Glossary synonyms count as their canonical terms. The decision never reorders candidates, so
@@ -94,10 +92,9 @@ def _hit_text(hit: Hit) -> str:
 
 
 def _weighted_share(credits: Mapping[Term, float]) -> float:
-    """Σ weight × specificity × credit ÷ Σ weight × specificity (0 without weight): background
-    weight times corpus specificity, so a missing 课 in a corpus about courses matters less."""
-    total = sum(t.weight * t.specificity for t in credits)
-    return sum(t.weight * t.specificity * c for t, c in credits.items()) / total if total > 0 else 0.0
+    """Σ weight × credit ÷ Σ weight (0 without weight)."""
+    total = sum(t.weight for t in credits)
+    return sum(t.weight * c for t, c in credits.items()) / total if total > 0 else 0.0
 
 
 def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyzer: TermAnalyzer,
@@ -107,11 +104,11 @@ def assess(question: str, candidates: Sequence[Hit], threshold: float, *, analyz
     passing = [_hit_text(h) for h in candidates if h.score >= threshold]
     terms, context = analyzer.split(question, glossary)  # one cut of the question for both
     credits = {t: credit(t, passing) for t in terms}
-    total = sum(t.weight * t.specificity for t in terms)
+    total = sum(t.weight for t in terms)
     coverage = _weighted_share(credits)
     unknown = sorted((t for t in terms if not t.known and credits[t] == 0.0), key=lambda t: -t.weight)
     heaviest_unknown = unknown[0].weight if unknown else 0.0
-    by_weight = sorted(terms, key=lambda t: -t.weight * t.specificity)
+    by_weight = sorted(terms, key=lambda t: -t.weight)
     uncovered = [t for t in by_weight if credits[t] < 1.0]
     partial = [t.text for t in uncovered if credits[t] > 0.0]
     carrying = [t.text for t in by_weight if credits[t] > 0.0]

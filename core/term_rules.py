@@ -10,26 +10,16 @@ knobs. Word lists come from core/data/ through `core.term_words`; the three type
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.term_words import (
     ASKING_MARKERS,
-    COST_CONTENT_CHAR,
-    COST_CORPUS_WORD,
-    COST_DICTIONARY_WORD,
-    COST_FUNCTION_CHAR,
-    COST_FUNCTION_WORD,
-    FLOOR,
     FRAME_PHRASES,
-    GENERIC_UNITS,
-    HAN_RE,
     MAX_MERGE_TOKENS,
     MIN_ASKING_TERMS,
     NUMERAL_TOPICS,
-    RECUT_MIN_SAVING,
     RESULTATIVES,
 )
 from core.text import normalize
@@ -39,7 +29,6 @@ if TYPE_CHECKING:
     from core.terms import Term, TermAnalyzer
 
 _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
-_COUNTED_RE = re.compile(r"^(?:几|多少)([\u4e00-\u9fff]{1,2})$")
 _ASKING_RE = re.compile("|".join(sorted(map(re.escape, ASKING_MARKERS), key=len, reverse=True))
                         + r"|([\u4e00-\u9fff])[不没]\1|[?？]|[没不]$")
 _CLAUSE_RE = re.compile(r"(?<=[，,。！!？?；;])|\s+")
@@ -67,65 +56,6 @@ def question_frames() -> frozenset[str]:
 
 
 # --- tokens --------------------------------------------------------------------------------------
-
-def recut(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None) -> list[str]:
-    """A token the corpus lacks is cut again with its neighbours when corpus words spell it better.
-
-    The span (the token and the Chinese tokens either side) is cut by dynamic programming over
-    `piece_cost`; the new cut is kept only if cheaper by RECUT_MIN_SAVING.
-    Fixes 「线上线下价格一样吗」 (jieba: 线/上线/下; the corpus says 线上 and 线下).
-    Must not break 「有外教吗」: 外教, which no corpus words spell, stays whole and unknown.
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if len(token) >= 2 and HAN_RE.match(token) and piece_cost(analyzer, token, glossary) > COST_CONTENT_CHAR:
-            lo = i - 1 if out and i > 0 and HAN_RE.match(tokens[i - 1]) else i
-            hi = i + 1 if i + 1 < len(tokens) and HAN_RE.match(tokens[i + 1]) else i
-            original = tokens[lo:hi + 1]
-            best = _best_cut(analyzer, "".join(original), glossary)
-            if best is not None and best[0] <= sum(piece_cost(analyzer, t, glossary)
-                                                   for t in original) - RECUT_MIN_SAVING:
-                if lo < i:
-                    out.pop()
-                out.extend(best[1])
-                i = hi + 1
-                continue
-        out.append(token)
-        i += 1
-    return out
-
-
-def piece_cost(analyzer: TermAnalyzer, piece: str, glossary: Glossary | None) -> float:
-    """The re-cut's cost of one piece (see the COST_* names in core.term_words); infinity for a non-word."""
-    if len(piece) == 1:
-        return COST_FUNCTION_CHAR if analyzer.weight(piece) <= 0.0 else COST_CONTENT_CHAR
-    if (glossary is not None and normalize(piece) in glossary.phrases) or (
-            analyzer.in_corpus(piece) and analyzer.weight(piece) > 0.0):
-        return COST_CORPUS_WORD
-    if analyzer.weight(piece) <= 0.0:
-        return COST_FUNCTION_WORD
-    return COST_DICTIONARY_WORD if analyzer.in_dictionary(piece) else math.inf
-
-
-def _best_cut(analyzer: TermAnalyzer, span: str, glossary: Glossary | None) -> tuple[float, list[str]] | None:
-    """The cheapest cut of `span` into pieces of up to MAX_MERGE_TOKENS characters (fewest pieces on ties)."""
-    n = len(span)
-    best: list[tuple[float, int, list[str]] | None] = [None] * (n + 1)
-    best[0] = (0.0, 0, [])
-    for end in range(1, n + 1):
-        for start in range(max(0, end - MAX_MERGE_TOKENS), end):
-            if best[start] is None:
-                continue
-            cost = piece_cost(analyzer, span[start:end], glossary)
-            if math.isinf(cost):
-                continue
-            cand = (best[start][0] + cost, best[start][1] + 1, [*best[start][2], span[start:end]])
-            if best[end] is None or cand[:2] < best[end][:2]:
-                best[end] = cand
-    return (best[n][0], best[n][2]) if best[n] is not None else None
-
 
 def glossary_phrases(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None) -> list[str]:
     """Runs of tokens that spell a glossary phrase are joined (longest first, left to right).
@@ -230,18 +160,6 @@ def _splits(token: str) -> Iterable[list[str]]:
         yield pieces
 
 
-def units(analyzer: TermAnalyzer, token: str) -> str | None:
-    """The unit a 几/多少 token counts is what the question asks about (几级 → 级, 多少课时 → 课时),
-    when the corpus uses it and it is no generic unit; it weighs at least FLOOR.
-
-    Fixes 「转班要提前几天申请」 (天 is asked about). Must not break 「要上几次」: 次 is generic.
-    """
-    match = _COUNTED_RE.match(token)
-    if match is None or match.group(1) in GENERIC_UNITS or match.group(1) in analyzer.question_words:
-        return None
-    return match.group(1) if analyzer.in_corpus(match.group(1)) else None
-
-
 # --- weights -------------------------------------------------------------------------------------
 
 def numeral_topics(word: str) -> bool:
@@ -252,33 +170,7 @@ def numeral_topics(word: str) -> bool:
     return word in NUMERAL_TOPICS
 
 
-def glossary_weight(analyzer: TermAnalyzer, weight: float, canon: Sequence[str]) -> float:
-    """A glossary synonym jieba calls common weighs what its canonical term weighs.
-
-    Fixes 「生病要住院 课能先暂停吗」 (暂停 → 保留学籍; jieba rates 暂停 as common).
-    Must not break words outside the glossary, which keep their own weight.
-    """
-    if weight <= 0.0 and canon:
-        return analyzer.weight(canon[0])
-    return weight
-
-
-def counted_weight(analyzer: TermAnalyzer, unit: str, weight: float) -> float:
-    """The weight of a counted unit (see `units`): at least FLOOR and its own background weight."""
-    return max(weight, FLOOR, analyzer.idf_weight(unit))
-
-
 # --- terms ---------------------------------------------------------------------------------------
-
-def longer_terms(terms: Sequence[Term]) -> tuple[Term, ...]:
-    """A word already inside a longer term of the question (停 after 先停, 退 after 退费) is left out;
-    numbers are values and always kept.
-
-    Fixes 「学生有学生价吗」 counting 学生 beside 学生价. Must not break numbers: 10 beside 100 stays.
-    """
-    longer = [t.text for t in terms if not t.is_number]
-    return tuple(t for t in terms if t.is_number or not any(t.text != o and t.text in o for o in longer))
-
 
 def self_description(question: str, found: Sequence[Term]) -> set[str]:
     """Words the corpus never uses that stand only in a clause where the asker describes themselves.
@@ -301,50 +193,3 @@ def self_description(question: str, found: Sequence[Term]) -> set[str]:
         return set()
     return {t.text for t in found if not t.known and not t.is_number and normalize(t.text) in rest
             and not any(ch in ask_text for ch in normalize(t.text))}
-
-
-# --- credit --------------------------------------------------------------------------------------
-
-def specificity(analyzer: TermAnalyzer, found_forms: Sequence[str]) -> float:
-    """A term weighs by how rare its rarest corpus form is across chunks (课 0.22, 到账 1).
-
-    Fixes 「二级啥价」 weighing 二级 (in several chunks) like a rare word. Must not break words the
-    corpus never uses (外教), which keep specificity 1 (the absent-word signal judges them).
-    """
-    return max((analyzer.specificity(f) for f in found_forms), default=1.0)
-
-
-def gapped_credit(form: str, texts: Sequence[str]) -> float:
-    """A form found with one character inserted earns n/(n+1): 每级 in 每一级 earns 2/3.
-
-    Fixes 「每级多少课时」 against 「每一级 16 课时」. Must not break single characters (no credit).
-    """
-    if len(form) >= 2 and any(analyzer_gapped(form).search(text) for text in texts):
-        return len(form) / (len(form) + 1)
-    return 0.0
-
-
-def pair_credit(form: str, texts: Sequence[str]) -> float:
-    """A corpus form of 3+ characters earns the share of its character pairs found (口语课 with only
-    口语: 1/2). Must not break words the corpus never uses (the caller gives them none).
-
-    Fixes 「口语课」 against a chunk that says 口语.
-    """
-    if len(form) < 3:
-        return 0.0
-    pairs = {form[i:i + 2] for i in range(len(form) - 1)}
-    return sum(any(p in text for text in texts) for p in pairs) / len(pairs)
-
-
-_GAPPED: dict[str, re.Pattern[str]] = {}
-
-
-def analyzer_gapped(form: str) -> re.Pattern[str]:
-    """The form with exactly one character inserted somewhere inside it (每级 → 每.级), cached."""
-    pattern = _GAPPED.get(form)
-    if pattern is None:
-        if len(_GAPPED) > 4096:
-            _GAPPED.clear()
-        pattern = _GAPPED[form] = re.compile(
-            "|".join(re.escape(form[:i]) + "." + re.escape(form[i:]) for i in range(1, len(form))))
-    return pattern

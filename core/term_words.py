@@ -31,8 +31,6 @@ FRAME_PHRASES = read_words("question_frames.txt")
 QUESTION_WORDS = BASE_QUESTION_WORDS | FRAME_PHRASES
 # Class formats jieba tags as numerals (m) that name what a question is about.
 NUMERAL_TOPICS = read_words("numeral_topics.txt")
-# Units after 几/多少 that name nothing in particular (几个, 几次).
-GENERIC_UNITS = read_words("generic_units.txt")
 # Resultative complements (学到, 退掉, 剩下): the verb stands alone.
 RESULTATIVES = read_words("resultatives.txt")
 # Tags jieba gives numeral compounds (一个班, 三个月) whose noun is a topic.
@@ -50,16 +48,8 @@ FLOOR = 0.3
 NUMBER_WEIGHT = 0.2  # a number is a value the question supplies (上了10节课), rarely its topic
 MIN_CORPUS_WORD_COUNT = 2  # a word must occur this often in the corpus to count as its vocabulary
 CORPUS_WORD_FREQ = 1000  # segmentation prefers corpus vocabulary: 开课/后/退费, not 开课/后退/费
-MAX_MERGE_TOKENS = 6  # the longest span (in tokens or characters) a re-cut or phrase merge looks at
+MAX_MERGE_TOKENS = 6  # the longest span a phrase merge (tokens) or a re-split (characters) looks at
 MIN_ASKING_TERMS = 2  # corpus words an asking clause must name to stand on its own
-
-# Costs of the dynamic-programming re-cut (core.term_rules.recut), per piece of the span.
-COST_CORPUS_WORD = 0.0  # a content word the corpus (or glossary) has
-COST_FUNCTION_WORD = 0.25  # a function word of two or more characters
-COST_FUNCTION_CHAR = 0.5  # one function character (so 一对一 → 一对/一 is not free)
-COST_CONTENT_CHAR = 1.0  # one content character
-COST_DICTIONARY_WORD = 1.5  # a dictionary word the corpus lacks
-RECUT_MIN_SAVING = 1.0  # a re-cut must be cheaper by at least one unknown character
 
 HAN_RE = re.compile(r"^[\u4e00-\u9fff]+$")
 NUMBER_RE = re.compile(r"^[0-9０-９.%]+$")

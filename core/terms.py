@@ -5,10 +5,9 @@ global one is never touched) whose dictionary is read straight from jieba's `dic
 from a cache file in the temp folder, so every process sees the same words. Words the corpus
 uses that jieba does not know (转班, 报读 …) are found by jieba's own HMM over the corpus and
 added. Weights come from jieba's background IDF table: function words (怎么, 可以, 吗 …) and
-very common words weigh ~0, rare content words weigh 1. Each term also carries its specificity in
-this corpus (BM25 idf of its chunk frequency over that of a word in one chunk): 课 in a corpus about
-courses says little about *which* passage answers. Glossary synonyms are matched on token
-boundaries, so 「学生」 never matches inside 「学生价」.
+very common words weigh ~0, rare content words weigh 1. Glossary synonyms are matched on token
+boundaries, so 「学生」 never matches inside 「学生价」. The rules that turn a typed question into
+terms are named and switchable (core.answerability_rules); this module runs them in order.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import math
 import re
 import unicodedata
 from collections import Counter
@@ -61,8 +59,8 @@ class Term:
     """One content word of a question: its weight, and every form that counts as finding it.
 
     `forms` is the word itself followed by the canonical terms the glossary maps it to;
-    `known` says whether any form occurs anywhere in the corpus; `specificity` (0..1] is how
-    rare its rarest known form is across the corpus's chunks (1 for a word the corpus never uses).
+    `known` says whether any form occurs anywhere in the corpus; `typed` is what the student
+    typed when a rule read it as `text` (homophones: 学废 read as 学费).
     """
 
     text: str
@@ -71,8 +69,6 @@ class Term:
     known: bool
     via_glossary: bool = False
     is_number: bool = False
-    specificity: float = 1.0
-    grades: tuple[str, ...] = ("gapped_credit", "pair_credit")  # the partial-credit rules that apply
     typed: str = ""  # what the student typed, when a rule read it as `text` (学废 read as 学费)
 
 
@@ -182,23 +178,11 @@ def _is_function_word(word: str, lexicon: _Lexicon) -> bool:
 
 
 def credit(term: Term, texts: Sequence[str]) -> float:
-    """How much of `term` the texts (normalised passing chunks) contain, in [0, 1].
-
-    1 when a form occurs as is; otherwise the best partial credit the term's `grades` allow
-    (`core.term_rules.gapped_credit`: 每级 in 每一级 earns 2/3; `pair_credit`, for a form of 3+
-    characters the corpus uses: 口语课 with only 口语 present earns 1/2); otherwise 0.
-    """
-    best = 0.0
-    for form in (normalize(f) for f in term.forms):
-        if not form:
-            continue
-        if any(form in text for text in texts):
-            return 1.0
-        if "gapped_credit" in term.grades:
-            best = max(best, term_rules.gapped_credit(form, texts))
-        if "pair_credit" in term.grades and term.known:
-            best = max(best, term_rules.pair_credit(form, texts))
-    return best
+    """1 when a form of `term` (the word or a glossary canonical term) occurs in the texts
+    (normalised passing chunks), else 0. Partial credit (a form with one character inserted, or
+    the share of its character pairs) was removed: on the blind sets it changed no decision."""
+    forms = [f for f in (normalize(f) for f in term.forms) if f]
+    return 1.0 if any(form in text for form in forms for text in texts) else 0.0
 
 
 def chunk_text(chunk: Document | str) -> str:
@@ -228,8 +212,6 @@ class TermAnalyzer:
         self.extra_words = tuple(sorted({_fold(w).strip() for w in (*extra_words, *frames) if w and w.strip()}))
         self._tokenizer = _new_tokenizer(self.vocabulary, self.extra_words)
         self._lexicon = _lexicon()
-        self._specificity: dict[str, float] = {}
-        self._grades = tuple(name for name in ("gapped_credit", "pair_credit") if rules.on(name))
         self.latin_vocabulary = frozenset(w for t in corpus_texts for w in _LATIN_WORD_RE.findall(_fold(t)))
         self._homophones: dict[tuple[str, ...], tuple[str, ...]] | None = None
 
@@ -296,10 +278,6 @@ class TermAnalyzer:
         """jieba's part-of-speech tag of the word ("" when it has none)."""
         return self._lexicon.tags.get(word, "")
 
-    def in_dictionary(self, word: str) -> bool:
-        """True if jieba's dictionary lists the word with a frequency (not just as a prefix)."""
-        return bool(self._lexicon.freq.get(word))
-
     def in_corpus(self, word: str) -> bool:
         """True if the word occurs anywhere in the corpus text (punctuation and case ignored)."""
         word = normalize(word)
@@ -307,29 +285,11 @@ class TermAnalyzer:
             return message_rules.latin_in_corpus(self, word)
         return bool(word) and word in self._corpus
 
-    def specificity(self, word: str) -> float:
-        """How rare the word is across the corpus's chunks, in (0, 1]: BM25 idf of its chunk
-        frequency, ln(1 + (N − df + 0.5) / (df + 0.5)) as in core.index, over that of a word in one chunk.
-
-        1 for a word in one chunk or none (a word the corpus never uses is judged by its own
-        signal and weighs no more than the rarest one it does use); about 0.22 for 课, which
-        is in 14 of the 26 chunks of the shipped corpus.
-        """
-        word = normalize(word)
-        if word not in self._specificity:
-            n = len(self.corpus_texts)
-            df = sum(word in text for text in self.corpus_texts) if word else 0
-            rarest = math.log1p((n - 0.5) / 1.5)
-            idf = math.log1p((n - df + 0.5) / (df + 0.5))
-            self._specificity[word] = min(1.0, idf / rarest) if n and rarest > 0 else 1.0
-        return self._specificity[word]
-
     def terms(self, question: str, glossary: Glossary | None = None) -> tuple[Term, ...]:
         """The question's distinct words with weight > 0, glossary synonyms merged and mapped.
 
-        A word already inside a longer term of the question (停 after 先停, 退 after 退费) adds
-        nothing new and is left out; numbers are values and always kept. Words the corpus never
-        uses that only the asker's description of themselves holds are left out too (`context_words`).
+        Words the corpus never uses that only the asker's description of themselves holds are
+        left out (`context_words`).
         """
         return self.split(question, glossary)[0]
 
@@ -347,23 +307,14 @@ class TermAnalyzer:
         themselves (rule `self_description`): 「我闺女测出来是二级，学费得交多少」 asks about 学费."""
         return self.split(question, glossary)[1]
 
-    def counted_unit(self, token: str) -> str | None:
-        """The unit a 几/多少 token counts (几级 → 级) when the corpus uses it and it is not generic."""
-        return term_rules.units(self, token)
-
     def _all_terms(self, question: str, glossary: Glossary | None) -> tuple[Term, ...]:
         tokens = self.tokens(question)
         folds: list[tuple[str, str]] = []
         if self.rules.on("homophones"):
             tokens = message_rules.homophones(self, tokens, glossary, folds)
-        if self.rules.on("recut"):
-            tokens = term_rules.recut(self, tokens, glossary)
         if glossary is not None and self.rules.on("glossary_phrases"):
             tokens = term_rules.glossary_phrases(self, tokens, glossary)
         tokens = [piece for token in tokens for piece in self._split_glued(token, glossary)]
-        counted = ({token: unit for token in tokens if (unit := term_rules.units(self, token))}
-                   if self.rules.on("units") else {})
-        tokens = [counted.get(token, token) for token in tokens]
         seen: set[str] = set()
         out: list[Term] = []
         for token in tokens:
@@ -371,28 +322,22 @@ class TermAnalyzer:
                 continue
             seen.add(token)
             weight, canon = self.weigh(token, glossary)
-            if token in counted.values():
-                weight = term_rules.counted_weight(self, token, weight)
             if weight <= 0.0:
                 continue
             out.append(self._term(token, weight, canon, typed=dict((w, t) for t, w in folds).get(token, "")))
-        return term_rules.longer_terms(out) if self.rules.on("longer_terms") else tuple(out)
+        return tuple(out)
 
     def _term(self, token: str, weight: float, canon: Sequence[str], typed: str = "") -> Term:
         forms = (token, *(c for c in canon if c != token))
         is_number = bool(NUMBER_RE.match(token))
-        found = [f for f in forms if self.in_corpus(f)]
-        specificity = term_rules.specificity(self, found) if self.rules.on("specificity") else 1.0
-        return Term(text=token, weight=round(weight, 4), forms=forms, known=is_number or bool(found),
-                    via_glossary=bool(canon), is_number=is_number, specificity=round(specificity, 4),
-                    grades=self._grades, typed=typed)
+        known = is_number or any(self.in_corpus(f) for f in forms)
+        return Term(text=token, weight=round(weight, 4), forms=forms, known=known,
+                    via_glossary=bool(canon), is_number=is_number, typed=typed)
 
     def weigh(self, token: str, glossary: Glossary | None) -> tuple[float, tuple[str, ...]]:
         """(weight, the glossary's canonical terms for the token)."""
         weight = self.weight(token)
         canon = glossary.canonical(token) if glossary is not None else ()
-        if self.rules.on("glossary_weight"):
-            weight = term_rules.glossary_weight(self, weight, canon)
         return weight, canon
 
     def is_numeral_compound(self, token: str, glossary: Glossary | None) -> bool:
