@@ -7,8 +7,8 @@ Prints markdown tables. `--rules` switches term rules off (as XIAOE_ANSWERABILIT
 development sets and the blind sets, and stops. `--calibrate` fits the three global knobs on the development sets
 (tests/data/calibration.csv, written formally; calibration_spoken.csv, written the way students type
 in a chat app; five student sets that were each held out once and then became development data)
-and stops; `--skip-student` leaves out the held-out sets (tests/data/student_heldout_v6.csv and
-student_heldout_v7.csv), which must not be looked at while tuning. The glossary is the
+and stops; `--skip-student` leaves out the held-out sets (tests/data/student_heldout_v6.csv,
+student_heldout_v7.csv and student_heldout_v8.csv), which must not be looked at while tuning. The glossary is the
 shipped starter (core/data/glossary_starter.csv),
 not the database, so the numbers do not depend on anyone's edits. CMRC 2018 data is read from
 ../shared via bench/cmrc.py (CC BY-SA 4.0, see the attribution printed with the table).
@@ -57,7 +57,8 @@ CALIBRATION_SETS = (("校准集（书面）calibration.csv", "calibration.csv"),
 # sets, and is run once, after everything else is fixed. The five earlier student sets were each
 # held out once too and then became development data (see the README), so they now join the
 # calibration sets for the global knobs.
-HELDOUT_SETS = (("学员问题留出集 v7 student_heldout_v7.csv（盲写，只测一次）", "student_heldout_v7.csv"),
+HELDOUT_SETS = (("学员问题留出集 v8 student_heldout_v8.csv（微信口吻，盲写，只测一次）", "student_heldout_v8.csv"),
+                ("学员问题留出集 v7 student_heldout_v7.csv（盲写，只测一次）", "student_heldout_v7.csv"),
                 ("学员问题留出集 v6 student_heldout_v6.csv（盲写，只测一次；判断规则在 v6 与 v7 之间没有改动）",
                  "student_heldout_v6.csv"))
 DEV_STUDENT_SETS = (("学员问题 v5 student_heldout_v5.csv（盲测一次后转为开发集）", "student_heldout_v5.csv"),
@@ -239,12 +240,15 @@ def report_ablation(bundle, glossary: Glossary, threshold: float, k: int, base) 
                for _, file in HELDOUT_SETS if (DATA / file).exists()]
     sizes = [(sum(r["expected"] != "应拒答" for r in rows), sum(r["expected"] == "应拒答" for r in rows))
              for _, rows in groups]
+    blind = [[i for i, (name, _) in enumerate(groups) if name in ("v6", "v7")],
+             [i for i, (name, _) in enumerate(groups) if name == "v8"]]
     print(f"# 规则消融：每次关掉一条规则（k={k}，阈值 {threshold:.2f}，初始同义词表 {len(glossary)} 条；起点：{base.label}）\n")
     print("每格是“答出且命中事实 / 近似题已拒答”；代价 = 误拒 + 命中错误资料 + "
-          f"{FALSE_ANSWER_COST:g} × 误答；“盲测代价变化”是关掉这条规则后留出集合计代价的变化，正数说明这条规则有用。\n")
+          f"{FALSE_ANSWER_COST:g} × 误答；“代价变化”是关掉这条规则后代价的变化，正数说明这条规则有用。\n")
     head = " | ".join(f"{name}（{a} / {m}）" for (name, _), (a, m) in zip(groups, sizes))
-    print(f"| 关掉的规则 | {head} | 开发集代价变化 | 盲测代价变化 |")
-    print("| --- | " + "--- | " * len(groups) + "--- | --- |")
+    deltas = ["开发集代价变化", "v6+v7 代价变化"] + (["v8 代价变化"] if blind[1] else [])
+    print(f"| 关掉的规则 | {head} | {' | '.join(deltas)} |")
+    print("| --- | " + "--- | " * (len(groups) + len(deltas)))
     previous = os.environ.get(ENV_NAME)
     try:
         baseline = None
@@ -255,10 +259,10 @@ def report_ablation(bundle, glossary: Glossary, threshold: float, k: int, base) 
             if baseline is None:
                 baseline = results
             cells = " | ".join(f"{fact} / {refused}" for fact, refused, _ in results)
-            dev_delta = results[0][2] - baseline[0][2]
-            blind_delta = sum(r[2] for r in results[1:]) - sum(b[2] for b in baseline[1:])
+            changes = [results[0][2] - baseline[0][2]] + [sum(results[i][2] - baseline[i][2] for i in group)
+                                                           for group in blind if group]
             label = "（不关，起点）" if rule is None else f"`{rule.name}` {rule.summary_zh}"
-            print(f"| {label} | {cells} | {dev_delta:+g} | {blind_delta:+g} |")
+            print(f"| {label} | {cells} | {' | '.join(f'{c:+g}' for c in changes)} |")
     finally:
         if previous is None:
             os.environ.pop(ENV_NAME, None)
