@@ -17,6 +17,12 @@ from core.loader import load_documents  # noqa: E402
 CORPUS = ROOT / "corpus"
 
 
+@pytest.fixture(autouse=True)
+def all_answerability_rules(monkeypatch):
+    """Every test sees every term rule on, whatever the developer's shell sets (tests switch rules themselves)."""
+    monkeypatch.delenv("XIAOE_ANSWERABILITY_RULES", raising=False)
+
+
 @pytest.fixture(scope="session")
 def corpus_chunks():
     return load_documents(CORPUS)
