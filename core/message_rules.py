@@ -9,8 +9,8 @@ unchanged.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pypinyin import Style, lazy_pinyin
@@ -133,8 +133,10 @@ def pinyin_key(word: str) -> tuple[str, ...]:
     return tuple(lazy_pinyin(word, style=Style.TONE3, neutral_tone_with_five=True))
 
 
-def homophone_table(vocabulary: Sequence[str]) -> dict[tuple[str, ...], tuple[str, ...]]:
-    """Corpus words by tone-exact pinyin (Chinese words of MIN..MAX_HOMOPHONE_CHARS characters)."""
+@functools.lru_cache(maxsize=4)
+def homophone_table(vocabulary: tuple[str, ...]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Corpus words by tone-exact pinyin (Chinese words of MIN..MAX_HOMOPHONE_CHARS characters),
+    built once per vocabulary (a glossary edit rebuilds the analyzer, not this table)."""
     table: dict[tuple[str, ...], list[str]] = {}
     for word in vocabulary:
         if MIN_HOMOPHONE_CHARS <= len(word) <= MAX_HOMOPHONE_CHARS and HAN_RE.match(word):

@@ -12,45 +12,34 @@ terms are named and switchable (core.answerability_rules); this module runs them
 
 from __future__ import annotations
 
-import functools
-import json
-import logging
 import re
-import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import jieba
 from langchain_core.documents import Document
 
 from core import message_rules, term_rules
 from core.answerability_rules import ALL_RULES, RuleSet
+from core.term_lexicon import cached_vocabulary, corpus_vocabulary, fold, lexicon, new_tokenizer
 from core.term_words import (
     BASE_QUESTION_WORDS,
     COMPOUND_TAGS,
-    CORPUS_WORD_FREQ,
     FLOOR,
     FUNCTION_TAGS,
-    HAN_RE,
     HIGH_IDF,
     LOW_IDF,
     MAX_MERGE_TOKENS,
-    MIN_CORPUS_WORD_COUNT,
     MIN_IDF,
     NUMBER_RE,
     NUMBER_WEIGHT,
-    NUMERAL_TOPICS,
-    QUESTION_WORDS,
 )
 from core.text import normalize
 
 if TYPE_CHECKING:
     from core.glossary import Glossary
 
-jieba.setLogLevel(logging.WARNING)  # jieba's own logger prints "Building prefix dict…" at DEBUG
 _LATIN_WORD_RE = re.compile(r"[a-z]+")
 
 
@@ -70,111 +59,6 @@ class Term:
     via_glossary: bool = False
     is_number: bool = False
     typed: str = ""  # what the student typed, when a rule read it as `text` (学废 read as 学费)
-
-
-@dataclass(frozen=True)
-class _Lexicon:
-    freq: dict[str, int]
-    total: int
-    tags: dict[str, str]
-    idf: dict[str, float]
-    median_idf: float
-
-
-@functools.cache
-def _lexicon() -> _Lexicon:
-    """jieba's word frequencies and tags (dict.txt) and background IDF (analyse/idf.txt), read once."""
-    dict_path = Path(jieba.__file__).with_name("dict.txt")
-    freq: dict[str, int] = {}
-    tags: dict[str, str] = {}
-    total = 0
-    with dict_path.open(encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if len(parts) < 2:
-                continue
-            word, count = parts[0], int(parts[1])
-            freq[word] = count
-            total += count
-            if len(parts) > 2:
-                tags[word] = parts[2]
-            for end in range(1, len(word)):  # prefixes, as jieba's own loader records them
-                freq.setdefault(word[:end], 0)
-    idf_path = Path(jieba.__file__).with_name("analyse") / "idf.txt"  # without importing jieba.analyse (0.5 s)
-    idf: dict[str, float] = {}
-    with idf_path.open(encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if len(parts) == 2:
-                idf[parts[0]] = float(parts[1])
-    values = sorted(idf.values())
-    return _Lexicon(freq=freq, total=total, tags=tags, idf=idf, median_idf=values[len(values) // 2])
-
-
-def _new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str]) -> jieba.Tokenizer:
-    """A private jieba Tokenizer: jieba's dictionary, corpus words raised to CORPUS_WORD_FREQ, extra words."""
-    lexicon = _lexicon()
-    tokenizer = jieba.Tokenizer()
-    # jieba has no public way to start from an in-memory dictionary; these are exactly the
-    # three attributes its initialize() sets after reading dict.txt (or its temp-folder cache).
-    tokenizer.FREQ = dict(lexicon.freq)
-    tokenizer.total = lexicon.total
-    tokenizer.initialized = True
-    for word in vocabulary:
-        if (tokenizer.FREQ.get(word) or 0) < CORPUS_WORD_FREQ:
-            tokenizer.add_word(word, CORPUS_WORD_FREQ)
-    for word in sorted(set(extra_words)):  # sorted: each add_word changes later suggested frequencies
-        tokenizer.add_word(word, max(CORPUS_WORD_FREQ, tokenizer.suggest_freq(word)))
-    return tokenizer
-
-
-def _fold(text: str) -> str:
-    """NFKC + lowercase, keeping punctuation so that jieba still sees sentence boundaries."""
-    return unicodedata.normalize("NFKC", text).lower()
-
-
-def corpus_vocabulary(texts: Sequence[str], *, min_count: int = MIN_CORPUS_WORD_COUNT) -> tuple[str, ...]:
-    """The corpus's own words (2+ Chinese characters, seen >= min_count times), sorted.
-
-    jieba (with its HMM, which finds new words such as 转班 and 报读) cuts the corpus; the words
-    it cuts at least `min_count` times, function words aside, are the corpus's vocabulary.
-    """
-    lexicon = _lexicon()
-    counts: Counter[str] = Counter()
-    probe = jieba.Tokenizer()
-    probe.FREQ, probe.total, probe.initialized = lexicon.freq, lexicon.total, True  # read-only use
-    for text in texts:
-        for token in probe.cut(_fold(text), HMM=True):
-            if len(token) > 1 and HAN_RE.match(token):
-                counts[token] += 1
-    return tuple(sorted(word for word, count in counts.items()
-                        if count >= min_count and not _is_function_word(word, lexicon)))
-
-
-def _cached_vocabulary(texts: Sequence[str], path: Path | None) -> tuple[str, ...]:
-    """corpus_vocabulary(texts), kept in `path` (JSON) across restarts; a bad file is recomputed."""
-    if path is None:
-        return corpus_vocabulary(texts)
-    if path.exists():
-        try:
-            return tuple(json.loads(path.read_text(encoding="utf-8"))["vocabulary"])
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            logging.getLogger(__name__).warning("vocabulary cache %s unreadable (%s); recomputing", path, error)
-    vocabulary = corpus_vocabulary(texts)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_suffix(".tmp")
-        temp.write_text(json.dumps({"vocabulary": list(vocabulary)}, ensure_ascii=False), encoding="utf-8")
-        temp.replace(path)
-    except OSError as error:  # an unwritable data folder costs only the recomputation next time
-        logging.getLogger(__name__).warning("vocabulary cache %s not written (%s)", path, error)
-    return vocabulary
-
-
-def _is_function_word(word: str, lexicon: _Lexicon) -> bool:
-    if word in NUMERAL_TOPICS:
-        return False
-    return word in QUESTION_WORDS or lexicon.tags.get(word) in FUNCTION_TAGS
 
 
 def credit(term: Term, texts: Sequence[str]) -> float:
@@ -209,11 +93,10 @@ class TermAnalyzer:
         self.vocabulary = tuple(vocabulary) if vocabulary is not None else corpus_vocabulary(corpus_texts)
         frames = term_rules.question_frames() if rules.on("question_frames") else frozenset()
         self.question_words = BASE_QUESTION_WORDS | frames
-        self.extra_words = tuple(sorted({_fold(w).strip() for w in (*extra_words, *frames) if w and w.strip()}))
-        self._tokenizer = _new_tokenizer(self.vocabulary, self.extra_words)
-        self._lexicon = _lexicon()
-        self.latin_vocabulary = frozenset(w for t in corpus_texts for w in _LATIN_WORD_RE.findall(_fold(t)))
-        self._homophones: dict[tuple[str, ...], tuple[str, ...]] | None = None
+        self.extra_words = tuple(sorted({fold(w).strip() for w in (*extra_words, *frames) if w and w.strip()}))
+        self._tokenizer = new_tokenizer(self.vocabulary, self.extra_words)
+        self._lexicon = lexicon()
+        self.latin_vocabulary = frozenset(w for t in corpus_texts for w in _LATIN_WORD_RE.findall(fold(t)))
 
     @classmethod
     def from_chunks(cls, chunks: Sequence[Document | str], *, extra_words: Iterable[str] = (),
@@ -224,7 +107,7 @@ class TermAnalyzer:
         `vocabulary_cache` the corpus vocabulary is read from that JSON file, or written there.
         """
         texts = [chunk_text(c) for c in chunks]
-        return cls(texts, extra_words=extra_words, vocabulary=_cached_vocabulary(texts, vocabulary_cache),
+        return cls(texts, extra_words=extra_words, vocabulary=cached_vocabulary(texts, vocabulary_cache),
                    rules=rules)
 
     def message(self, question: str) -> str:
@@ -234,7 +117,7 @@ class TermAnalyzer:
     def tokens(self, text: str) -> list[str]:
         """jieba tokens of the folded text (HMM off: unknown characters stay single), punctuation dropped,
         after the cut-stage rules (A-not-A folding: 包不包括 → 包括; Latin words kept whole)."""
-        folded = _fold(text)
+        folded = fold(text)
         if self.rules.on("a_not_a"):
             folded = term_rules.a_not_a(folded)
         pieces = message_rules.latin_words(self, folded) if self.rules.on("latin_words") else self.cut(folded)
@@ -246,9 +129,8 @@ class TermAnalyzer:
 
     def homophone(self, typed: str) -> str | None:
         """The one corpus word with the same tone-exact pinyin and length as `typed` (None if none or several)."""
-        if self._homophones is None:
-            self._homophones = message_rules.homophone_table(self.vocabulary)
-        words = [w for w in self._homophones.get(message_rules.pinyin_key(typed), ()) if w != typed]
+        table = message_rules.homophone_table(self.vocabulary)  # built once per vocabulary, on first use
+        words = [w for w in table.get(message_rules.pinyin_key(typed), ()) if w != typed]
         return words[0] if len(words) == 1 else None
 
     def weight(self, word: str) -> float:
