@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from core import message_rules, term_rules
 from core.errors import ConfigError
 
 ENV_NAME = "XIAOE_ANSWERABILITY_RULES"
@@ -22,11 +23,13 @@ ENV_NAME = "XIAOE_ANSWERABILITY_RULES"
 
 @dataclass(frozen=True)
 class Rule:
-    """One named rule: where it acts (`stage`) and what it does, in the consultant's words."""
+    """One named rule: where it acts (`stage`), what it does in the consultant's words, and the
+    function that is the rule (its docstring gives an example it fixes and one it must not break)."""
 
     name: str
     stage: str
     summary_zh: str
+    function: Callable[..., object]
 
 
 # In the order the analyzer applies them. Stages: message (the typed question), cut (how the
@@ -35,17 +38,17 @@ class Rule:
 # specificity, gapped_credit, pair_credit) were removed: switched off one at a time they changed
 # nothing or cost nothing on the blind sets v6 and v7 (docs/answerability.md, the ablation table).
 RULES: tuple[Rule, ...] = (
-    Rule("courtesy", "message", "客套话和聊天用语（老师好、在吗、谢谢、麻烦问下、亲、哈）不算关键词"),
-    Rule("a_not_a", "cut", "正反问折回原词：包不包括 → 包括"),
-    Rule("latin_words", "cut", "连续的拉丁字母整词切出，不从中间切开：apple 不会切成 app + le"),
-    Rule("question_frames", "cut", "多词问句框架（叫什么名字、是什么意思）整词切出、不算关键词"),
-    Rule("homophones", "tokens", "资料里没有的词按读音（带声调、字数相同）当作资料里的词：学废 → 学费"),
-    Rule("glossary_phrases", "tokens", "拼出同义词的几个词合成一个：换/个/班 → 换个班"),
-    Rule("numeral_nouns", "token", "数量短语取出名词：一个班 → 班"),
-    Rule("resultatives", "token", "动词 + 结果补语只留动词：退掉 → 退"),
-    Rule("resplit", "token", "粘在一起的虚词和资料词拆开：几节课 → 几 + 节课"),
-    Rule("numeral_topics", "weight", "一对一、一对二这类班型算关键词"),
-    Rule("self_description", "terms", "只出现在说自己情况的分句里的资料外的词不计入"),
+    Rule("courtesy", "message", "客套话和聊天用语（老师好、在吗、谢谢、麻烦问下、亲、哈）不算关键词", message_rules.courtesy),
+    Rule("a_not_a", "cut", "正反问折回原词：包不包括 → 包括", term_rules.a_not_a),
+    Rule("latin_words", "cut", "连续的拉丁字母整词切出，不从中间切开：apple 不会切成 app + le", message_rules.latin_words),
+    Rule("question_frames", "cut", "多词问句框架（叫什么名字、是什么意思）整词切出、不算关键词", term_rules.question_frames),
+    Rule("homophones", "tokens", "资料里没有的词按读音（带声调、字数相同）当作资料里的词：学废 → 学费", message_rules.homophones),
+    Rule("glossary_phrases", "tokens", "拼出同义词的几个词合成一个：小 / e → 小E", term_rules.glossary_phrases),
+    Rule("numeral_nouns", "token", "数量短语取出名词：一个班 → 班", term_rules.numeral_nouns),
+    Rule("resultatives", "token", "动词 + 结果补语只留动词：交完 → 交", term_rules.resultatives),
+    Rule("resplit", "token", "粘在一起的虚词和资料词拆开：那本书 → 书", term_rules.resplit),
+    Rule("numeral_topics", "weight", "一对一、一对二这类班型算关键词", term_rules.numeral_topics),
+    Rule("self_description", "terms", "只出现在说自己情况的分句里的资料外的词不计入", term_rules.self_description),
 )
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in RULES)
 _SEPARATORS = re.compile(r"[\s,，、]+")

@@ -56,12 +56,12 @@ def courtesy(question: str) -> str:
 
 
 def latin_words(analyzer: TermAnalyzer, text: str) -> list[str]:
-    """A run of Latin letters is one token, never cut inside: 「就认得apple banana这种单词」 keeps
-    apple whole (jieba cut it app + le, since app is a word the glossary knows). A Latin word is
+    """A run of Latin letters is one token, never cut inside. A Latin word is
     then looked up in the glossary (level → 级) like any word, and otherwise counts as absent. A
     resultative complement jieba cuts alone right after it is dropped, as `resultatives` does for
     Chinese verbs (「课能先hold住吗」: hold → 保留学籍; 住 adds no topic).
 
+    Fixes 「就认得apple banana这种单词」 (jieba cut apple into app + le: app is a glossary word).
     Must not break 「能用ipad上课吗」: ipad, in neither the corpus nor the glossary, stays absent.
     """
     tokens: list[str] = []

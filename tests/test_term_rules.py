@@ -136,6 +136,15 @@ def test_near_misses_stay_refused_with_the_typed_message_rules(corpus_index, mon
     assert not decide(corpus_index, question).answerable
 
 
+def test_every_registered_rule_is_a_function_with_its_two_examples():
+    from core.answerability_rules import RULES
+
+    for rule in RULES:
+        doc = rule.function.__doc__ or ""
+        assert "Fixes" in doc and "Must not break" in doc, rule.name
+    assert {rule for rule, *_ in FIXES} | {"self_description"} == set(RULE_NAMES)
+
+
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():
     assert parse_rules("") == parse_rules("all") == ALL_RULES
     assert parse_rules("-resplit, -a_not_a").disabled == ("a_not_a", "resplit")
