@@ -70,15 +70,15 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     """Pick up to MAX_SENTENCES reference sentences that best match the question.
 
     A sentence scores the question bigrams it holds and, with `keywords` (the decision's terms),
-    each keyword's weight times how much of it the sentence holds (`core.terms.credit`: a glossary
-    form counts). Both are weighted by how few of the offered sentences
+    each keyword's weight × specificity times how much of it the sentence holds (`core.terms.credit`, graded: a glossary
+    form counts, 可退 is a third of 可退金额). Both are weighted by how few of the offered sentences
     hold them, so the school's name (in every sentence) counts for little and a distinctive word
     for much; long sentences are damped. Sentences under `cutoff` times the best are left out.
     """
     wanted = _bigrams(question)
     pool = [(number, position, sentence, _bigrams(matched), normalize(matched))
             for number, text in references for position, (sentence, matched) in enumerate(_sentences(text))]
-    held = [[credit(k, [clean]) for k in keywords] for *_, clean in pool]
+    held = [[credit(k, [clean], graded=True) for k in keywords] for *_, clean in pool]
     df: dict[str, int] = {}
     for _, _, _, grams, _ in pool:
         for gram in grams & wanted:
@@ -87,7 +87,7 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     scored: list[tuple[float, int, int, str]] = []
     for (number, position, sentence, grams, _), found in zip(pool, held):
         weight = sum(_rarity(df[g], len(pool)) for g in grams & wanted)
-        weight += sum(k.weight * c * _rarity(kdf[i], len(pool))
+        weight += sum(k.weight * k.specificity * c * _rarity(kdf[i], len(pool))
                       for i, (k, c) in enumerate(zip(keywords, found)) if c)
         if weight:
             scored.append((weight / (1 + len(sentence) / 80), number, position, sentence))

@@ -12,6 +12,8 @@ terms are named and switchable (core.answerability_rules); this module runs them
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -48,8 +50,10 @@ class Term:
     """One content word of a question: its weight, and every form that counts as finding it.
 
     `forms` is the word itself followed by the canonical terms the glossary maps it to;
-    `known` says whether any form occurs anywhere in the corpus; `typed` is what the student
-    typed when a rule read it as `text` (homophones: 学废 read as 学费).
+    `known` says whether any form occurs anywhere in the corpus; `specificity` (0..1] is how rare
+    its rarest known form is across the corpus's chunks (1 for a word the corpus never uses): the
+    offline answerer weighs keywords by it (core.llm), the gate no longer does; `typed` is what the
+    student typed when a rule read it as `text` (homophones: 学废 read as 学费).
     """
 
     text: str
@@ -58,15 +62,39 @@ class Term:
     known: bool
     via_glossary: bool = False
     is_number: bool = False
+    specificity: float = 1.0
     typed: str = ""  # what the student typed, when a rule read it as `text` (学废 read as 学费)
 
 
-def credit(term: Term, texts: Sequence[str]) -> float:
+def credit(term: Term, texts: Sequence[str], *, graded: bool = False) -> float:
     """1 when a form of `term` (the word or a glossary canonical term) occurs in the texts
-    (normalised passing chunks), else 0. Partial credit (a form with one character inserted, or
-    the share of its character pairs) was removed: on the blind sets it changed no decision."""
-    forms = [f for f in (normalize(f) for f in term.forms) if f]
-    return 1.0 if any(form in text for form in forms for text in texts) else 0.0
+    (normalised chunks or sentences), else 0: what the gate counts as covered.
+
+    With `graded` (the offline answerer choosing sentences, core.llm; never the gate) a form also
+    earns n/(n+1) with one character inserted (每级 in 每一级: 2/3) and, for a form of 3+
+    characters the corpus uses, the share of its character pairs found (可退金额 in 「可退 3420 元」:
+    1/3). The gate stopped giving this partial credit: on the blind sets it changed no decision.
+    """
+    best = 0.0
+    for form in (normalize(f) for f in term.forms):
+        if not form:
+            continue
+        if any(form in text for text in texts):
+            return 1.0
+        if not graded:
+            continue
+        if len(form) >= 2 and any(_gapped(form).search(text) for text in texts):
+            best = max(best, len(form) / (len(form) + 1))
+        if len(form) >= 3 and term.known:
+            pairs = {form[i:i + 2] for i in range(len(form) - 1)}
+            best = max(best, sum(any(p in text for text in texts) for p in pairs) / len(pairs))
+    return best
+
+
+@functools.lru_cache(maxsize=4096)
+def _gapped(form: str) -> re.Pattern[str]:
+    """The form with exactly one character inserted somewhere inside it (每级 → 每.级)."""
+    return re.compile("|".join(re.escape(form[:i]) + "." + re.escape(form[i:]) for i in range(1, len(form))))
 
 
 def chunk_text(chunk: Document | str) -> str:
@@ -96,6 +124,7 @@ class TermAnalyzer:
         self.extra_words = tuple(sorted({fold(w).strip() for w in (*extra_words, *frames) if w and w.strip()}))
         self._tokenizer = new_tokenizer(self.vocabulary, self.extra_words)
         self._lexicon = lexicon()
+        self._specificity: dict[str, float] = {}
         self.latin_vocabulary = frozenset(w for t in corpus_texts for w in _LATIN_WORD_RE.findall(fold(t)))
 
     @classmethod
@@ -167,6 +196,20 @@ class TermAnalyzer:
             return message_rules.latin_in_corpus(self, word)
         return bool(word) and word in self._corpus
 
+    def specificity(self, word: str) -> float:
+        """How rare the word is across the corpus's chunks, in (0, 1]: BM25 idf of its chunk
+        frequency, ln(1 + (N − df + 0.5) / (df + 0.5)) as in core.index, over that of a word in one
+        chunk; 1 for a word in one chunk or none (about 0.22 for 课, in 14 of the shipped 26 chunks).
+        """
+        word = normalize(word)
+        if word not in self._specificity:
+            n = len(self.corpus_texts)
+            df = sum(word in text for text in self.corpus_texts) if word else 0
+            rarest = math.log1p((n - 0.5) / 1.5)
+            idf = math.log1p((n - df + 0.5) / (df + 0.5))
+            self._specificity[word] = min(1.0, idf / rarest) if n and rarest > 0 else 1.0
+        return self._specificity[word]
+
     def terms(self, question: str, glossary: Glossary | None = None) -> tuple[Term, ...]:
         """The question's distinct words with weight > 0, glossary synonyms merged and mapped.
 
@@ -212,9 +255,10 @@ class TermAnalyzer:
     def _term(self, token: str, weight: float, canon: Sequence[str], typed: str = "") -> Term:
         forms = (token, *(c for c in canon if c != token))
         is_number = bool(NUMBER_RE.match(token))
-        known = is_number or any(self.in_corpus(f) for f in forms)
-        return Term(text=token, weight=round(weight, 4), forms=forms, known=known,
-                    via_glossary=bool(canon), is_number=is_number, typed=typed)
+        found = [f for f in forms if self.in_corpus(f)]
+        specificity = max((self.specificity(f) for f in found), default=1.0)
+        return Term(text=token, weight=round(weight, 4), forms=forms, known=is_number or bool(found),
+                    via_glossary=bool(canon), is_number=is_number, specificity=round(specificity, 4), typed=typed)
 
     def weigh(self, token: str, glossary: Glossary | None) -> tuple[float, tuple[str, ...]]:
         """(weight, the glossary's canonical terms for the token)."""

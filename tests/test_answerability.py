@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -296,6 +297,21 @@ def term(text: str, *forms: str, known: bool = True) -> Term:
 ])
 def test_credit_grades_how_much_of_a_word_is_present(word, forms, known, text, expected):
     assert credit(term(word, *forms, known=known), [text]) == pytest.approx(expected)
+
+
+def test_credit_grades_only_for_the_offline_answerer():
+    # the offline answerer (core.llm) still grades: one character inserted, or a share of the pairs
+    assert credit(term("每级"), ["每一级都是16课时"], graded=True) == pytest.approx(2 / 3)
+    assert credit(term("口语课"), ["口语班每班8人"], graded=True) == pytest.approx(1 / 2)
+    assert credit(term("口语课", known=False), ["口语班每班8人"], graded=True) == 0.0
+
+
+def test_specificity_worked_by_hand():
+    analyzer = TermAnalyzer.from_chunks([HOURS, BOOKS])
+    # N = 2 chunks; idf(df) = ln(1 + (N − df + 0.5) / (df + 0.5)); one chunk gives ln 2
+    assert analyzer.specificity("课时") == pytest.approx(math.log(1.2) / math.log(2))  # df 2: 0.2630
+    assert analyzer.specificity("每级") == 1.0  # df 1
+    assert analyzer.specificity("雅思") == 1.0  # absent: no heavier than the rarest corpus word
 
 
 @pytest.mark.parametrize(("question", "expected"), [
