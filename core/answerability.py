@@ -4,8 +4,8 @@ Three signals, each shown to the consultant as a row (name, value, passed):
   1. 最高分 — some candidate reaches the threshold (the old gate, kept as is);
   2. 关键词覆盖 — the share of the question's content words found in the passing chunks, each
      word weighted by its background weight (the word or a glossary form must occur as is);
-  3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus (nor, with one
-     character inserted, in the passing chunks).
+  3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus (nor in the
+     passing chunks).
 Glossary synonyms count as their canonical terms. The decision never reorders candidates, so
 hit@k is untouched; it only says answer or refuse. `evaluate_decisions` and `explain_misses`
 run it over a labelled question set for the tuning page, the CLI and bench/answerability.py.
