@@ -6,10 +6,10 @@ PORT ?= 8501
 
 .PHONY: run test lint bench demo clean
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): pyproject.toml requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -20,7 +20,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(PY) -m ruff check core ui pages tests bench streamlit_app.py
+	$(PY) -m ruff check .
 
 demo: $(STAMP)
 	$(PY) -m core demo

@@ -1,82 +1,99 @@
-"""提问与检查: ask a student's question, see what was retrieved, how the answer was gated and checked.
+"""提问与检查: ask a student's question, see what was retrieved, how the gate decided and how the answer was checked.
 
-Retrieval runs once per question for MAX_TOP_K candidates (kept in session_state as UI state);
-the threshold and k sliders only re-filter them with `select`, so moving a slider never calls
-the model. An answer generated from another set of passing chunks is marked stale.
+Retrieval and ranking run once per question for MAX_TOP_K candidates (the Assistant's
+`Retrieval`, kept in session_state as UI state); every slider only re-runs the gate
+(`Assistant.gate`), so moving a slider never calls the model. An answer generated from another
+set of passing chunks is marked stale. Everything drawn (bars, order, status, the compared
+values) comes from the gate's own result.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core import rag
 from core.answerability import Decision
+from core.assistant import Assistant
 from core.errors import InvalidQuestion, ModelError, XiaoEError
 from core.index_store import IndexBundle
+from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.problems import Problem
-from core.providers import make_chat_model
+from core.rag import Gate, RAGAnswer, refusal
 from core.review import record_answer
-from core.settings import MAX_TOP_K
 from ui import answer_view as view
 from ui.auth import guard_page, signed_in_name
 from ui.source_view import source_url
-from ui.state import get_glossary, get_index, get_pipeline, get_review_store, get_settings
+from ui.state import get_assistant, get_glossary, get_index, get_review_store, get_settings
 
-RUN = "ask_run"        # the last question asked: {"question", "candidates", "fingerprint", "glossary"}
-RESULT = "ask_result"  # what came of it: {"answer", "basis", "error", "queued", "queue_error", "decision"}
+RUN = "ask_run"        # the last question asked: {"retrieval", "fingerprint", "glossary"}
+RESULT = "ask_result"  # what came of it: {"answer", "basis", "error", "queued", "queue_error"}
 REGENERATE = "_ask_regenerate"  # set by the 「重新生成回答」 button
+DEFAULTS = "_ask_defaults"
 EXAMPLE = "启明英语的口语课一共有几级？"
 
 
-def ask(question: str, threshold: float, k: int, bundle: IndexBundle) -> None:
-    """Validate, retrieve once for the largest k, then answer for the current sliders."""
-    try:
-        question = rag.validate_question(question)
-    except InvalidQuestion as error:
-        (st.warning if (question or "").strip() else st.info)(str(error))
-        return
+def assistant_for(bundle: IndexBundle, glossary) -> Assistant:
+    return get_assistant(bundle, glossary)
+
+
+def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
+    """Retrieve and rank once for the largest k, then answer for the current sliders."""
     try:
         glossary = get_glossary()
     except XiaoEError as error:
         st.warning(f"同义词表读不出来，这次检索不做同义词扩展：{error}")
         glossary = None
-    try:  # synonyms widen the retrieval query only; the gate and the prompt keep the question as asked
-        candidates = get_pipeline(bundle, glossary).candidates(question)
+    try:
+        assistant = assistant_for(bundle, glossary)
+        retrieval = assistant.retrieve(question)
+    except InvalidQuestion as error:
+        (st.warning if (question or "").strip() else st.info)(str(error))
+        return
     except XiaoEError as error:
         st.error(str(error))
         return
-    run = {"question": question, "candidates": candidates, "fingerprint": bundle.fingerprint, "glossary": glossary}
+    run = {"retrieval": retrieval, "fingerprint": bundle.fingerprint, "glossary": glossary}
     st.session_state[RUN] = run
-    generate(gate_for(run, bundle, threshold, k), bundle.fingerprint)
+    generate(assistant, assistant.gate(retrieval, knobs), bundle.fingerprint)
 
 
-def gate_for(run: dict, bundle: IndexBundle, threshold: float, k: int) -> rag.Gate:
-    """Re-filter the stored candidates for the sliders with the pipeline's decision (no retrieval).
+def slider_defaults() -> Knobs:
+    """The knobs in force (calibrated, environment, then the default saved on the tuning page).
 
-    The same gate as core.pipeline's `prepare`, except that retrieval already ran for MAX_TOP_K.
-    """
-    decide = get_pipeline(bundle, run["glossary"]).decide  # None when XIAOE_ANSWERABILITY=off
-    return rag.select(run["question"], run["candidates"], threshold, k, decide=decide)
-
-
-def slider_defaults() -> tuple[float, int]:
-    """The default threshold and k (get_settings applies a default saved on the tuning page)."""
-    if "_ask_defaults" not in st.session_state:  # read once per session, not on every slider move
-        settings = get_settings()
-        st.session_state["_ask_defaults"] = (float(settings.min_score), int(settings.top_k))
-    return st.session_state["_ask_defaults"]
+    Read once per session; when an admin saves new defaults, the sliders move to them once."""
+    knobs = get_settings().knobs
+    if st.session_state.get(DEFAULTS) != knobs:
+        st.session_state[DEFAULTS] = knobs
+        st.session_state.update(threshold=knobs.threshold, k=knobs.k, min_coverage=knobs.min_coverage,
+                                max_unknown_weight=knobs.max_unknown_weight)
+    return knobs
 
 
-def generate(gate: rag.Gate, fingerprint: str) -> None:
+def knob_sliders(defaults: Knobs, decides: bool) -> Knobs:
+    """The four knobs as sliders, each with its one Chinese label."""
+    left, right = st.columns(2)
+    threshold = left.slider(f"{LABELS['threshold']}：排序分 ≥ 阈值的片段才算命中", 0.0, 1.0, step=0.01,
+                            key="threshold", help=HELP["threshold"])
+    k = right.slider(f"{LABELS['k']}：最多保留的片段数", 1, MAX_TOP_K, step=1, key="k", help=HELP["k"])
+    coverage, unknown = defaults.min_coverage, defaults.max_unknown_weight
+    if decides:
+        left, right = st.columns(2)
+        coverage = left.slider(LABELS["min_coverage"], 0.0, 1.0, step=0.01, key="min_coverage",
+                               help=HELP["min_coverage"])
+        unknown = right.slider(LABELS["max_unknown_weight"], 0.0, 1.0, step=0.01, key="max_unknown_weight",
+                               help=HELP["max_unknown_weight"])
+    return Knobs(threshold=threshold, k=k, min_coverage=coverage, max_unknown_weight=unknown)
+
+
+def generate(assistant: Assistant, gate: Gate, fingerprint: str) -> None:
     """Answer one gate (refuse without a model, or stream the model), queue it when it needs review."""
     result = {"answer": None, "basis": view.passing_key(gate.hits), "error": None, "queued": None,
-              "queue_error": None, "decision": getattr(gate, "decision", None)}
+              "queue_error": None}
     st.session_state[RESULT] = result
     if gate.refused:
-        answer = rag.refusal(gate)
+        answer = refusal(gate)
     else:
         try:
-            answer = rag.finish(gate, _stream(gate))
+            answer = assistant.finish(gate, _stream(assistant, gate))
         except ModelError as error:
             message, kind = str(error), error.kind
             result["error"] = message
@@ -91,12 +108,12 @@ def generate(gate: rag.Gate, fingerprint: str) -> None:
     _queue(result, lambda store: record_answer(store, answer, fingerprint=fingerprint))
 
 
-def _stream(gate: rag.Gate) -> str:
+def _stream(assistant: Assistant, gate: Gate) -> str:
     """Stream the draft on screen (escaped), then clear it: only the checked answer stays."""
     pieces: list[str] = []
 
     def escaped():
-        for piece in rag.stream_text(gate, make_chat_model(get_settings())):
+        for piece in assistant.stream(gate):
             pieces.append(piece)
             yield view.md_escape(piece)
 
@@ -117,9 +134,9 @@ def _queue(result: dict, put) -> None:
         result["queue_error"] = f"没能记入复核队列：{error}"
 
 
-def render_answer(run: dict, gate: rag.Gate, fingerprint: str) -> None:
+def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
     st.subheader("回答")
-    st.caption(f"问题：{view.md_escape(run['question'])}")
+    st.caption(f"问题：{view.md_escape(run['retrieval'].question)}")
     result = st.session_state.get(RESULT) or {}
     stale = result.get("basis") != view.passing_key(gate.hits)
     if stale:
@@ -138,7 +155,7 @@ def render_answer(run: dict, gate: rag.Gate, fingerprint: str) -> None:
     if answer is None:
         return
     if answer.refused:
-        render_refusal(answer, result.get("decision"))
+        render_refusal(answer, answer.decision)
     elif answer.flagged:
         queued = "已记入复核队列" if result.get("queued") else "但没能记入复核队列"
         st.error(f"该回答未通过检查，不会发给学员，{queued}")
@@ -146,20 +163,20 @@ def render_answer(run: dict, gate: rag.Gate, fingerprint: str) -> None:
         with st.expander("未通过检查的草稿（不要发给学员）"):
             spans = [p.span for p in answer.problems if p.span]
             st.markdown(view.linked_answer(answer.text, answer.hits, mark=spans))
-        render_decision(result.get("decision"))
+        render_decision(answer.decision)
         render_verdicts(answer)
         render_citations(answer)
     else:
         with st.container(border=True):
             st.markdown(view.linked_answer(answer.text, answer.hits))
         st.success("引用检查：通过（出处编号都对应本次提供的片段，数字和算式也已核对）")
-        render_decision(result.get("decision"))
+        render_decision(answer.decision)
         render_verdicts(answer)
         render_citations(answer)
     render_flag(answer, fingerprint)
 
 
-def render_refusal(answer: rag.RAGAnswer, decision: Decision | None) -> None:
+def render_refusal(answer: RAGAnswer, decision: Decision | None) -> None:
     st.warning(view.md_escape(answer.text))
     st.markdown(f"**拒答原因**：{view.md_escape(answer.reason)}")
     st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
@@ -167,9 +184,9 @@ def render_refusal(answer: rag.RAGAnswer, decision: Decision | None) -> None:
         st.table(view.signal_frame(decision))
 
 
-def render_verdicts(answer: rag.RAGAnswer) -> None:
+def render_verdicts(answer: RAGAnswer) -> None:
     """逐句核对: the grounding check's verdict for every sentence (✓ or what is wrong)."""
-    frame = view.verdict_frame(answer.text, answer.hits, answer.question)
+    frame = view.verdict_frame(answer.text, answer.grounding)
     if not frame.empty:
         with st.expander("逐句核对（数字、算式、出处）", expanded=answer.flagged):
             st.table(frame)
@@ -181,8 +198,8 @@ def render_decision(decision: Decision | None) -> None:
             st.table(view.signal_frame(decision))
 
 
-def render_citations(answer: rag.RAGAnswer) -> None:
-    frame = view.citation_frame(answer.text, answer.hits)
+def render_citations(answer: RAGAnswer) -> None:
+    frame = view.citation_frame(answer)
     st.markdown("**引用的片段**")
     if frame.empty:
         st.caption("回答里没有可对应到片段的出处编号。")
@@ -190,7 +207,7 @@ def render_citations(answer: rag.RAGAnswer) -> None:
         st.table(frame.set_index("编号"))
 
 
-def render_flag(answer: rag.RAGAnswer, fingerprint: str) -> None:
+def render_flag(answer: RAGAnswer, fingerprint: str) -> None:
     """「标记复核」: a consultant sends an answer to the queue by hand, with a name and a note."""
     if not user.can("flag"):
         return
@@ -213,11 +230,11 @@ def render_flag(answer: rag.RAGAnswer, fingerprint: str) -> None:
                     st.success(f"已记入复核队列 #{item}")
 
 
-def render_candidates(run: dict, gate: rag.Gate) -> None:
+def render_candidates(run: dict, gate: Gate) -> None:
     st.subheader("检索到的片段")
-    candidates = run["candidates"]
+    candidates = run["retrieval"].candidates
     st.caption(f"每个问题只检索一次，取前 {len(candidates)} 个候选；当前阈值 {gate.threshold:.2f}、"
-               f"k = {gate.k}，命中 {len(gate.hits)} 个。移动滑块只重新筛选，不会再调用模型。")
+               f"k = {gate.k}，命中 {len(gate.hits)} 个。移动滑块只重新判断，不会再调用模型。")
     result = st.session_state.get(RESULT) or {}
     if gate.refused and result.get("basis") != view.passing_key(gate.hits):  # explains a stale answer
         st.caption(f"按当前阈值和 k，这个问题会被拒答：{view.md_escape(gate.reason)}")
@@ -227,6 +244,8 @@ def render_candidates(run: dict, gate: rag.Gate) -> None:
         return
     if view.COVERAGE in frame.columns:
         st.caption(view.RERANK_NOTE)
+    else:
+        st.caption("可答性判断已关闭：排序分就是检索分。")
     st.altair_chart(view.score_chart(frame, gate.threshold), width="stretch")
     st.table(view.styled_candidates(frame))
     with st.expander("打开候选片段的原文"):
@@ -241,7 +260,7 @@ bundle, index_error = get_index()
 if index_error:
     st.error(index_error)
     st.stop()
-default_threshold, default_k = slider_defaults()
+defaults = slider_defaults()
 
 pending = None
 q_param = st.query_params.get("q")
@@ -256,15 +275,10 @@ with st.form("ask_form", border=False):
     left, right = st.columns([6, 1], vertical_alignment="bottom")
     question = left.text_input("学员的问题", key="question", placeholder=f"例如：{EXAMPLE}（回车即可提交）")
     submitted = right.form_submit_button("提问", key="ask", type="primary", width="stretch")
-left, right = st.columns(2)
-threshold = left.slider("阈值：分数 ≥ 阈值的片段才算命中", 0.0, 1.0, default_threshold, 0.01,
-                        key="threshold", persist_state="session",
-                        help="没有任何片段达到阈值时直接拒答，不调用模型。")
-k = right.slider("k：最多交给模型的片段数", 1, MAX_TOP_K, default_k, 1, key="k",
-                 persist_state="session")
+knobs = knob_sliders(defaults, get_settings().answerability == "on")
 
 if submitted or pending is not None:
-    ask(question if submitted else pending, threshold, k, bundle)
+    ask(question if submitted else pending, knobs, bundle)
 
 run = st.session_state.get(RUN)
 if run is None:
@@ -272,8 +286,9 @@ if run is None:
     st.stop()
 if run["fingerprint"] != bundle.fingerprint:
     st.warning("资料或索引已更新，下面是更新前的检索结果，请重新提问。")
-current = gate_for(run, bundle, threshold, k)
+current_assistant = assistant_for(bundle, run["glossary"])
+current = current_assistant.gate(run["retrieval"], knobs)
 if st.session_state.pop(REGENERATE, False) and not submitted:
-    generate(current, bundle.fingerprint)
+    generate(current_assistant, current, bundle.fingerprint)
 render_answer(run, current, bundle.fingerprint)
 render_candidates(run, current)

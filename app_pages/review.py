@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import XiaoEError
+from core.grounding import check_grounding
 from core.review import ReviewItem, ReviewStore
 from core.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS
 from core.roles import require
@@ -124,7 +125,8 @@ def show_detail(store: ReviewStore, item: ReviewItem) -> None:
     else:
         st.info("模型调用失败，没有生成回答。")
     if item.answer:
-        frame = verdict_frame(item.answer, [h for h in item.candidates if h.passed], item.question)
+        frame = verdict_frame(item.answer, check_grounding(item.answer, [h.document for h in item.candidates if h.passed],
+                                                          item.question))
         if not frame.empty:
             st.markdown("**逐句核对**（✓ 表示这句的数字和出处都对得上）")
             st.table(frame)

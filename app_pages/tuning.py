@@ -1,8 +1,10 @@
-"""阈值调优: move the threshold and k over a labelled question set and watch every outcome change.
+"""阈值调优: move the gate's knobs over a labelled question set and watch every outcome change.
 
-Each question is retrieved once per (set content, corpus fingerprint) — cached with
-st.cache_data — so moving a slider only re-scores stored numbers (core.evaluation), and only
-the open tab is drawn.
+Each question is retrieved and ranked once per (set content, corpus, glossary) through the same
+Assistant the Ask page uses (cached); every slider move re-runs the gate itself on the stored
+retrievals (core.evaluation.evaluate_at calls core.gate.decide), so the numbers here are exactly
+what the Ask page, `python -m core ask` and `python -m core eval` do at those knobs. Only the
+open tab is drawn.
 """
 
 from __future__ import annotations
@@ -12,46 +14,62 @@ from urllib.parse import quote
 import pandas as pd
 import streamlit as st
 
+from core.assistant import Assistant
 from core.db import open_database
 from core.defaults_store import DefaultsStore, effective_settings
 from core.errors import XiaoEError
 from core.evaluation import (
     GOOD_OUTCOMES,
     OUTCOMES,
+    SUGGEST_RULE,
+    EvaluatedSet,
     Evaluation,
     Metrics,
-    RetrievedSet,
-    Sweep,
+    Suggestion,
+    distribution,
     evaluate_at,
-    outcome_columns,
-    retrieve_set,
+    evaluate_set,
+    outcome_rows,
+    suggest,
+    sweep,
     what_if,
 )
-from core.evaluation import sweep as sweep_curve
+from core.glossary_store import GlossaryStore
+from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_catalog
 from core.roles import require
-from core.settings import MAX_TOP_K, Settings
+from core.settings import Settings
 from ui.auth import current_user, guard_page
-from ui.state import get_index, get_review_store, get_settings
+from ui.state import get_assistant, get_index, get_review_store, get_settings
 from ui.tuning_batch import render_batch
 from ui.tuning_charts import histogram_frame, metric_curves, score_histogram
-from ui.tuning_glossary import render_decisions
+from ui.tuning_glossary import render_misses
 from ui.tuning_sets import FLASH, render_set_manager, select_pending
 
 ASK_URL = "/?q="
 # Each chart has its own tab: Altair spends ~25 ms building a spec, and only the open tab is drawn.
-TABS = ("逐题结果", "分数分布", "指标曲线", "假如改阈值", "关键词判定", "题集管理", "批量运行", "默认值修改记录")
+TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误判与同义词", "题集管理", "批量运行", "默认值修改记录")
+KNOB_KEYS = {"threshold": "tune_threshold", "k": "tune_k", "min_coverage": "tune_min_coverage",
+             "max_unknown_weight": "tune_max_unknown_weight"}
+CONFIRM = "tune_confirm_save"
 
 
-@st.cache_data(show_spinner="正在检索题集里的每一道题（题集或资料变化后只做一次）…", max_entries=8)
-def retrieved_for(content_hash: str, fingerprint: str, _questions: QuestionSet, _bundle) -> RetrievedSet:
-    return retrieve_set(_questions, _bundle.index, fingerprint=fingerprint)
+@st.cache_resource(show_spinner="正在检索题集里的每一道题（题集、资料或同义词表变化后只做一次）…", max_entries=8)
+def evaluated_for(content_hash: str, fingerprint: str, glossary_fingerprint: str, answerability: str,
+                  _questions: QuestionSet, _assistant: Assistant) -> EvaluatedSet:
+    return evaluate_set(_assistant, _questions)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def stored_set(db_url: str, name: str, version: int) -> StoredSet:
     # A saved version never changes (every save appends a new one), so caching it is safe.
     return QuestionSetStore(open_database(db_url)).load(name, version)
+
+
+@st.cache_resource(show_spinner="正在按建议规则搜索三个参数的最佳组合…", max_entries=16)
+def suggestion_for(content_hash: str, fingerprint: str, glossary_fingerprint: str, k: int,
+                   _evaluated: EvaluatedSet, _base: Knobs) -> Suggestion:
+    return suggest(_evaluated, k, _base)
 
 
 def pct(value: float | None) -> str:
@@ -74,38 +92,87 @@ def show_metrics(m: Metrics, base: Metrics) -> None:
         change = m.count(outcome) - base.count(outcome)
         column.metric(outcome, m.count(outcome), delta=change or None,
                       delta_color="normal" if outcome in GOOD_OUTCOMES else "inverse")
-    rates = (("回答率", m.answered_rate), ("拒答精确率", m.refusal_precision), ("拒答召回率", m.refusal_recall),
-             ("拒答 F1", m.refusal_f1), (f"hit@{m.k}", m.hit_at_k), ("平衡准确率", m.balanced_accuracy))
+    rates = (("判断正确", f"{m.correct}/{m.total}"), ("答出且命中事实", pct(m.answered_with_fact)),
+             ("应拒答已拒答", pct(m.refusal_recall)), ("拒答精确率", pct(m.refusal_precision)),
+             ("平衡准确率", pct(m.balanced_accuracy)), ("代价", f"{m.cost:g}"))
     for column, (label, value) in zip(st.columns(len(rates)), rates):
-        column.metric(label, pct(value))
+        column.metric(label, value)
 
 
-def save_default_box(defaults: DefaultsStore, settings: Settings, base_settings: Settings, *, threshold: float,
-                     k: int, actor: str, snapshot: dict) -> None:
-    current = defaults.current()
-    origin = (f"由 {current.actor} 于 {current.at.astimezone():%Y-%m-%d %H:%M} 设置" if current
-              else "来自环境设置，还没有人在这里保存过")
-    st.markdown(f"**当前默认**：阈值 {settings.min_score:.2f}，k={settings.top_k}（{origin}）")
-    user = current_user()
-    allowed = user is not None and user.can("set_threshold")
-    if not allowed:
-        st.caption("只有管理员可以修改默认阈值；你可以照常调滑块、看结果。")
-    note = st.text_input("备注（可选，写进修改记录）", key="tune_default_note", max_chars=500, disabled=not allowed)
-    unchanged = abs(threshold - settings.min_score) < 1e-9 and k == settings.top_k
-    if not st.button("设为默认阈值", key="save_default", type="primary", disabled=unchanged or not allowed,
-                     help="与当前默认值相同时不可点" if unchanged else None):
-        return
-    if not actor:
-        st.error("请先在页面上方填写「操作人」，修改默认阈值要记录是谁改的。")
+def knob_sliders(settings: Settings, decides: bool) -> Knobs:
+    defaults = settings.knobs
+    for name, key in KNOB_KEYS.items():
+        st.session_state.setdefault(key, getattr(defaults, name))
+    left, right = st.columns([3, 1])
+    threshold = left.slider(f"{LABELS['threshold']}（排序分 ≥ 阈值才算命中）", 0.0, 1.0, step=0.01, format="%.2f",
+                            key=KNOB_KEYS["threshold"], help=HELP["threshold"])
+    k = right.slider(f"{LABELS['k']}（最多保留前几个片段）", 1, MAX_TOP_K, key=KNOB_KEYS["k"], help=HELP["k"])
+    coverage, unknown = defaults.min_coverage, defaults.max_unknown_weight
+    if decides:
+        left, right = st.columns(2)
+        coverage = left.slider(LABELS["min_coverage"], 0.0, 1.0, step=0.01, format="%.2f",
+                               key=KNOB_KEYS["min_coverage"], help=HELP["min_coverage"])
+        unknown = right.slider(LABELS["max_unknown_weight"], 0.0, 1.0, step=0.01, format="%.2f",
+                               key=KNOB_KEYS["max_unknown_weight"], help=HELP["max_unknown_weight"])
+    return Knobs(threshold=threshold, k=k, min_coverage=coverage, max_unknown_weight=unknown)
+
+
+def _apply(knobs: Knobs) -> None:
+    st.session_state.update({key: getattr(knobs, name) for name, key in KNOB_KEYS.items()})
+
+
+def _close_confirmation() -> None:
+    st.session_state.pop(CONFIRM, None)
+
+
+@st.dialog("确认设为默认值", on_dismiss=_close_confirmation)
+def confirm_save(defaults: DefaultsStore, base_settings: Settings, knobs: Knobs, before: Metrics, after: Metrics,
+                 actor: str, note: str, snapshot: dict) -> None:
+    """Before/after on the chosen set; saving happens only on 「确认保存」."""
+    st.markdown(f"**之前**：{before.knobs.describe()}  \n**之后**：{after.knobs.describe()}")
+    st.dataframe(pd.DataFrame({"": ["之前", "之后"],
+                               **{o: [before.count(o), after.count(o)] for o in OUTCOMES},
+                               "判断正确": [before.correct, after.correct], "代价": [before.cost, after.cost]}),
+                 hide_index=True, key="tune_confirm_table")
+    st.caption("保存后，提问页、命令行和批量运行都使用这组参数；修改记录会写明是谁、何时、改了什么。")
+    left, right = st.columns(2)
+    if right.button("取消", key="tune_confirm_cancel"):
+        _close_confirmation()
+        st.rerun()
+    if not left.button("确认保存", key="tune_confirm_ok", type="primary"):
         return
     try:
         require(current_user(), "set_threshold")
-        saved = defaults.save(threshold, k, actor=actor, settings=base_settings, metrics=snapshot, note=note)
+        saved = defaults.save(knobs, actor=actor, settings=base_settings, metrics=snapshot, note=note)
     except XiaoEError as error:
         st.error(str(error))
         return
+    _close_confirmation()
     st.session_state[FLASH] = f"已设为默认：{saved.summary}。提问页、命令行和批量运行从现在起使用它。"
     st.rerun()
+
+
+def save_default_box(defaults: DefaultsStore, settings: Settings, base_settings: Settings, *, knobs: Knobs,
+                     evaluation: Evaluation, baseline: Evaluation, actor: str, snapshot: dict) -> None:
+    current = defaults.current()
+    origin = (f"由 {current.actor} 于 {current.at.astimezone():%Y-%m-%d %H:%M} 设置" if current
+              else "来自校准文件或环境设置，还没有人在这里保存过")
+    st.markdown(f"**当前默认**：{settings.knobs.describe()}（{origin}）")
+    user = current_user()
+    allowed = user is not None and user.can("set_threshold")
+    if not allowed:
+        st.caption("只有管理员可以修改默认值；你可以照常调滑块、看结果。")
+    note = st.text_input("备注（可选，写进修改记录）", key="tune_default_note", max_chars=500, disabled=not allowed)
+    unchanged = knobs == settings.knobs
+    if st.button("设为默认", key="save_default", type="primary", disabled=unchanged or not allowed,
+                 help="与当前默认值相同时不可点" if unchanged else "先显示修改前后的对比，确认后才保存"):
+        if not actor:
+            st.error("请先在页面上方填写「操作人」，修改默认值要记录是谁改的。")
+            return
+        st.session_state[CONFIRM] = True
+    # The dialog is drawn again on every rerun while it is open, so its buttons work after a full rerun too.
+    if st.session_state.get(CONFIRM) and allowed and not unchanged:
+        confirm_save(defaults, base_settings, knobs, baseline.metrics, evaluation.metrics, actor, note, snapshot)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -114,39 +181,56 @@ def ask_links(content_hash: str, _texts: tuple[str, ...]) -> list[str]:
     return [ASK_URL + quote(text, safe="") for text in _texts]
 
 
-def outcomes_tab(retrieved: RetrievedSet, evaluation: Evaluation) -> None:
+def outcomes_tab(evaluated: EvaluatedSet, evaluation: Evaluation) -> None:
     chosen = st.multiselect("只看这些结果", OUTCOMES, default=list(OUTCOMES), key="tune_filter")
-    frame = pd.DataFrame(outcome_columns(retrieved, evaluation))
-    frame["提问页"] = ask_links(retrieved.content_hash, retrieved.texts)
+    rows = outcome_rows(evaluated, evaluation)
+    frame = pd.DataFrame({"行号": [r["line"] for r in rows], "问题": [r["question"] for r in rows],
+                          "预期": [r["expected"] for r in rows], "结果": [r["outcome"] for r in rows],
+                          "最高排序分": [r["top_value"] for r in rows], "关键词覆盖": [r["coverage"] for r in rows],
+                          "资料外词权重": [r["unknown_weight"] for r in rows],
+                          "正确片段名次": [r["fact_rank"] for r in rows], "判断理由": [r["reason"] for r in rows],
+                          "排第 1 的片段": [r["top_chunk"] for r in rows]})
+    frame["提问页"] = ask_links(evaluated.content_hash, tuple(q.question for q in evaluated.questions))
     st.dataframe(frame[frame["结果"].isin(chosen)], hide_index=True, width="stretch", key="tune_outcomes",
                  column_config={"提问页": st.column_config.LinkColumn("提问页", display_text="在提问页打开"),
-                                "最高分": st.column_config.NumberColumn(format="%.3f")})
+                                "最高排序分": st.column_config.NumberColumn(format="%.3f"),
+                                "关键词覆盖": st.column_config.NumberColumn(format="%.2f"),
+                                "资料外词权重": st.column_config.NumberColumn(format="%.2f")})
 
 
-def histogram_tab(retrieved: RetrievedSet, threshold: float) -> None:
-    st.markdown("**第 1 名片段分数的分布**（绿色应回答、红色应拒答；实线是当前阈值，线右边的题会作答）")
-    st.altair_chart(score_histogram(histogram_frame(retrieved), threshold), width="stretch")
+def _knob_choice(key: str, decides: bool) -> str:
+    names = ("threshold", "min_coverage", "max_unknown_weight") if decides else ("threshold",)
+    return st.radio("看哪个参数", names, format_func=LABELS.get, key=key, horizontal=True)
 
 
-def curves_tab(curve: Sweep, threshold: float) -> None:
-    st.markdown(f"**各指标随阈值的变化**（k={curve.k}；实线当前阈值，虚线建议阈值）")
-    st.altair_chart(metric_curves(curve, threshold), width="stretch")
+def histogram_tab(evaluated: EvaluatedSet, evaluation: Evaluation) -> None:
+    knob = _knob_choice("tune_hist_knob", evaluated.decides)
+    st.markdown(f"**闸门拿来和「{LABELS[knob]}」比较的数值的分布**（绿色应回答、红色应拒答；实线是当前值）")
+    frame = histogram_frame(distribution(evaluated, evaluation, knob))
+    st.altair_chart(score_histogram(frame, knob, getattr(evaluation.knobs, knob)), width="stretch")
 
 
-def what_if_tab(retrieved: RetrievedSet, evaluation: Evaluation, baseline: Evaluation, curve: Sweep,
-                settings: Settings, threshold: float, k: int) -> None:
-    compare = st.radio("对比", ["当前默认值 → 滑块位置", "滑块位置 → 建议阈值"], key="tune_compare", horizontal=True)
+def curves_tab(evaluated: EvaluatedSet, knobs: Knobs, suggestion: Suggestion) -> None:
+    knob = _knob_choice("tune_curve_knob", evaluated.decides)
+    curve = sweep(evaluated, knobs, knob)
+    st.markdown(f"**各指标随「{LABELS[knob]}」的变化**（其余参数保持滑块位置；实线当前值，虚线建议值）")
+    st.altair_chart(metric_curves(curve, getattr(suggestion.knobs, knob)), width="stretch")
+
+
+def what_if_tab(evaluated: EvaluatedSet, evaluation: Evaluation, baseline: Evaluation,
+                suggestion: Suggestion) -> None:
+    compare = st.radio("对比", ["当前默认值 → 滑块位置", "滑块位置 → 建议值"], key="tune_compare", horizontal=True)
     if compare.startswith("当前默认值"):
-        flips = what_if(retrieved, baseline, evaluation)
-        title = f"阈值 {settings.min_score:.2f}、k={settings.top_k} → 阈值 {threshold:.2f}、k={k}"
+        flips = what_if(evaluated, baseline, evaluation)
+        title = f"{baseline.knobs.describe()} → {evaluation.knobs.describe()}"
     else:
-        flips = what_if(retrieved, evaluation, evaluate_at(retrieved, curve.suggested, k))
-        title = f"阈值 {threshold:.2f} → 建议阈值 {curve.suggested:.2f}（k={k}）"
+        flips = what_if(evaluated, evaluation, evaluate_at(evaluated, suggestion.knobs))
+        title = f"{evaluation.knobs.describe()} → 建议值 {suggestion.knobs.describe()}"
     better, worse = sum(f.better for f in flips), sum(f.worse for f in flips)
     st.markdown(f"{title}：**{len(flips)}** 题结果会变，变好 {better} 题，变差 {worse} 题。")
     if flips:
         st.dataframe(pd.DataFrame([{"行号": f.line, "问题": f.question, "预期": f.expectation,
-                                    "最高分": round(f.top_score, 3), "之前": f.before, "之后": f.after,
+                                    "之前": f.before, "之后": f.after, "之后的判断理由": f.reason,
                                     "变化": "变好" if f.better else "变差" if f.worse else "—"} for f in flips]),
                      hide_index=True, width="stretch", key="tune_flips")
 
@@ -154,25 +238,28 @@ def what_if_tab(retrieved: RetrievedSet, evaluation: Evaluation, baseline: Evalu
 def history_tab(defaults: DefaultsStore) -> None:
     history = defaults.history()
     if not history:
-        st.caption("还没有人在这里保存过默认阈值。")
+        st.caption("还没有人在这里保存过默认值。")
         return
     st.dataframe(pd.DataFrame([{
         "时间": c.at.astimezone().strftime("%Y-%m-%d %H:%M"), "操作人": c.actor,
-        "阈值": f"{c.old_threshold:.2f} → {c.new_threshold:.2f}", "k": f"{c.old_k} → {c.new_k}",
-        "当时的平衡准确率": pct(c.metrics.get("balanced_accuracy")),
+        "修改": c.summary.split("：", 1)[-1],
+        "当时的判断正确": f"{c.metrics.get('correct', '—')}/{c.metrics.get('total', '—')}",
         "题集": f"{c.metrics.get('question_set', '')} 第 {c.metrics.get('set_version', '')} 版",
         "备注": c.note} for c in history]), hide_index=True, width="stretch", key="tune_history")
 
 
 guard_page("ask")
 st.title("阈值调优")
-st.caption("用一份标注好的题集，看阈值和 k 改动后每道题的结果怎么变；确认后设为默认阈值，提问页、命令行和复核队列都会用它。")
+st.caption("用一份标注好的题集，看闸门的四个参数改动后每道题的结果怎么变；这里的数字就是提问页、命令行在同样参数下的判断。"
+           "确认后设为默认，提问页、命令行和批量运行都会用它。")
 
 try:
     base_settings = get_settings()
     db = open_database(base_settings.db_url)
     defaults, sets = DefaultsStore(db), QuestionSetStore(db)
     settings = effective_settings(base_settings, db)
+    glossary_store = GlossaryStore(db)
+    glossary = glossary_store.load()
 except XiaoEError as error:
     st.error(str(error))
     st.stop()
@@ -180,6 +267,7 @@ bundle, index_error = get_index()
 if index_error or bundle is None:
     st.error(index_error or "资料索引还没有建立，请到「资料原文」页检查资料文件夹。")
     st.stop()
+assistant = get_assistant(bundle, glossary)
 files, sections = corpus_catalog(bundle.index)
 
 if FLASH in st.session_state:
@@ -203,54 +291,55 @@ try:
 except XiaoEError as error:
     st.error(str(error))
     st.stop()
-retrieved = retrieved_for(stored.questions.content_hash, bundle.fingerprint, stored.questions, bundle)
+try:
+    evaluated = evaluated_for(stored.questions.content_hash, bundle.fingerprint, glossary.fingerprint,
+                              settings.answerability, stored.questions, assistant)
+except XiaoEError as error:
+    st.error(str(error))
+    st.stop()
 
-st.session_state.setdefault("tune_threshold", float(settings.min_score))
-st.session_state.setdefault("tune_k", int(settings.top_k))
-left, right = st.columns([3, 1])
-threshold = left.slider("阈值（片段分数 ≥ 阈值才算命中）", 0.0, 1.0, step=0.01, format="%.2f", key="tune_threshold")
-k = right.slider("k（最多取前几个片段）", 1, MAX_TOP_K, key="tune_k")
-
-evaluation = evaluate_at(retrieved, threshold, k)
-baseline = evaluate_at(retrieved, settings.min_score, settings.top_k)
-curve = sweep_curve(retrieved, k)
+knobs = knob_sliders(settings, evaluated.decides)
+evaluation = evaluate_at(evaluated, knobs)
+baseline = evaluate_at(evaluated, settings.knobs)
+suggestion = suggestion_for(stored.questions.content_hash, bundle.fingerprint, glossary.fingerprint, knobs.k,
+                            evaluated, knobs)
 m = evaluation.metrics
 
 st.caption(f"{m.total} 题（应回答 {m.answerable}，应拒答 {m.unanswerable}）。箭头是与当前默认值"
-           f"（阈值 {settings.min_score:.2f}，k={settings.top_k}）相比的变化。")
+           f"（{settings.knobs.describe()}）相比的变化。")
 show_metrics(m, baseline.metrics)
 
 with st.container(border=True):
-    save_default_box(defaults, settings, base_settings, threshold=threshold, k=k, actor=actor,
-                     snapshot={**m.to_dict(), "question_set": name, "set_version": version,
-                               "fingerprint": bundle.fingerprint, "suggested": curve.suggested})
+    save_default_box(defaults, settings, base_settings, knobs=knobs, evaluation=evaluation, baseline=baseline,
+                     actor=actor, snapshot={**m.to_dict(), "correct": m.correct, "question_set": name,
+                                            "set_version": version, "fingerprint": bundle.fingerprint,
+                                            "suggested": suggestion.knobs.to_dict()})
 
-st.info(f"建议阈值：**{curve.suggested:.2f}**（k={k} 时平衡准确率最高，为 {pct(float(curve.balanced_accuracy.max()))}；"
-        f"并列时取离各题最高分最远的值，余量 {curve.suggested_margin:.3f}）。")
-if curve.lowest_answerable_top is not None and curve.highest_unanswerable_top is not None:
-    st.caption(f"应回答的题里，第 1 名分数最低的是 {curve.lowest_answerable_top:.3f}；应拒答的题里，"
-               f"第 1 名分数最高的是 {curve.highest_unanswerable_top:.3f}。前者高于后者时，两者之间的阈值能把两类完全分开。")
-st.button("采用建议阈值", key="tune_apply_suggested",
-          on_click=lambda value=curve.suggested: st.session_state.update(tune_threshold=value))
+s_m = suggestion.metrics
+st.info(f"建议值（k={knobs.k}）：**{suggestion.knobs.describe()}**，这份题集上判断正确 {s_m.correct}/{s_m.total}，"
+        f"代价 {s_m.cost:g}。")
+st.caption("建议规则：" + SUGGEST_RULE + "　最优区域：" + "；".join(
+    f"{LABELS[n]} {lo:.2f}–{hi:.2f}" for n, (lo, hi) in suggestion.plateaus.items()))
+st.button("采用建议值", key="tune_apply_suggested", on_click=_apply, args=(suggestion.knobs,))
 
 # Only the open tab's content runs (on_change="rerun"), so a slider move redraws one tab, not all eight.
 # A batch run therefore proceeds only while its tab is open (see ui/tuning_batch.py).
 tabs = dict(zip(TABS, st.tabs(TABS, key="tune_tab", on_change="rerun")))
 if tabs["逐题结果"].open:
     with tabs["逐题结果"]:
-        outcomes_tab(retrieved, evaluation)
+        outcomes_tab(evaluated, evaluation)
 if tabs["分数分布"].open:
     with tabs["分数分布"]:
-        histogram_tab(retrieved, threshold)
+        histogram_tab(evaluated, evaluation)
 if tabs["指标曲线"].open:
     with tabs["指标曲线"]:
-        curves_tab(curve, threshold)
-if tabs["假如改阈值"].open:
-    with tabs["假如改阈值"]:
-        what_if_tab(retrieved, evaluation, baseline, curve, settings, threshold, k)
-if tabs["关键词判定"].open:
-    with tabs["关键词判定"]:
-        render_decisions(stored, bundle, db, threshold=threshold, k=k, threshold_only=m, actor=actor)
+        curves_tab(evaluated, knobs, suggestion)
+if tabs["假如改参数"].open:
+    with tabs["假如改参数"]:
+        what_if_tab(evaluated, evaluation, baseline, suggestion)
+if tabs["误判与同义词"].open:
+    with tabs["误判与同义词"]:
+        render_misses(evaluated, evaluation, glossary_store, glossary_size=len(glossary), actor=actor)
 if tabs["题集管理"].open:
     with tabs["题集管理"]:
         render_set_manager(sets, stored, files=files, sections=sections, actor=actor)
@@ -264,4 +353,4 @@ if tabs["批量运行"].open:
         except XiaoEError as error:
             st.warning(f"复核队列暂不可用：{error}")
             queue = None
-        render_batch(stored, bundle, threshold=threshold, k=k, queue=queue, actor=actor)
+        render_batch(stored, assistant, knobs=knobs, queue=queue, actor=actor)

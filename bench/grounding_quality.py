@@ -1,7 +1,10 @@
-"""Measure the grounding check on tests/data/grounding_answers.csv: precision/recall per problem code.
+"""Measure the grounding check on labelled answers: caught / missed / false alarms per problem code.
 
 Run from the repository root:  .venv/bin/python bench/grounding_quality.py
 
+Two files, each scored on its own: tests/data/grounding_answers.csv (the first cases) and
+tests/data/grounding_question_cases.csv (answers to questions that state their own figures:
+reuses of a worked example, correct computations with derived figures, slips, rule restatements).
 CSV columns: answer, references, question, expected_codes.
 `references` lists the hits given to the model, in order ([1] first), separated by "|". Each is a
 chunk selector `<file prefix>#<phrase>`: the first chunk of the shipped corpus whose file name
@@ -28,12 +31,19 @@ if str(ROOT) not in sys.path:
 
 from langchain_core.documents import Document  # noqa: E402
 
-from core.grounding import BAD_ARITHMETIC, UNCITED_CLAIM, UNSUPPORTED_NUMBER, check_grounding  # noqa: E402
+from core.grounding import (  # noqa: E402
+    BAD_ARITHMETIC,
+    QUESTION_MISMATCH,
+    UNCITED_CLAIM,
+    UNSUPPORTED_NUMBER,
+    check_grounding,
+)
 from core.loader import load_documents  # noqa: E402
 
 CASES_CSV = ROOT / "tests" / "data" / "grounding_answers.csv"
+QUESTION_CASES_CSV = ROOT / "tests" / "data" / "grounding_question_cases.csv"
 QUESTION_SETS = (ROOT / "tests" / "data" / "calibration.csv", ROOT / "tests" / "data" / "student_questions.csv")
-CODES = (UNSUPPORTED_NUMBER, BAD_ARITHMETIC, UNCITED_CLAIM)
+CODES = (UNSUPPORTED_NUMBER, BAD_ARITHMETIC, UNCITED_CLAIM, QUESTION_MISMATCH)
 
 
 @dataclass(frozen=True)
@@ -93,8 +103,8 @@ def score_table(cases: list[Case]) -> list[tuple[str, int, int, int, str, str]]:
 
 def offline_sweep(chunks: list[Document]) -> tuple[int, int, float]:
     """(answers checked, answers flagged, slowest check in ms) for the offline answerer."""
+    from core.assistant import answer
     from core.index import build_index
-    from core.rag import answer
 
     index = build_index(chunks)
     checked = flagged = 0
@@ -113,21 +123,23 @@ def offline_sweep(chunks: list[Document]) -> tuple[int, int, float]:
     return checked, flagged, slowest
 
 
+def print_table(name: str, cases: list[Case]) -> None:
+    correct = sum(1 for c in cases if not c.expected)
+    print(f"{name}: {len(cases)} answers, {correct} correct, {len(cases) - correct} with one planted error")
+    print()
+    print("| code | planted | caught | missed | false alarms | precision | recall |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for code, tp, fp, fn, precision, recall in score_table(cases):
+        planted = tp + fn
+        print(f"| {code} | {planted} | {tp} | {fn} | {fp} | {precision} | {recall} |")
+    flagged_correct = sum(1 for c in cases if not c.expected and predicted_codes(c))
+    print(f"\ncorrect answers flagged by any check (false alarms): {flagged_correct} / {correct}\n")
+
+
 def main() -> None:
     chunks = load_documents(ROOT / "corpus")
-    cases = load_cases(CASES_CSV, chunks)
-    correct = sum(1 for c in cases if not c.expected)
-    print(f"grounding_answers.csv: {len(cases)} answers, {correct} correct, {len(cases) - correct} with one planted error")
-    for code in CODES:
-        print(f"  planted {code}: {sum(1 for c in cases if code in c.expected)}")
-    print()
-    print(f"| {'code':<20} | {'TP':>3} | {'FP':>3} | {'FN':>3} | precision | recall |")
-    print(f"|{'-' * 22}|{'-' * 5}|{'-' * 5}|{'-' * 5}|{'-' * 11}|{'-' * 8}|")
-    for code, tp, fp, fn, precision, recall in score_table(cases):
-        print(f"| {code:<20} | {tp:>3} | {fp:>3} | {fn:>3} | {precision:>9} | {recall:>6} |")
-    flagged_correct = sum(1 for c in cases if not c.expected and predicted_codes(c))
-    print(f"\ncorrect answers flagged (false alarms): {flagged_correct} / {correct}")
-
+    for path in (CASES_CSV, QUESTION_CASES_CSV):
+        print_table(path.name, load_cases(path, chunks))
     checked, flagged, slowest = offline_sweep(chunks)
     print(f"offline answerer on {checked} answered questions: {flagged} flagged, slowest check {slowest:.2f} ms")
 

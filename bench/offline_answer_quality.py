@@ -1,59 +1,74 @@
-"""How often does the offline answer itself state the labelled fact? Bigrams alone vs bigrams + keywords.
+"""How often does the offline answer itself state the labelled fact, and how much of it is filler?
 
-Run from the repository root:  .venv/bin/python bench/offline_answer_quality.py
+Bigrams alone vs bigrams + keywords (the answerer as core.rag calls it).
+
+Run from the repository root:  .venv/bin/python -m bench.offline_answer_quality
 
 For every question of the labelled sets that the decision answers correctly (a passing chunk holds
 the key phrase; k=3, defaults, starter glossary), the offline answerer composes its answer from the
 passing chunks twice, side by side: from the question's bigrams only (as before: cutoff 0.25) and
-with the decision's terms too (what core.rag.stream_text does now, cutoff RELATIVE_CUTOFF). A
+with the decision's terms too (what the Assistant's answer step does, cutoff RELATIVE_CUTOFF). A
 good answer holds the key phrase (any of its `|` wordings) in its own text, not only in a cited chunk.
+Filler: the share of answer sentences holding no content word of the question (no form of any of
+the decision's terms with weight > 0, nor a figure of the question as written: 二级, 4200), e.g. 「本制度适用于…全部口语课学员」 under 「口语课一共有几级」.
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, run
+from core.evaluation import CORRECT_ANSWER
+from core.figures import extract_figures
+from core.grounding import split_sentences
+from core.llm import RELATIVE_CUTOFF, compose_answer
+from core.question_set_format import holds_key_phrase
+from core.terms import Term, credit
+from core.text import normalize
 
-from answerability import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, read_rows  # noqa: E402
-
-from core.answerability import CORRECT_ANSWER, DECISION_THRESHOLD, evaluate_decisions  # noqa: E402
-from core.glossary import load_starter  # noqa: E402
-from core.index_store import load_or_build  # noqa: E402
-from core.llm import RELATIVE_CUTOFF, compose_answer  # noqa: E402
-from core.question_set_format import holds_key_phrase  # noqa: E402
-from core.settings import Settings  # noqa: E402
-
-DATA = ROOT / "tests" / "data"
 BIGRAM_ONLY_CUTOFF = 0.25  # the answerer's cutoff before it read the decision's terms
 
 
-def compare(outcomes) -> dict[str, list[tuple[bool, int, int]]]:
-    """Per variant: (holds the fact, characters, sentences) for each correctly answered question."""
-    rows: dict[str, list[tuple[bool, int, int]]] = {"bigrams": [], "keywords": []}
-    for o in outcomes:
-        if o.outcome != CORRECT_ANSWER:
+def filler_count(text: str, question: str, terms: tuple[Term, ...]) -> tuple[int, int]:
+    """(sentences with no content word of the question, sentences) of one answer.
+
+    A content word: a whole form of one of the decision's terms with weight > 0, or one of the
+    question's figures as written (二级, 4200). Stricter than the answerer's own filter (half a term).
+    """
+    words = [t for t in terms if t.weight > 0]
+    figures = [normalize(f.text) for f in extract_figures(question)]
+    sentences = [normalize(text[a:b]) for a, b in split_sentences(text)]
+    empty = sum(1 for s in sentences
+                if not any(credit(t, [s]) >= 1.0 for t in words) and not any(f and f in s for f in figures))
+    return empty, len(sentences)
+
+
+Row = tuple[bool, int, int, int]  # holds the fact, characters, sentences, filler sentences
+
+
+def compare(evaluated, evaluation) -> dict[str, list[Row]]:
+    """Per variant: (holds the fact, characters, sentences, filler sentences) per correctly answered question."""
+    rows: dict[str, list[Row]] = {"bigrams": [], "keywords": []}
+    for q, gate, outcome in zip(evaluated.questions, evaluation.gates, evaluation.outcomes):
+        if outcome != CORRECT_ANSWER:
             continue
-        references = tuple((n, h.text) for n, h in enumerate((h for h in o.hits if h.passed), start=1))
-        for name, words, cutoff in (("bigrams", (), BIGRAM_ONLY_CUTOFF), ("keywords", o.decision.terms, RELATIVE_CUTOFF)):
-            text = compose_answer(o.question, references, words, cutoff=cutoff)
-            rows[name].append((holds_key_phrase(text, o.key_phrase), len(text), text.count("]")))
+        references = tuple((n, h.text) for n, h in enumerate(gate.hits, start=1))
+        terms = gate.decision.terms
+        for name, words, cutoff in (("bigrams", (), BIGRAM_ONLY_CUTOFF), ("keywords", terms, RELATIVE_CUTOFF)):
+            text = compose_answer(q.question, references, words, cutoff=cutoff)
+            filler, sentences = filler_count(text, q.question, terms)
+            rows[name].append((holds_key_phrase(text, q.key_phrase), len(text), sentences, filler))
     return rows
 
 
 def main() -> int:
-    bundle = load_or_build(Settings.from_env())
-    glossary = load_starter()
-    print(f"# 离线回答是否说出了事实（阈值 {DECISION_THRESHOLD:.2f}，k=3，初始同义词表；只看判断正确回答的题）\n")
-    print("| 题集 | 题数 | 只看二元组（原做法）：含事实 | 平均字数 | 加上关键词（现在）：含事实 | 平均字数 | 平均句数（原 → 现） |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    total: dict[str, list[tuple[bool, int, int]]] = {"bigrams": [], "keywords": []}
+    assistant = bench_assistant()
+    print(f"# 离线回答是否说出了事实（{assistant.knobs.describe()}，初始同义词表；只看判断正确回答的题）\n")
+    print("| 题集 | 题数 | 只看二元组：含事实 | 平均字数 | 加上关键词（core.rag 的用法）：含事实 | 平均字数 | 平均句数 | 无关句占比 |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    total: dict[str, list[Row]] = {"bigrams": [], "keywords": []}
     for _label, file in (*HELDOUT_SETS, *DEV_STUDENT_SETS, *CALIBRATION_SETS):
-        rows = compare(evaluate_decisions(read_rows(DATA / file), bundle, glossary, DECISION_THRESHOLD, 3))
+        rows = compare(*run(assistant, file))
         for name in total:
             total[name].extend(rows[name])
         print(_row(file, rows))
@@ -61,16 +76,20 @@ def main() -> int:
     return 0
 
 
-def _row(label: str, rows: dict[str, list[tuple[bool, int, int]]]) -> str:
+def _row(label: str, rows: dict[str, list[Row]]) -> str:
     n = len(rows["bigrams"])
     if not n:
-        return f"| {label} | 0 | – | – | – | – | – |"
+        return f"| {label} | 0 | – | – | – | – | – | – |"
     cells = []
     for name in ("bigrams", "keywords"):
         held = sum(r[0] for r in rows[name])
         cells += [f"{held}/{n} ({held / n:.1%})", f"{statistics.mean(r[1] for r in rows[name]):.0f}"]
-    sentences = " → ".join(f"{statistics.mean(r[2] for r in rows[name]):.1f}" for name in ("bigrams", "keywords"))
-    return f"| {label} | {n} | " + " | ".join(cells) + f" | {sentences} |"
+    keyword_rows = rows["keywords"]
+    sentences = sum(r[2] for r in keyword_rows)
+    filler = sum(r[3] for r in keyword_rows)
+    share = f"{filler}/{sentences} ({filler / sentences:.1%})" if sentences else "–"
+    return (f"| {label} | {n} | " + " | ".join(cells)
+            + f" | {statistics.mean(r[2] for r in keyword_rows):.1f} | {share} |")
 
 
 if __name__ == "__main__":

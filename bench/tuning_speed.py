@@ -4,10 +4,11 @@ The set is generated deterministically from the calibration questions: each ques
 polite prefix and a closing phrase (8 × 4 combinations, all distinct after normalisation), and
 1,000 of the combinations are drawn with random.Random(0). Targets: retrieval of the whole set
 ≤ 5 s; any threshold/k move afterwards ≤ 100 ms server-side, measured both as `evaluate_at`
-(+ `sweep` and `what_if`, everything the page computes from scores) and as one AppTest rerun
-of the tuning page after a slider move (the whole script: router, charts and tables included).
+(+ `sweep` and `what_if`, everything the page computes from the stored retrievals) and as one
+AppTest rerun of the tuning page after a slider move (the whole script: router, charts and tables
+included). Everything goes through the one Assistant and gate the console uses.
 
-Run: .venv/bin/python bench/tuning_speed.py
+Run: .venv/bin/python -m bench.tuning_speed
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 PREFIXES = ("", "请问", "老师您好，", "想咨询一下：", "麻烦问下，", "我家孩子想报名，", "朋友推荐来的，", "打扰了，")
 SUFFIXES = ("", "谢谢", "在线等", "麻烦尽快回复")
@@ -53,27 +53,28 @@ def timed(fn, repeat: int) -> list[float]:
 
 
 def main() -> int:
-    from core.evaluation import evaluate_at, retrieve_set, sweep, what_if
-    from core.index_store import load_or_build
-    from core.settings import Settings
+    from bench.sets import bench_assistant
+    from core.evaluation import evaluate_at, evaluate_set, sweep, what_if
 
-    bundle = load_or_build(Settings.from_env())
+    assistant = bench_assistant()
     qset = perturbed_set()
     start = time.perf_counter()
-    retrieved = retrieve_set(qset, bundle.index, fingerprint=bundle.fingerprint)
+    retrieved = evaluate_set(assistant, qset)
     retrieval_s = time.perf_counter() - start
 
-    moves = [(round(t, 2), k) for t in (0.10, 0.15, 0.20, 0.25, 0.30) for k in (1, 3, 5, 10)]
-    base = evaluate_at(retrieved, 0.20, 3)
-    evaluate_ms = timed(lambda: [evaluate_at(retrieved, t, k) for t, k in moves], 5)
+    knobs = assistant.knobs
+    moves = [knobs.with_(threshold=round(t, 2), k=k) for t in (0.0, 0.01, 0.05, 0.10, 0.20) for k in (1, 3, 5, 10)]
+    base = evaluate_at(retrieved, knobs)
+    evaluate_ms = timed(lambda: [evaluate_at(retrieved, m) for m in moves], 5)
     evaluate_ms = [ms / len(moves) for ms in evaluate_ms]
-    full_ms = timed(lambda: what_if(retrieved, base, evaluate_at(retrieved, 0.27, 5)) and sweep(retrieved, 5), 20)
+    moved = knobs.with_(threshold=0.05, k=5, min_coverage=0.5)
+    full_ms = timed(lambda: what_if(retrieved, base, evaluate_at(retrieved, moved)) and sweep(retrieved, moved), 20)
     table_ms = apptest_slider_ms(qset, "逐题结果")
     histogram_ms = apptest_slider_ms(qset, "分数分布")
     curves_ms = apptest_slider_ms(qset, "指标曲线")
 
     rows = [
-        ("题集大小", f"{len(qset)} 题（资料 {len(bundle.files)} 份，片段 {len(bundle.index)} 个）", ""),
+        ("题集大小", f"{len(qset)} 题（片段 {len(assistant.index)} 个）", ""),
         ("整套检索一次（k=10）", f"{retrieval_s:.2f} s", f"≤ {RETRIEVAL_BUDGET_S:.0f} s"),
         ("evaluate_at 一次（中位数）", f"{statistics.median(evaluate_ms):.2f} ms", f"≤ {MOVE_BUDGET_MS:.0f} ms"),
         ("evaluate_at + sweep + what_if（中位数）", f"{statistics.median(full_ms):.2f} ms", f"≤ {MOVE_BUDGET_MS:.0f} ms"),
@@ -142,7 +143,7 @@ def apptest_slider_ms(qset, tab: str) -> list[tuple[float, float]]:
         script_runner.ScriptRunner._run_script_thread = timed_thread
         try:
             out = []
-            for value in (0.15, 0.18, 0.21, 0.24, 0.27, 0.30, 0.22, 0.19, 0.25, 0.28, 0.16, 0.23):
+            for value in (0.00, 0.01, 0.03, 0.05, 0.08, 0.10, 0.02, 0.04, 0.06, 0.09, 0.12, 0.07):
                 runs.clear()
                 at.slider(key="tune_threshold").set_value(value).run()
                 assert not at.exception, at.exception

@@ -25,6 +25,8 @@ _TOKEN_RE = re.compile(
     r"|(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[ \t]?[百千万亿]{1,2})?(?:[ \t]?%)?)"
     # Units may sit inside a formula (4800 元 × 12 课时 ÷ 16 课时); they are read as blanks, and so
     # is a rate's 「/课时」 in 「300 元/课时」.
+    # A level's name before its fee is a label, read as a blank too: 「四级 5600 − 一级 3600」.
+    r"|(?P<label>(?:[一二三四]级|入门级|进阶级|流利级|商务级)(?:[（(][一二三四]级[）)])?(?:学费)?)"
     r"|(?P<unit>[/／][ \t]*(?:课时|人|节|次|个|天|月|年)|元|块|课时|个|天|分钟|小时|人|次|节)"
     r"|(?P<op>[+＋\-−－×*＊÷/／(（)）])"
     r"|(?P<other>.)", re.S)
@@ -34,7 +36,7 @@ _CLAUSE_RE = re.compile(r"[，、：；;\n]|,(?!\d{3}(?!\d))")
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # "num", "op", "unit", "space" or "other"
+    kind: str  # "num", "op", "unit", "label", "space" or "other"
     text: str
     start: int
     end: int

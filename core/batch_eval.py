@@ -1,10 +1,10 @@
-"""Batch run: every question of a set through retrieval and the answerer, one at a time.
+"""Batch run: every question of a set through the Assistant (gate, configured model, checks), one at a time.
 
-Unlike core/evaluation.py (scores only), this calls `core.rag.answer`, so the answer text and
-its checks are included. `run_one` handles one question so a caller can stop between
-questions (the tuning page's cancel button) and resume from where it stopped. Answers with a
-problem — a failed check, or an outcome other than 正确回答/正确拒答 — go to the review queue
-lane 批量评测 ("batch") when a queue is given.
+Unlike `python -m core eval` (the gate only), this generates the answer with the configured chat
+model, so the answer text and its checks are included. `run_one` handles one question so a
+caller can stop between questions (the tuning page's cancel button) and resume from where it
+stopped. Answers with a problem — a failed check, or an outcome other than 正确回答/正确拒答 —
+go to the review queue lane 批量评测 ("batch") when a queue is given.
 """
 
 from __future__ import annotations
@@ -14,23 +14,20 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from langchain_core.language_models import BaseChatModel
-
 from core.errors import ModelError
 from core.evaluation import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
+    FALSE_ANSWER,
+    FALSE_REFUSAL,
     GOOD_OUTCOMES,
-    OUTCOMES,
-    WRONG_ANSWER,
-    WRONG_REFUSAL,
     WRONG_SOURCE,
-    chunk_matches,
+    holds_fact,
 )
-from core.index import SearchIndex
+from core.knobs import Knobs
 from core.problems import Problem
 from core.question_set_format import LabelledQuestion
-from core.rag import RAGAnswer, answer
+from core.rag import RAGAnswer
 from core.review import ReviewStore
 
 BATCH_ORIGIN = "batch"
@@ -66,10 +63,10 @@ class BatchRow:
 def answer_outcome(question: LabelledQuestion, result: RAGAnswer) -> str:
     """The outcome label of an actual answer (a refusal by the model counts as a refusal)."""
     if question.should_refuse:
-        return OUTCOMES[CORRECT_REFUSAL] if result.refused else OUTCOMES[WRONG_ANSWER]
+        return CORRECT_REFUSAL if result.refused else FALSE_ANSWER
     if result.refused:
-        return OUTCOMES[WRONG_REFUSAL]
-    return OUTCOMES[CORRECT_ANSWER] if any(chunk_matches(question, h) for h in result.hits) else OUTCOMES[WRONG_SOURCE]
+        return FALSE_REFUSAL
+    return CORRECT_ANSWER if any(holds_fact(question, h) for h in result.hits) else WRONG_SOURCE
 
 
 def outcome_problem(question: LabelledQuestion, outcome: str) -> Problem | None:
@@ -77,23 +74,25 @@ def outcome_problem(question: LabelledQuestion, outcome: str) -> Problem | None:
     if outcome in GOOD_OUTCOMES:
         return None
     messages = {
-        OUTCOMES[WRONG_REFUSAL]: f"批量评测：预期由「{question.expectation}」回答，小E 却拒答了（误拒）",
-        OUTCOMES[WRONG_ANSWER]: "批量评测：这道题资料里没有答案、预期应拒答，小E 却作答了（误答）",
-        OUTCOMES[WRONG_SOURCE]: f"批量评测：作答所用的片段里没有预期的「{question.expectation}」（命中错误资料）",
+        FALSE_REFUSAL: f"批量评测：预期由「{question.expectation}」回答，小E 却拒答了（误拒）",
+        FALSE_ANSWER: "批量评测：这道题资料里没有答案、预期应拒答，小E 却作答了（误答）",
+        WRONG_SOURCE: f"批量评测：作答所用的片段里没有预期的「{question.expectation}」（命中错误资料）",
     }
-    codes = {OUTCOMES[WRONG_REFUSAL]: "eval_wrong_refusal", OUTCOMES[WRONG_ANSWER]: "eval_wrong_answer", OUTCOMES[WRONG_SOURCE]: "eval_wrong_source"}
+    codes = {FALSE_REFUSAL: "eval_wrong_refusal", FALSE_ANSWER: "eval_wrong_answer", WRONG_SOURCE: "eval_wrong_source"}
     return Problem(codes[outcome], messages[outcome])
 
 
-def run_one(question: LabelledQuestion, index: SearchIndex, *, threshold: float, k: int,
-            llm: BaseChatModel | None = None, queue: ReviewStore | None = None, fingerprint: str = "",
-            flagged_by: str | None = None) -> BatchRow:
-    """Answer one question (llm=None: the offline answerer), judge it, queue it if it has a problem."""
+def run_one(question: LabelledQuestion, assistant, *, knobs: Knobs | None = None,
+            queue: ReviewStore | None = None, flagged_by: str | None = None) -> BatchRow:
+    """Answer one question through `assistant` (core.assistant.Assistant, with its configured model)
+    at `knobs` (default: the assistant's), judge it, and queue it if it has a problem."""
+    knobs = knobs or assistant.knobs
+    fingerprint = assistant.fingerprint
     try:
-        result = answer(question.question, index, llm, k=k, min_score=threshold)
+        result = assistant.ask(question.question, knobs)
     except ModelError as error:
-        queued = queue.enqueue_failure(question.question, message=str(error), kind=error.kind, threshold=threshold,
-                                       k=k, fingerprint=fingerprint) if queue else None
+        queued = queue.enqueue_failure(question.question, message=str(error), kind=error.kind,
+                                       threshold=knobs.threshold, k=knobs.k, fingerprint=fingerprint) if queue else None
         return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
                         outcome=MODEL_FAILED, refused=True, text="", problems=(Problem(error.kind, str(error)),),
                         best_score=0.0, queued_id=queued)

@@ -9,7 +9,8 @@ import sys
 from core.errors import XiaoEError
 
 # Each module has `register(subparsers)`; a sub-command's handler returns the exit code.
-COMMAND_MODULES = ("core.cli_ask", "core.cli_queue", "core.cli_eval", "core.cli_users", "core.cli_index")
+COMMAND_MODULES = ("core.cli_ask", "core.cli_queue", "core.cli_eval", "core.cli_calibrate", "core.cli_users",
+                   "core.cli_index")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,51 +1,47 @@
-"""Evaluate a labelled question set: retrieve once, then score any threshold and k with numpy alone.
+"""Evaluate a labelled question set with the one gate: outcomes and metrics at any knobs.
 
-Retrieval runs once per question at MAX_TOP_K (`retrieve_set`). Because candidates come best
-first, two numbers per question decide every outcome for a given k:
-  top1        the best candidate's score: the question is answered iff top1 >= threshold;
-  match_k     the best score among the first k candidates that match the expectation:
-              a correct chunk passes iff match_k >= threshold.
-So `evaluate_at` and `sweep` never retrieve again; a threshold move is a few vector compares.
+Each question is retrieved and ranked once by the Assistant (`evaluate_set`); after that, the
+outcome at any knobs is the gate's own decision (`core.gate.decide`), so `python -m core eval`,
+the tuning page and `python -m core ask` agree question by question. Curves, the score
+distributions and the suggested knobs need the outcome at many knob values at once; they use
+the same per-prefix measures as numpy arrays (`EvaluatedSet`), and a test checks that every
+point equals the gate's decision.
 
-Metrics (positive class for refusal metrics = "should refuse"):
-  answered rate        answered / all questions;
-  refusal precision    正确拒答 / all refusals; recall 正确拒答 / should-refuse questions; F1;
-  hit@k                正确回答 / answerable questions (a passing chunk within k matches);
-  balanced accuracy    (hit@k + refusal recall) / 2, the mean of each class's success rate;
-                       when a class is absent from the set, the rate of the other class.
-Suggested threshold: the grid value (0.00–1.00, step 0.01) with the highest balanced accuracy;
-ties go to the widest margin, margin = the distance from the threshold to the nearest top-1 score
-of any question (either side), so small score drifts flip as few outcomes as possible; remaining
-ties go to the lowest threshold.
+One outcome vocabulary (OUTCOMES) and one rule for "answered with the right chunk"
+(`holds_fact`): a passing chunk from the expected file that holds the key phrase (any of its `|`
+wordings), else one in the expected section when no key phrase is given, else any chunk of
+that file.
+
+The cost of a setting: 1 for every 误拒 or 命中错误资料, FALSE_ANSWER_COST for every 误答 (an
+invented policy told to a student costs twice a handoff to a human, the seed's rule).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import ConfigError
-from core.index import SearchIndex
-from core.question_set_format import LabelledQuestion, QuestionSet, holds_key_phrase
-from core.rag import Hit, retrieve
-from core.settings import MAX_TOP_K
+from core.errors import ConfigError, InvalidQuestion
+from core.gate import Retrieval, decide
+from core.knobs import MAX_TOP_K, Knobs
+from core.question_set_format import LabelledQuestion, QuestionSet, QuestionSetError, holds_key_phrase
+from core.rag import Gate, Hit
 from core.text import normalize
 
-OUTCOMES = ("正确回答", "正确拒答", "误拒", "误答", "命中错误资料")
-CORRECT_ANSWER, CORRECT_REFUSAL, WRONG_REFUSAL, WRONG_ANSWER, WRONG_SOURCE = range(len(OUTCOMES))
-GOOD_OUTCOMES = frozenset({OUTCOMES[CORRECT_ANSWER], OUTCOMES[CORRECT_REFUSAL]})
+CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_REFUSAL, FALSE_ANSWER, WRONG_SOURCE = (
+    "正确回答", "正确拒答", "误拒", "误答", "命中错误资料")
+OUTCOMES = (CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_REFUSAL, FALSE_ANSWER, WRONG_SOURCE)
+GOOD_OUTCOMES = frozenset({CORRECT_ANSWER, CORRECT_REFUSAL})
+FALSE_ANSWER_COST = 2.0
 GRID = np.round(np.arange(101) / 100, 2)
-_OUTCOME_LABELS = np.array(OUTCOMES, dtype=object)
-_NONE = -np.inf  # score of "no such candidate": below every threshold, including 0.0
+_NONE = -np.inf  # ranking score of "no such candidate": below every threshold, including 0.0
 
 
-def chunk_matches(question: LabelledQuestion, hit: Hit) -> bool:
-    """A chunk is correct when it is from the expected file and then, most precise first: contains
-    the key phrase if one is given (any of its `|` wordings, after `normalize`; the section is then
-    not needed, so an FAQ chunk stating the same fact counts, as in core.answerability.holds_fact),
-    else is in the expected section if one is given, else any chunk of that file."""
+def holds_fact(question: LabelledQuestion, hit: Hit) -> bool:
+    """The one definition of a right chunk (passing or not: callers check `passed`)."""
     if question.should_refuse or hit.source != question.expected:
         return False
     if question.key_phrase:
@@ -53,15 +49,35 @@ def chunk_matches(question: LabelledQuestion, hit: Hit) -> bool:
     return not question.section or normalize(hit.heading) == normalize(question.section)
 
 
+def outcome_of(question: LabelledQuestion, gate: Gate) -> str:
+    """The outcome of one gate decision against its label."""
+    if question.should_refuse:
+        return CORRECT_REFUSAL if gate.refused else FALSE_ANSWER
+    if gate.refused:
+        return FALSE_REFUSAL
+    return CORRECT_ANSWER if any(h.passed and holds_fact(question, h) for h in gate.candidates) else WRONG_SOURCE
+
+
 @dataclass(frozen=True, eq=False)
-class RetrievedSet:
-    """The candidates' scores (n × MAX_TOP_K, -inf where missing) and which candidates match."""
+class EvaluatedSet:
+    """Every question of a set retrieved and ranked once, plus the arrays the curves need.
+
+    values[q, i]      ranking score of candidate i (-inf where missing), best first;
+    coverage[q, j]    keyword coverage when the first j candidates pass (j = 0 … MAX_TOP_K);
+    unknown[q, j]     heaviest absent word's weight, likewise;
+    fact[q, j]        one of the first j candidates holds the fact;
+    has_terms[q]      the question has content words the decision can check.
+    """
 
     questions: tuple[LabelledQuestion, ...]
-    scores: np.ndarray
-    matches: np.ndarray
+    retrievals: tuple[Retrieval, ...]
+    values: np.ndarray
+    coverage: np.ndarray
+    unknown: np.ndarray
+    fact: np.ndarray
+    has_terms: np.ndarray
     should_refuse: np.ndarray
-    top_labels: tuple[str, ...]  # 「file · heading」 of each question's best candidate
+    decides: bool
     fingerprint: str = ""
     content_hash: str = ""
 
@@ -69,82 +85,60 @@ class RetrievedSet:
         return len(self.questions)
 
     @property
-    def lines(self) -> tuple[int, ...]:
-        return tuple(q.line for q in self.questions)
-
-    @property
-    def texts(self) -> tuple[str, ...]:
-        return tuple(q.question for q in self.questions)
-
-    @property
-    def expectations(self) -> tuple[str, ...]:
-        return tuple(q.expectation for q in self.questions)
-
-    @property
-    def top1(self) -> np.ndarray:
-        return self.scores[:, 0] if self.scores.shape[1] else np.full(len(self), _NONE)
-
-    @classmethod
-    def from_scores(cls, questions: Sequence[LabelledQuestion], scores: Sequence[Sequence[float]],
-                    matches: Sequence[Sequence[bool]], *, fingerprint: str = "") -> RetrievedSet:
-        """Build from per-question candidate scores (best first) and match flags, without an index."""
-        n = len(questions)
-        score_array = np.full((n, MAX_TOP_K), _NONE)
-        match_array = np.zeros((n, MAX_TOP_K), dtype=bool)
-        for row, (row_scores, row_matches) in enumerate(zip(scores, matches)):
-            if len(row_scores) != len(row_matches) or len(row_scores) > MAX_TOP_K:
-                raise ValueError(f"row {row}: {len(row_scores)} scores and {len(row_matches)} match flags "
-                                 f"(both must be equal and at most {MAX_TOP_K})")
-            if list(row_scores) != sorted(row_scores, reverse=True):
-                raise ValueError(f"row {row}: scores {list(row_scores)} must be sorted best first")
-            score_array[row, :len(row_scores)] = row_scores
-            match_array[row, :len(row_matches)] = row_matches
-        return _frozen(tuple(questions), score_array, match_array, ("",) * n, fingerprint, "")
-
-    def match_score(self, k: int) -> np.ndarray:
-        """Per question, the best score among matching candidates in the first k (-inf if none)."""
-        _check_k(k)
-        return np.where(self.matches[:, :k], self.scores[:, :k], _NONE).max(axis=1, initial=_NONE)
-
-    def match_rank(self, k: int) -> np.ndarray:
-        """1-based rank of the first matching candidate within k, 0 when none matches."""
-        found = self.matches[:, :k]
-        return np.where(found.any(axis=1), found.argmax(axis=1) + 1, 0)
+    def top(self) -> np.ndarray:
+        """Each question's best ranking score (-inf when nothing was retrieved)."""
+        return self.values[:, 0]
 
 
-def retrieve_set(questions: QuestionSet | Sequence[LabelledQuestion], index: SearchIndex, *,
-                 fingerprint: str = "", progress: Callable[[int, int], None] | None = None) -> RetrievedSet:
-    """Retrieve every question once at MAX_TOP_K; `progress(done, total)` is called after each."""
+def evaluate_set(assistant, questions: QuestionSet | Sequence[LabelledQuestion], *,
+                 progress: Callable[[int, int], None] | None = None) -> EvaluatedSet:
+    """Retrieve and rank every question once through `assistant` (a core.assistant.Assistant)."""
     items = tuple(questions.questions if isinstance(questions, QuestionSet) else questions)
-    scores = np.full((len(items), MAX_TOP_K), _NONE)
-    matches = np.zeros((len(items), MAX_TOP_K), dtype=bool)
-    labels = []
+    retrievals = []
     for row, question in enumerate(items):
-        hits = retrieve(question.question, index, MAX_TOP_K)
-        for col, hit in enumerate(hits):
-            scores[row, col] = hit.score  # the same float `select` compares, so outcomes agree
-            matches[row, col] = chunk_matches(question, hit)
-        labels.append(f"{hits[0].source} · {hits[0].heading}" if hits else "")
+        try:
+            retrievals.append(assistant.retrieve(question.question))
+        except InvalidQuestion as error:  # e.g. longer than a lowered XIAOE_MAX_QUESTION_CHARS
+            raise QuestionSetError(f"题集第 {question.line or row + 1} 行：{error}") from None
         if progress:
             progress(row + 1, len(items))
-    content_hash = questions.content_hash if isinstance(questions, QuestionSet) else ""
-    return _frozen(items, scores, matches, tuple(labels), fingerprint, content_hash)
+    return from_retrievals(items, retrievals, decides=assistant.analyzer is not None,
+                           fingerprint=assistant.fingerprint,
+                           content_hash=questions.content_hash if isinstance(questions, QuestionSet) else "")
 
 
-def _frozen(questions: tuple[LabelledQuestion, ...], scores: np.ndarray, matches: np.ndarray,
-            labels: tuple[str, ...], fingerprint: str, content_hash: str) -> RetrievedSet:
-    should_refuse = np.array([q.should_refuse for q in questions], dtype=bool)
-    for array in (scores, matches, should_refuse):
+def from_retrievals(items: Sequence[LabelledQuestion], retrievals: Sequence[Retrieval], *, decides: bool,
+                    fingerprint: str = "", content_hash: str = "") -> EvaluatedSet:
+    """The arrays of an EvaluatedSet from retrievals already made (tests build them by hand)."""
+    n, width = len(items), MAX_TOP_K + 1
+    values = np.full((n, MAX_TOP_K), _NONE)
+    coverage, unknown = np.zeros((n, width)), np.zeros((n, width))
+    fact = np.zeros((n, width), dtype=bool)
+    has_terms = np.zeros(n, dtype=bool)
+    for row, (question, r) in enumerate(zip(items, retrievals)):
+        for i, hit in enumerate(r.candidates[:MAX_TOP_K]):
+            values[row, i] = hit.value
+            fact[row, i + 1] = fact[row, i] or holds_fact(question, hit)
+        last = min(len(r.candidates), MAX_TOP_K)
+        fact[row, last + 1:] = fact[row, last]
+        for j, m in enumerate(r.measures[:width]):
+            coverage[row, j], unknown[row, j] = m.coverage, m.heaviest_unknown
+        if r.measures:
+            coverage[row, len(r.measures):] = coverage[row, len(r.measures) - 1]
+            unknown[row, len(r.measures):] = unknown[row, len(r.measures) - 1]
+        has_terms[row] = any(t.weight * t.specificity > 0 for t in r.terms)
+    should_refuse = np.array([q.should_refuse for q in items], dtype=bool)
+    for array in (values, coverage, unknown, fact, has_terms, should_refuse):
         array.flags.writeable = False  # shared through caches: never mutated
-    return RetrievedSet(questions, scores, matches, should_refuse, labels, fingerprint, content_hash)
+    return EvaluatedSet(tuple(items), tuple(retrievals), values, coverage, unknown, fact, has_terms, should_refuse,
+                        decides=decides, fingerprint=fingerprint, content_hash=content_hash)
 
 
 @dataclass(frozen=True)
 class Metrics:
-    """The numbers of one (threshold, k); rates are None when their denominator is zero."""
+    """The numbers of one knob setting; rates are None when their denominator is zero."""
 
-    threshold: float
-    k: int
+    knobs: Knobs
     total: int
     answerable: int
     unanswerable: int
@@ -153,100 +147,205 @@ class Metrics:
     refusal_precision: float | None
     refusal_recall: float | None
     refusal_f1: float | None
-    hit_at_k: float | None
+    answered_with_fact: float | None  # 正确回答 / answerable questions
     balanced_accuracy: float | None
+    cost: float
+
+    @property
+    def threshold(self) -> float:
+        return self.knobs.threshold
+
+    @property
+    def k(self) -> int:
+        return self.knobs.k
+
+    @property
+    def correct(self) -> int:
+        return self.count(CORRECT_ANSWER) + self.count(CORRECT_REFUSAL)
 
     def count(self, outcome: str) -> int:
         return self.counts[OUTCOMES.index(outcome)]
 
     def to_dict(self) -> dict:
-        return {"threshold": self.threshold, "k": self.k, "total": self.total, "answerable": self.answerable,
+        return {**self.knobs.to_dict(), "total": self.total, "answerable": self.answerable,
                 "unanswerable": self.unanswerable, "counts": dict(zip(OUTCOMES, self.counts)),
+                "cost": self.cost,
                 **{name: None if value is None else round(value, 6) for name, value in (
                     ("answered_rate", self.answered_rate), ("refusal_precision", self.refusal_precision),
                     ("refusal_recall", self.refusal_recall), ("refusal_f1", self.refusal_f1),
-                    ("hit_at_k", self.hit_at_k), ("balanced_accuracy", self.balanced_accuracy))}}
+                    ("answered_with_fact", self.answered_with_fact),
+                    ("balanced_accuracy", self.balanced_accuracy))}}
+
+
+def metrics_from_counts(knobs: Knobs, counts: Sequence[int]) -> Metrics:
+    ca, cr, fr, fa, ws = (int(c) for c in counts)
+    answerable, unanswerable = ca + fr + ws, cr + fa
+    total = answerable + unanswerable
+
+    def ratio(a: float, b: float) -> float | None:
+        return a / b if b else None
+
+    hit, recall = ratio(ca, answerable), ratio(cr, unanswerable)
+    rates = [r for r in (hit, recall) if r is not None]
+    return Metrics(knobs=knobs, total=total, answerable=answerable, unanswerable=unanswerable,
+                   counts=(ca, cr, fr, fa, ws), answered_rate=ratio(ca + ws + fa, total),
+                   refusal_precision=ratio(cr, cr + fr), refusal_recall=recall,
+                   refusal_f1=ratio(2 * cr, 2 * cr + fr + fa), answered_with_fact=hit,
+                   balanced_accuracy=sum(rates) / len(rates) if rates else None,
+                   cost=float(fr + ws + FALSE_ANSWER_COST * fa))
 
 
 @dataclass(frozen=True, eq=False)
 class Evaluation:
-    """Metrics plus every question's outcome code (index into OUTCOMES) at one (threshold, k)."""
+    """Every question's outcome at one knob setting, the metrics, and (built on first use) each
+    question's gate decision with its reason."""
 
+    knobs: Knobs
+    evaluated: EvaluatedSet
+    outcomes: tuple[str, ...]
     metrics: Metrics
-    codes: np.ndarray
-    match_ranks: np.ndarray
 
     def outcome(self, i: int) -> str:
-        return OUTCOMES[int(self.codes[i])]
+        return self.outcomes[i]
+
+    @functools.cached_property
+    def gates(self) -> tuple[Gate, ...]:
+        """The gate's own decision per question (core.gate.decide, as the Ask page calls it)."""
+        return tuple(decide(r, self.knobs) for r in self.evaluated.retrievals)
 
 
-def outcome_codes(answered: np.ndarray, correct: np.ndarray, should_refuse: np.ndarray) -> np.ndarray:
-    """Outcome codes from three boolean vectors (broadcasts: rows may be thresholds)."""
-    answerable_code = np.where(answered, np.where(correct, CORRECT_ANSWER, WRONG_SOURCE), WRONG_REFUSAL)
-    refuse_code = np.where(answered, WRONG_ANSWER, CORRECT_REFUSAL)
-    return np.where(should_refuse, refuse_code, answerable_code).astype(np.int8)
+def evaluate_at(evaluated: EvaluatedSet, knobs: Knobs) -> Evaluation:
+    """Every question's outcome at `knobs`, from the arrays (a slider move costs no Python loop per
+    question); a test checks question by question that it equals `outcomes_by_gate`."""
+    answered, fact = answered_grid(evaluated, knobs)
+    a, f, refuse = answered[0, 0, 0], fact[0, 0, 0], evaluated.should_refuse
+    codes = np.where(refuse, np.where(a, 3, 1), np.where(a, np.where(f, 0, 4), 2))
+    counts = np.bincount(codes, minlength=len(OUTCOMES)) if len(codes) else np.zeros(len(OUTCOMES), dtype=int)
+    return Evaluation(knobs=knobs, evaluated=evaluated, outcomes=tuple(OUTCOMES[c] for c in codes),
+                      metrics=metrics_from_counts(knobs, counts))
 
 
-def evaluate_at(retrieved: RetrievedSet, threshold: float, k: int) -> Evaluation:
-    """Outcomes and metrics at one threshold and k, from the stored scores (no retrieval)."""
-    threshold = _check_threshold(threshold)
-    answered = retrieved.top1 >= threshold
-    correct = retrieved.match_score(k) >= threshold
-    codes = outcome_codes(answered, correct, retrieved.should_refuse)
-    counts = np.bincount(codes, minlength=len(OUTCOMES))
-    metrics = _metrics(threshold, k, counts[None, :])
-    return Evaluation(metrics=_one(metrics, 0), codes=codes, match_ranks=retrieved.match_rank(k))
+def outcomes_by_gate(evaluated: EvaluatedSet, knobs: Knobs) -> tuple[str, ...]:
+    """The same outcomes, one `core.gate.decide` call per question: the reference `evaluate_at` must equal."""
+    return tuple(outcome_of(q, decide(r, knobs)) for q, r in zip(evaluated.questions, evaluated.retrievals))
+
+
+def answered_grid(evaluated: EvaluatedSet, knobs: Knobs, *, thresholds: np.ndarray | None = None,
+                  coverages: np.ndarray | None = None, unknowns: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(answered, fact) as arrays [threshold, coverage, unknown, question], each axis defaulting to
+    the knob's own value: the same comparisons as core.gate.decide and core.answerability.judge."""
+    t = np.atleast_1d(np.asarray(knobs.threshold if thresholds is None else thresholds, dtype=float))
+    c = np.atleast_1d(np.asarray(knobs.min_coverage if coverages is None else coverages, dtype=float))
+    u = np.atleast_1d(np.asarray(knobs.max_unknown_weight if unknowns is None else unknowns, dtype=float))
+    rows = np.arange(len(evaluated))
+    j = (evaluated.values[None, :, :knobs.k] >= t[:, None, None]).sum(axis=2)  # [t, q]: a prefix
+    passed = j >= 1
+    fact = evaluated.fact[rows[None, :], j]
+    if not evaluated.decides:
+        answered = np.broadcast_to(passed[:, None, None, :], (len(t), len(c), len(u), len(rows)))
+    else:
+        cov, unk = evaluated.coverage[rows[None, :], j], evaluated.unknown[rows[None, :], j]
+        answered = ((passed & evaluated.has_terms[None, :])[:, None, None, :]
+                    & (cov[:, None, None, :] >= c[None, :, None, None])
+                    & (unk[:, None, None, :] <= u[None, None, :, None]))
+    return answered, np.broadcast_to(fact[:, None, None, :], answered.shape)
+
+
+def count_grid(evaluated: EvaluatedSet, answered: np.ndarray, fact: np.ndarray) -> np.ndarray:
+    """Outcome counts [..., OUTCOMES] from `answered_grid`'s arrays."""
+    refuse = evaluated.should_refuse
+    ca = (answered & fact & ~refuse).sum(axis=-1)
+    cr = (~answered & refuse).sum(axis=-1)
+    fr = (~answered & ~refuse).sum(axis=-1)
+    fa = (answered & refuse).sum(axis=-1)
+    ws = (answered & ~fact & ~refuse).sum(axis=-1)
+    return np.stack([ca, cr, fr, fa, ws], axis=-1)
+
+
+SWEEPABLE = ("threshold", "min_coverage", "max_unknown_weight")
 
 
 @dataclass(frozen=True, eq=False)
 class Sweep:
-    """Metric curves over GRID at one k, and the suggested threshold with its margin."""
+    """Metrics along one knob's grid (0.00–1.00, step 0.01), the other knobs held at their values."""
 
-    k: int
-    thresholds: np.ndarray
-    answered_rate: np.ndarray  # NaN where undefined
-    refusal_precision: np.ndarray
-    refusal_recall: np.ndarray
-    refusal_f1: np.ndarray
-    hit_at_k: np.ndarray
-    balanced_accuracy: np.ndarray
-    margins: np.ndarray
-    suggested: float
-    suggested_margin: float
-    lowest_answerable_top: float | None  # the gap a threshold can sit in, as in settings.CALIBRATION
-    highest_unanswerable_top: float | None
+    knob: str
+    knobs: Knobs
+    grid: np.ndarray
+    metrics: tuple[Metrics, ...]
 
     CURVES = {"answered_rate": "回答率", "refusal_precision": "拒答精确率", "refusal_recall": "拒答召回率",
-              "refusal_f1": "拒答 F1", "hit_at_k": "hit@k", "balanced_accuracy": "平衡准确率"}
+              "answered_with_fact": "答出且命中事实", "balanced_accuracy": "平衡准确率"}
 
     def long_rows(self) -> list[dict]:
-        """(threshold, metric label, value) rows for a chart; undefined points are left out."""
+        """(knob value, metric label, value) rows for a chart; undefined points are left out."""
         rows = []
-        for attr, label in self.CURVES.items():
-            for t, value in zip(self.thresholds, getattr(self, attr)):
-                if not np.isnan(value):
-                    rows.append({"阈值": float(t), "指标": label, "数值": float(value)})
+        for value, m in zip(self.grid, self.metrics):
+            for attr, label in self.CURVES.items():
+                v = getattr(m, attr)
+                if v is not None:
+                    rows.append({"取值": float(value), "指标": label, "数值": float(v)})
         return rows
 
 
-def sweep(retrieved: RetrievedSet, k: int, thresholds: np.ndarray = GRID) -> Sweep:
-    """Every metric at every threshold of the grid, vectorised (thresholds × questions)."""
-    _check_k(k)
-    t = np.asarray(thresholds, dtype=float)[:, None]
-    answered = retrieved.top1[None, :] >= t
-    correct = retrieved.match_score(k)[None, :] >= t
-    codes = outcome_codes(answered, correct, retrieved.should_refuse[None, :])
-    counts = np.stack([(codes == c).sum(axis=1) for c in range(len(OUTCOMES))], axis=1)
-    m = _metrics(thresholds, k, counts)
-    margins = _margins(np.asarray(thresholds, dtype=float), retrieved.top1)
-    best = _suggest(m["balanced_accuracy"], margins)
-    top1 = retrieved.top1
-    answerable_tops = top1[~retrieved.should_refuse & np.isfinite(top1)]
-    refuse_tops = top1[retrieved.should_refuse & np.isfinite(top1)]
-    return Sweep(k=k, thresholds=np.asarray(thresholds, dtype=float), **{name: m[name] for name in Sweep.CURVES},
-                 margins=margins, suggested=float(thresholds[best]), suggested_margin=float(margins[best]),
-                 lowest_answerable_top=float(answerable_tops.min()) if answerable_tops.size else None,
-                 highest_unanswerable_top=float(refuse_tops.max()) if refuse_tops.size else None)
+def sweep(evaluated: EvaluatedSet, knobs: Knobs, knob: str = "threshold", grid: np.ndarray = GRID) -> Sweep:
+    """Every metric at every grid value of `knob`, vectorised."""
+    if knob not in SWEEPABLE:
+        raise ConfigError(f"无法扫描参数 {knob}，只能是 {'、'.join(SWEEPABLE)}。")
+    axis = {"threshold": "thresholds", "min_coverage": "coverages", "max_unknown_weight": "unknowns"}[knob]
+    answered, fact = answered_grid(evaluated, knobs, **{axis: grid})
+    counts = count_grid(evaluated, answered, fact).reshape(len(grid), len(OUTCOMES))
+    return Sweep(knob=knob, knobs=knobs, grid=np.asarray(grid, dtype=float),
+                 metrics=tuple(metrics_from_counts(knobs.with_(**{knob: float(v)}), c) for v, c in zip(grid, counts)))
+
+
+SUGGEST_RULE = ("代价最低：每道误拒或命中错误资料记 1，每道误答记 2（编造的政策比转人工代价高一倍）；"
+                "代价最低的设置连成一片时取中间：先取阈值的中间值，再在该阈值下取关键词覆盖下限的中间值，"
+                "最后取资料外词权重上限的中间值，让措辞不同的新问题尽量不改变结果。")
+SUGGEST_THRESHOLDS = np.round(np.arange(31) / 100, 2)  # 0.00–0.30: with the decision on, the
+SUGGEST_COVERAGES = np.round(np.arange(30, 96) / 100, 2)  # threshold only keeps chunks that share
+SUGGEST_UNKNOWNS = np.round(np.arange(30, 101) / 100, 2)  # something real with the question
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """The knobs the documented rule picks on a set, with the plateau of each and the cost."""
+
+    knobs: Knobs
+    cost: float
+    metrics: Metrics
+    plateaus: dict[str, tuple[float, float]]
+
+
+def suggest(evaluated: EvaluatedSet, k: int, base: Knobs) -> Suggestion:
+    """Apply SUGGEST_RULE at this k: joint grid over the three knobs (the threshold alone with the decision off)."""
+    knobs = base.with_(k=k)
+    if not evaluated.decides:
+        thresholds, coverages, unknowns = GRID, np.array([knobs.min_coverage]), np.array([knobs.max_unknown_weight])
+    else:
+        thresholds, coverages, unknowns = SUGGEST_THRESHOLDS, SUGGEST_COVERAGES, SUGGEST_UNKNOWNS
+    best_cost, plateau = np.inf, []
+    for t in thresholds:  # one threshold at a time keeps the arrays small (coverages × unknowns × questions)
+        answered, fact = answered_grid(evaluated, knobs, thresholds=np.array([t]), coverages=coverages,
+                                       unknowns=unknowns)
+        counts = count_grid(evaluated, answered, fact)[0]
+        cost = counts[..., 2] + counts[..., 4] + FALSE_ANSWER_COST * counts[..., 3]
+        low = float(cost.min())
+        if low < best_cost - 1e-9:
+            best_cost, plateau = low, []
+        if low <= best_cost + 1e-9:
+            plateau += [(float(t), float(coverages[i]), float(unknowns[j])) for i, j in np.argwhere(cost <= low + 1e-9)]
+    ts = sorted({p[0] for p in plateau})
+    t = ts[len(ts) // 2]
+    cs = sorted({p[1] for p in plateau if p[0] == t})
+    c = cs[len(cs) // 2]
+    us = sorted({p[2] for p in plateau if p[:2] == (t, c)})
+    u = us[len(us) // 2]
+    chosen = knobs.with_(threshold=t, min_coverage=c, max_unknown_weight=u)
+    return Suggestion(knobs=chosen, cost=best_cost, metrics=evaluate_at(evaluated, chosen).metrics,
+                      plateaus={"threshold": (ts[0], ts[-1]), "min_coverage": (cs[0], cs[-1]),
+                                "max_unknown_weight": (us[0], us[-1])})
 
 
 @dataclass(frozen=True)
@@ -256,9 +355,9 @@ class Flip:
     line: int
     question: str
     expectation: str
-    top_score: float
     before: str
     after: str
+    reason: str  # the gate's reason under the new setting
 
     @property
     def better(self) -> bool:
@@ -269,82 +368,43 @@ class Flip:
         return self.before in GOOD_OUTCOMES and self.after not in GOOD_OUTCOMES
 
 
-def what_if(retrieved: RetrievedSet, current: Evaluation, candidate: Evaluation) -> tuple[Flip, ...]:
+def what_if(evaluated: EvaluatedSet, current: Evaluation, candidate: Evaluation) -> tuple[Flip, ...]:
     """Questions whose outcome changes from `current` to `candidate`, in set order."""
-    changed = np.flatnonzero(current.codes != candidate.codes)
-    top1 = retrieved.top1
-    return tuple(Flip(line=retrieved.questions[i].line, question=retrieved.questions[i].question,
-                      expectation=retrieved.questions[i].expectation,
-                      top_score=float(top1[i]) if np.isfinite(top1[i]) else 0.0,
-                      before=current.outcome(i), after=candidate.outcome(i)) for i in changed)
+    return tuple(Flip(line=q.line, question=q.question, expectation=q.expectation, before=a, after=b,
+                      reason=decide(r, candidate.knobs).reason)
+                 for q, r, a, b in zip(evaluated.questions, evaluated.retrievals, current.outcomes, candidate.outcomes)
+                 if a != b)
 
 
-def outcome_columns(retrieved: RetrievedSet, evaluation: Evaluation) -> dict[str, Sequence]:
-    """Per-question columns for a table (line, question, expectation, outcome, scores), built
-    column-wise so a 1,000-question table costs no Python loop per slider move."""
-    top1 = retrieved.top1
-    ranks = evaluation.match_ranks
-    return {"行号": retrieved.lines, "问题": retrieved.texts, "预期": retrieved.expectations,
-            "结果": _OUTCOME_LABELS[evaluation.codes],
-            "最高分": np.where(np.isfinite(top1), np.round(top1, 4), np.nan),
-            "正确片段名次": np.where(ranks > 0, ranks, np.nan), "最高分片段": retrieved.top_labels}
+def outcome_rows(evaluated: EvaluatedSet, evaluation: Evaluation) -> list[dict]:
+    """One row per question for the tuning page's table and `eval --json`: the numbers the gate used."""
+    rows = []
+    for q, gate, outcome in zip(evaluated.questions, evaluation.gates, evaluation.outcomes):
+        top = gate.candidates[0] if gate.candidates else None
+        rank = next((h.rank for h in gate.candidates if h.passed and holds_fact(q, h)), None)
+        d = gate.decision
+        rows.append({"line": q.line, "question": q.question, "expected": q.expectation, "outcome": outcome,
+                     "refused": gate.refused, "reason": gate.reason,
+                     "top_value": round(top.value, 4) if top else None,
+                     "coverage": d.coverage if d else None,
+                     "unknown_weight": d.signals[2].value if d else None,
+                     "fact_rank": rank, "top_chunk": f"{top.source} · {top.heading}" if top else ""})
+    return rows
 
 
-def _metrics(thresholds, k: int, counts: np.ndarray) -> dict:
-    """Vectorised metrics from outcome counts (rows = thresholds, columns = OUTCOMES)."""
-    counts = counts.astype(float)
-    ca, cr, wr, wa, ws = (counts[:, i] for i in range(len(OUTCOMES)))
-    answerable, unanswerable = ca + wr + ws, cr + wa
-    total = answerable + unanswerable
-    with np.errstate(divide="ignore", invalid="ignore"):
-        answered_rate = (ca + ws + wa) / total
-        precision = cr / (cr + wr)
-        recall = cr / unanswerable
-        f1 = 2 * cr / (2 * cr + wr + wa)
-        hit = ca / answerable
-        balanced = np.nanmean(np.stack([hit, recall]), axis=0) if len(counts) else hit
-    return {"thresholds": thresholds, "k": k, "counts": counts.astype(int), "answerable": answerable.astype(int),
-            "unanswerable": unanswerable.astype(int), "answered_rate": answered_rate,
-            "refusal_precision": precision, "refusal_recall": recall, "refusal_f1": f1, "hit_at_k": hit,
-            "balanced_accuracy": balanced}
-
-
-def _one(m: dict, row: int) -> Metrics:
-    def value(name: str) -> float | None:
-        v = float(m[name][row])
-        return None if np.isnan(v) else v
-
-    answerable, unanswerable = int(m["answerable"][row]), int(m["unanswerable"][row])
-    return Metrics(threshold=float(m["thresholds"]), k=int(m["k"]), total=answerable + unanswerable,
-                   answerable=answerable, unanswerable=unanswerable,
-                   counts=tuple(int(c) for c in m["counts"][row]),
-                   answered_rate=value("answered_rate"), refusal_precision=value("refusal_precision"),
-                   refusal_recall=value("refusal_recall"), refusal_f1=value("refusal_f1"),
-                   hit_at_k=value("hit_at_k"), balanced_accuracy=value("balanced_accuracy"))
-
-
-def _margins(thresholds: np.ndarray, top1: np.ndarray) -> np.ndarray:
-    tops = top1[np.isfinite(top1)]
-    if not tops.size:
-        return np.full(thresholds.shape, np.inf)
-    return np.abs(thresholds[:, None] - tops[None, :]).min(axis=1)
-
-
-def _suggest(balanced: np.ndarray, margins: np.ndarray) -> int:
-    """Index of the best threshold: highest balanced accuracy, then widest margin, then lowest."""
-    score = np.nan_to_num(balanced, nan=-1.0)
-    tied = np.flatnonzero(score >= score.max() - 1e-12)
-    widest = tied[margins[tied] >= margins[tied].max() - 1e-9]  # equal up to float noise
-    return int(widest[0])
-
-
-def _check_threshold(threshold: float) -> float:
-    threshold = float(threshold)
-    if not 0.0 <= threshold <= 1.0:
-        raise ConfigError(f"阈值（{threshold}）必须在 0 到 1 之间。")
-    return threshold
-
-
-def _check_k(k: int) -> None:
-    if not 1 <= int(k) <= MAX_TOP_K:
-        raise ConfigError(f"k（{k}）必须在 1 到 {MAX_TOP_K} 之间。")
+def distribution(evaluated: EvaluatedSet, evaluation: Evaluation, knob: str) -> list[dict]:
+    """Per question, the value the gate compared with `knob` (the best ranking score, or the coverage /
+    absent-word weight of the passing chunks) and whether the question should be answered: what the
+    tuning page's histogram draws. Questions with nothing retrieved (or, for the decision knobs,
+    without the decision) are left out."""
+    knobs = evaluation.knobs
+    if knob == "threshold":
+        values, keep = evaluated.top, np.isfinite(evaluated.top)
+    elif not evaluated.decides:
+        return []
+    else:
+        j = (evaluated.values[:, :knobs.k] >= knobs.threshold).sum(axis=1)
+        source = evaluated.coverage if knob == "min_coverage" else evaluated.unknown
+        values, keep = source[np.arange(len(evaluated)), j], j >= 1
+    labels = np.where(evaluated.should_refuse, "应拒答", "应回答")
+    return [{"数值": float(v), "标注": str(label)} for v, label, k in zip(values, labels, keep) if k]

@@ -1,6 +1,6 @@
 """Find the quantities written in Chinese text and read each one as a number.
 
-Covers Arabic numerals (4800, 4,800, 1.5万, 3千), Chinese numerals (四, 十二, 两, 一百, 一万二),
+Covers Arabic numerals (4800, 4,800, 1.5万, 3千), Chinese numerals (四, 十二, 两, 俩, 一百, 一万二),
 percentages (5%, 百分之五), clock times (9:00 → 9, 9:30 → 9.5) and ordinals in names (三级, 第二次).
 Units are kept only for display: matching is by value, so 「四级」 supports 「4 个级别」.
 Deliberately left out: words that contain a numeral character but are not quantities
@@ -13,8 +13,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.citations import CITATION_RE  # noqa: F401 - re-exported for core.arithmetic and core.grounding
+
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-           "八": 8, "九": 9, "壹": 1, "贰": 2, "叁": 3, "肆": 4, "伍": 5, "陆": 6, "柒": 7, "捌": 8, "玖": 9}
+           "八": 8, "九": 9, "俩": 2, "壹": 1, "贰": 2, "叁": 3, "肆": 4, "伍": 5, "陆": 6, "柒": 7, "捌": 8, "玖": 9}
 _SMALL_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
 _BIG_UNITS = {"万": 10_000, "亿": 100_000_000}
 _CN_CHARS = "".join(_DIGITS) + "".join(_SMALL_UNITS) + "".join(_BIG_UNITS)
@@ -23,8 +25,7 @@ _CN = f"[{_CN_CHARS}]"
 # Full-width digits and signs become ASCII one character for one character, so offsets survive.
 FULL_WIDTH = str.maketrans("０１２３４５６７８９．％：＝", "0123456789.%:=")
 
-# Citation markers ([1], [1,2]) and list numbering at a line start are labels, not quantities.
-CITATION_RE = re.compile(r"\[\s*\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\s*\]")
+# Citation markers (core.citations' grammar) and list numbering at a line start are labels, not quantities.
 _LIST_MARK_RE = re.compile(r"(?m)^[ \t]*\d{1,2}[.、)）](?!\d)")
 
 # Words built from numeral characters that do not state a quantity. The look-behind keeps

@@ -1,11 +1,14 @@
 """Check that an answer's figures come from the references it cites, that its sums are right,
 and that every sentence stating a figure or a policy cites something.
 
-Three problem codes (Chinese names in the README, 出处核对):
+Four problem codes (Chinese names in docs/grounding.md):
   unsupported_number  a figure whose value is in none of the references cited in its sentence,
-                      nor in the question, nor computed or already supported earlier in the answer;
+                      nor in the question, nor computed or already supported earlier in the answer,
+                      nor one arithmetic step from those (core.derivation: 「10 = 16 − 6」);
   bad_arithmetic      an equality whose sides differ by more than 0.01;
-  uncited_claim       a sentence with a figure or a policy word and no [n] at all.
+  uncited_claim       a sentence with a figure or a policy word and no [n] at all;
+  question_mismatch   the question states its own figures (paid, level, lessons…) and the answer
+                      works out a result with the references' figures instead (core.question_figures).
 "Appears" is value-based: 「四级」 in a reference supports 「4 个级别」; units are not compared.
 Left out: whether the figure is used in the same sense as in the reference (5% vs 5 天).
 """
@@ -14,20 +17,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from langchain_core.documents import Document
 
 from core.arithmetic import Equation, Mismatch, find_equations
+from core.citations import cited
+from core.derivation import derive, operands
 from core.figures import CITATION_RE, Figure, extract_figures, format_number, value_keys
 from core.problems import Problem
+from core.question_figures import describe, find_mismatches
 from core.settings import REFUSAL_TEXT
 from core.text import normalize
 
 UNSUPPORTED_NUMBER = "unsupported_number"
 BAD_ARITHMETIC = "bad_arithmetic"
 UNCITED_CLAIM = "uncited_claim"
-CODE_NAMES = {UNSUPPORTED_NUMBER: "数字无出处", BAD_ARITHMETIC: "计算错误", UNCITED_CLAIM: "无出处陈述"}
+QUESTION_MISMATCH = "question_mismatch"
+CODE_NAMES = {UNSUPPORTED_NUMBER: "数字无出处", BAD_ARITHMETIC: "计算错误", UNCITED_CLAIM: "无出处陈述",
+              QUESTION_MISMATCH: "与问题不符"}
 
 # Words that make a sentence a statement of school policy, longest first so the message names
 # 「手续费」 rather than 「费」.
@@ -36,8 +44,10 @@ POLICY_WORDS = ("手续费", "转班", "学籍", "课时", "报名", "报读", "
 
 _TERMINATORS = "。！？；!?;\n"
 # After a sentence ends, closing quotes and citation markers still belong to it: 「…四级。[1]」.
-_TRAILER_RE = re.compile(r"(?:[ \t]*(?:[”’」』）)]|\[\s*\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\s*\]))*")
+_TRAILER_RE = re.compile(rf"(?:[ \t]*(?:[”’」』）)]|{CITATION_RE.pattern}))*")
 _FORMULA_SHOWN = 16
+# A rule written as a formula of words: 「实付学费 ×（剩余课时 ÷ 总课时）」.
+_FORMULA_RE = re.compile(r"[\u4e00-\u9fff][ \t]*[×÷][ \t]*[（(]?[ \t]*[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,7 @@ class SentenceVerdict:
     cited: tuple[int, ...]
     figures: tuple[Figure, ...]
     problems: tuple[Problem, ...]
+    derivations: tuple[str, ...] = ()  # how derived figures follow: 「10 = 16 − 6」
 
     @property
     def ok(self) -> bool:
@@ -102,11 +113,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 def cited_numbers(sentence: str) -> tuple[int, ...]:
     """Distinct citation numbers in a sentence, in order: 「[1][2]」 and 「[1,2]」 both give (1, 2)."""
-    seen: dict[int, None] = {}
-    for marker in CITATION_RE.finditer(sentence):
-        for number in re.findall(r"\d+", marker.group()):
-            seen.setdefault(int(number), None)
-    return tuple(seen)
+    return tuple(cited(sentence))
 
 
 def _figure_label(figure: Figure) -> str:
@@ -149,14 +156,27 @@ def _is_refusal(sentence: str) -> bool:
     return normalize(CITATION_RE.sub("", sentence)) == normalize(REFUSAL_TEXT)
 
 
+@dataclass
+class _Context:
+    """What the sentences of one answer share, in order: the question's values, results so far."""
+
+    question_keys: frozenset[float]
+    shown: dict[float, str]  # every figure the answer writes, as an operand for a derivation
+    asked: dict[float, str]  # the question's figures, operands when a cited reference states the rule
+    earlier: set[float]  # values settled so far: computed, derived or supported by a cited reference
+    computed: set[float]  # values the answer computed or derived itself
+
+
 def _check_sentence(text: str, span: tuple[int, int], figures: tuple[Figure, ...], hits: Sequence[Document],
-                    question_keys: frozenset[float], earlier: set[float]) -> SentenceVerdict:
-    """The verdict for one sentence; adds the values it settles to `earlier` for the sentences after it."""
+                    context: _Context) -> SentenceVerdict:
+    """The verdict for one sentence; adds the values it settles to `context` for the sentences after it."""
     sentence = text[span[0]:span[1]]
     cited = cited_numbers(sentence)
     equations: tuple[Equation, ...] = find_equations(sentence, offset=span[0])
     for equation in equations:
-        earlier.update(round(v, 6) for v in equation.results())
+        results = {round(v, 6) for v in equation.results()}
+        context.earlier.update(results)
+        context.computed.update(results)
     stated = {side.span for eq in equations for side in eq.stated_results()}
     calculations = [side.span for eq in equations for side in eq.numeric if side.computed]
     problems = [_arithmetic_problem(m) for eq in equations for m in eq.mismatches()]
@@ -166,7 +186,8 @@ def _check_sentence(text: str, span: tuple[int, int], figures: tuple[Figure, ...
     claims = [f for f in figures
               if not any(_overlaps(f.span, s) for s in stated)
               and not (_is_constant(f) and any(_overlaps(f.span, c) for c in calculations))
-              and not (f.keys & question_keys) and not (f.keys & earlier)]
+              and not (f.keys & context.question_keys) and not (f.keys & context.earlier)]
+    derivations: list[str] = []
     if not cited:
         words = _policy_words(CITATION_RE.sub("", sentence))
         if (claims or words) and not _is_refusal(sentence):
@@ -183,15 +204,25 @@ def _check_sentence(text: str, span: tuple[int, int], figures: tuple[Figure, ...
                 allowed |= value_keys(hits[number - 1].page_content)
         checked = "".join(f"[{n}]" for n in cited)
         for figure in claims:
-            if figure.keys & allowed:
-                earlier.update(figure.keys)
+            if figure.keys & (allowed | context.earlier):
+                context.earlier.update(figure.keys)
+                continue
+            sources = set(context.question_keys) | context.computed
+            shown = context.shown
+            if any(_FORMULA_RE.search(hits[n - 1].page_content) for n in cited if 1 <= n <= len(hits)):
+                shown = {**context.asked, **shown}  # the cited rule relates the question's figures
+            how = derive(figure, shown, sources, allowed | context.earlier)
+            if how:
+                derivations.append(how)
+                context.earlier.update(figure.keys)
+                context.computed.update(figure.keys)
             else:
                 problems.append(Problem(
                     UNSUPPORTED_NUMBER,
                     f"“{figure.text}”中的数字 {_figure_label(figure)} 在所引资料 {checked} 中找不到",
                     figure.span))
     problems.sort(key=lambda p: p.span or (0, 0))
-    return SentenceVerdict(sentence, span, cited, figures, tuple(problems))
+    return SentenceVerdict(sentence, span, cited, figures, tuple(problems), tuple(dict.fromkeys(derivations)))
 
 
 def check_grounding(text: str, hits: Sequence[Document], question: str) -> GroundingReport:
@@ -200,14 +231,34 @@ def check_grounding(text: str, hits: Sequence[Document], question: str) -> Groun
     Never raises on odd text; takes a few milliseconds for a normal answer.
     """
     text = text or ""
-    question_keys = value_keys(question or "")
+    question = question or ""
     all_figures = extract_figures(text)
     # Values settled so far: results of the answer's own sums, and figures a cited reference
     # supported. 「二级学费 4200 元[2]。可退 4200 × 14 ÷ 16 …[1]」 reuses 4200 without citing [2] again.
-    earlier: set[float] = set()
+    context = _Context(question_keys=value_keys(question), shown=operands(all_figures),
+                       asked=operands(extract_figures(question)), earlier=set(), computed=set())
+    spans = split_sentences(text)
     verdicts = []
-    for span in split_sentences(text):
+    for span in spans:
         figures = tuple(f for f in all_figures if span[0] <= f.span[0] and f.span[1] <= span[1])
-        verdicts.append(_check_sentence(text, span, figures, hits, question_keys, earlier))
+        verdicts.append(_check_sentence(text, span, figures, hits, context))
+    if not _is_refusal(text):
+        verdicts = _add_mismatch(verdicts, text, spans, hits, question)
     problems = tuple(p for v in verdicts for p in v.problems)
     return GroundingReport(verdicts=tuple(verdicts), problems=problems)
+
+
+def _add_mismatch(verdicts: list[SentenceVerdict], text: str, spans: list[tuple[int, int]],
+                  hits: Sequence[Document], question: str) -> list[SentenceVerdict]:
+    """The question_mismatch problem, if any, joins the verdict of the sentence holding its first figure."""
+    mismatches = find_mismatches(text, spans, [h.page_content for h in hits], question)
+    if not mismatches:
+        return verdicts
+    message, rows = describe(mismatches)
+    span = min((k.figure.span for m in mismatches for k in m.answer), default=None)
+    problem = Problem(QUESTION_MISMATCH, message, span, compare=rows)
+    out = list(verdicts)
+    index = next((i for i, v in enumerate(out) if span and v.span[0] <= span[0] < v.span[1]), len(out) - 1)
+    out[index] = replace(out[index], problems=tuple(sorted((*out[index].problems, problem),
+                                                           key=lambda p: p.span or (0, 0))))
+    return out

@@ -1,28 +1,31 @@
-"""Answer a question from the corpus: retrieve, gate on the threshold, ask the model, check the answer.
+"""The values a question travels as (Hit, Gate, RAGAnswer) and the steps that need no composition.
 
-The refusal gate runs before any model call: when no candidate reaches the threshold (>=),
-the refusal sentence is returned and the model is never invoked.
+`retrieve` scores a question against an index; `finish` runs every check on a model's text and
+builds the answer, which carries its citation and grounding reports so that no view computes
+them again. The chain itself (retrieve → gate → answer → check) is composed in exactly one
+place, core.assistant; nothing here decides whether to answer.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 
+from core.citations import renumber, reorder
 from core.errors import InvalidQuestion, ModelError
-from core.grounding import check_grounding
+from core.grounding import GroundingReport, check_grounding
 from core.index import SearchIndex, search_with_score
+from core.knobs import Knobs
 from core.llm import OfflineAnswerer
 from core.model_errors import as_model_error
 from core.problems import Problem
 from core.prompts import build_messages
-from core.references import check_refs
-from core.settings import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, MAX_QUESTION_CHARS, MAX_TOP_K, REFUSAL_TEXT
+from core.references import RefReport, check_refs
+from core.settings import MAX_QUESTION_CHARS, MAX_TOP_K, REFUSAL_TEXT
 
 if TYPE_CHECKING:  # core.answerability imports Hit from here
     from core.answerability import Decision
@@ -30,7 +33,8 @@ if TYPE_CHECKING:  # core.answerability imports Hit from here
 
 @dataclass(frozen=True)
 class Hit:
-    """One retrieved chunk with its score and whether it reached the threshold."""
+    """One retrieved chunk: its retrieval score, its ranking score (`value`, what the threshold is
+    compared with and what the chart draws) and whether it passed the gate."""
 
     rank: int
     source: str
@@ -41,8 +45,12 @@ class Hit:
     text: str
     score: float
     passed: bool = False
-    coverage: float | None = None  # this chunk's own keyword coverage, set by a reranker
+    coverage: float | None = None  # this chunk's own keyword coverage, set by the ranking step
+    value: float | None = None  # the ranking score; the retrieval score when nothing reranked
 
+    def __post_init__(self) -> None:
+        if self.value is None:
+            object.__setattr__(self, "value", self.score)
 
     @property
     def document(self) -> Document:
@@ -53,25 +61,32 @@ class Hit:
     def to_dict(self) -> dict:
         return {"rank": self.rank, "source": self.source, "heading": self.heading, "chunk": self.chunk,
                 "start": self.start, "end": self.end, "score": round(self.score, 6),
-                "passed": self.passed, "text": self.text,
+                "value": round(self.value, 6), "passed": self.passed, "text": self.text,
                 **({} if self.coverage is None else {"coverage": self.coverage})}
 
 
 @dataclass(frozen=True)
 class Gate:
-    """The decision taken before any model call: which candidates pass, and why it refuses if it does."""
+    """The decision taken before any model call: which kept candidates pass, and why it refuses if it does."""
 
     question: str
-    candidates: tuple[Hit, ...]
-    threshold: float
-    k: int
+    candidates: tuple[Hit, ...]  # the first k ranked candidates, `passed` marked
+    knobs: Knobs
     refused: bool
     reason: str
-    decision: Decision | None = None  # set when select() was given a `decide` hook
+    decision: Decision | None = None  # None when the answerability decision is off
 
     @property
     def hits(self) -> tuple[Hit, ...]:
         return tuple(h for h in self.candidates if h.passed)
+
+    @property
+    def threshold(self) -> float:
+        return self.knobs.threshold
+
+    @property
+    def k(self) -> int:
+        return self.knobs.k
 
 
 @dataclass(frozen=True)
@@ -88,6 +103,10 @@ class RAGAnswer:
     model_called: bool
     problems: tuple[Problem, ...] = ()
     reason: str = ""
+    knobs: Knobs | None = None
+    decision: Decision | None = None
+    citations: RefReport | None = None  # the checks' reports, rendered as they are (never recomputed)
+    grounding: GroundingReport | None = None
 
     @property
     def flagged(self) -> bool:
@@ -95,14 +114,22 @@ class RAGAnswer:
         return bool(self.problems)
 
     @property
+    def gate_refused(self) -> bool:
+        """The gate refused before any model call (as `eval` reports); `refused` also counts a model
+        that answered with the refusal sentence itself."""
+        return self.refused and not self.model_called
+
+    @property
     def best_score(self) -> float:
         return max((h.score for h in self.candidates), default=0.0)
 
     def to_dict(self) -> dict:
-        return {"question": self.question, "refused": self.refused, "answer": self.text,
+        return {"question": self.question, "refused": self.refused, "gate_refused": self.gate_refused,
+                "answer": self.text,
                 "threshold": self.threshold, "k": self.k, "model_called": self.model_called,
                 "reason": self.reason, "hits": [h.to_dict() for h in self.candidates],
-                "problems": [p.to_dict() for p in self.problems]}
+                "problems": [p.to_dict() for p in self.problems],
+                **({"knobs": self.knobs.to_dict()} if self.knobs else {})}
 
 
 def validate_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
@@ -126,64 +153,19 @@ def retrieve(question: str, index: SearchIndex, k: int = MAX_TOP_K) -> tuple[Hit
     return tuple(hits)
 
 
-def select(question: str, candidates: tuple[Hit, ...], threshold: float, k: int, *,
-           decide: Callable[[str, tuple[Hit, ...], float], Decision] | None = None) -> Gate:
-    """Keep the first k candidates and mark those at or above the threshold; refuse if none pass.
-
-    With `decide` (e.g. `core.answerability.make_decider(...)`), the gate also refuses when the
-    decision is not answerable, and carries the decision and its reason either way.
-    """
-    if not 1 <= k <= MAX_TOP_K:
-        raise InvalidQuestion(f"k（{k}）必须在 1 到 {MAX_TOP_K} 之间。")
-    kept = tuple(replace(h, passed=h.score >= threshold) for h in candidates[:k])
-    decision = decide(question, kept, threshold) if decide is not None and kept else None
-    if any(h.passed for h in kept) and (decision is None or decision.answerable):
-        return Gate(question, kept, threshold, k, refused=False, reason=decision.reason if decision else "",
-                    decision=decision)
-    best = max((h.score for h in kept), default=0.0)
-    reason = (f"{below_threshold(best, threshold)}，没有可用的资料片段" if kept
-              else "资料库是空的，没有可检索的片段")
-    return Gate(question, kept, threshold, k, refused=True, reason=decision.reason if decision else reason,
-                decision=decision)
-
-
 def below_threshold(best: float, threshold: float) -> str:
-    """「最高分 0.04 低于阈值 0.05」, with as many decimals as it takes for the two numbers to
+    """「最高排序分 0.04 低于阈值 0.05」, with as many decimals as it takes for the two numbers to
     differ on the page (0.0496 shows as 0.0496, never as 「0.05 低于阈值 0.05」)."""
     digits = 2
     while digits < 4 and round(best, digits) >= round(threshold, digits):
         digits += 1
-    return f"最高分 {best:.{digits}f} 低于阈值 {threshold:.2f}"
-
-
-Reranker = Callable[[str, tuple[Hit, ...]], tuple[Hit, ...]]
-
-
-def candidates_for(question: str, index: SearchIndex, *, expand: Callable[[str], str] | None = None,
-                   rerank: Reranker | None = None, k: int = MAX_TOP_K) -> tuple[Hit, ...]:
-    """Retrieve for the (expanded) question; with `rerank`, reorder the top MAX_TOP_K for the question as asked."""
-    hits = retrieve(expand(question) if expand is not None else question, index, MAX_TOP_K if rerank else k)
-    return rerank(question, hits) if rerank is not None else hits
-
-
-def prepare(question: str, index: SearchIndex, *, k: int = DEFAULT_TOP_K, min_score: float | None = None,
-            decide: Callable[[str, tuple[Hit, ...], float], Decision] | None = None,
-            expand: Callable[[str], str] | None = None, rerank: Reranker | None = None) -> Gate:
-    """Validate, retrieve and gate; no model is involved.
-
-    `expand` rewrites the retrieval query only (e.g. glossary expansion); the gate, the decision
-    and the prompt keep the question as asked. `rerank` (core.answerability.make_reranker)
-    reorders the top MAX_TOP_K candidates before the first k are kept.
-    """
-    text = validate_question(question)
-    threshold = DEFAULT_MIN_SCORE if min_score is None else float(min_score)
-    hits = candidates_for(text, index, expand=expand, rerank=rerank, k=max(k, 1))
-    return select(text, hits, threshold, k, decide=decide)
+    return f"最高排序分 {best:.{digits}f} 低于阈值 {threshold:.2f}"
 
 
 def refusal(gate: Gate) -> RAGAnswer:
     return RAGAnswer(question=gate.question, text=REFUSAL_TEXT, hits=(), candidates=gate.candidates,
-                     threshold=gate.threshold, k=gate.k, refused=True, model_called=False, reason=gate.reason)
+                     threshold=gate.threshold, k=gate.k, refused=True, model_called=False, reason=gate.reason,
+                     knobs=gate.knobs, decision=gate.decision)
 
 
 def stream_text(gate: Gate, llm: BaseChatModel | None = None) -> Iterator[str]:
@@ -203,57 +185,20 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None) -> Iterator[str]:
 
 
 def finish(gate: Gate, text: str) -> RAGAnswer:
-    """Run the checks on the whole answer text and build the final RAGAnswer."""
+    """Number the citations in order of first appearance, run every check on the whole text and
+    build the answer with its reports. The references keep the order the model saw them in,
+    rearranged the same way as the numbers, so [n] always names the same chunk."""
     text = text.strip()
     if not text:
         raise ModelError("模型返回了空回答，本次没有生成回答，问题已记录，请重试或转人工。", kind="empty_answer")
-    docs = [h.document for h in gate.hits]
+    text, order = renumber(text, len(gate.hits))
+    hits = reorder(gate.hits, order)
+    docs = [h.document for h in hits]
     model_refused = text == REFUSAL_TEXT
-    problems = list(check_refs(text, docs, require=not model_refused).problems)
-    if not model_refused:
-        problems.extend(_grounding_problems(text, docs, gate.question))
-    return RAGAnswer(question=gate.question, text=text, hits=gate.hits, candidates=gate.candidates,
+    citations = check_refs(text, docs, require=not model_refused)
+    grounding = None if model_refused else check_grounding(text, docs, gate.question)
+    problems = (*citations.problems, *(grounding.problems if grounding else ()))
+    return RAGAnswer(question=gate.question, text=text, hits=hits, candidates=gate.candidates,
                      threshold=gate.threshold, k=gate.k, refused=model_refused, model_called=True,
-                     problems=tuple(problems),
-                     reason="模型认为参考资料不足以回答" if model_refused else gate.reason)
-
-
-def _grounding_problems(text: str, docs: list[Document], question: str) -> list[Problem]:
-    """Figures, arithmetic and uncited claims (core.grounding), after the citation-number check."""
-    return list(check_grounding(text, docs, question).problems)
-
-
-@functools.cache
-def _starter_glossary():
-    from core.glossary import load_starter
-
-    return load_starter()
-
-
-DEFAULT_DECISION = "default"  # sentinel: the answerability decision without a glossary
-
-
-def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *,
-           k: int = DEFAULT_TOP_K, min_score: float | None = None,
-           decide: Callable[[str, tuple[Hit, ...], float], Decision] | str | None = DEFAULT_DECISION,
-           expand: Callable[[str], str] | None = None, rerank: Reranker | None = None) -> RAGAnswer:
-    """Answer from the corpus or refuse; `llm=None` uses the offline answerer.
-
-    By default the answerability decision (core.answerability) gates alongside the threshold and
-    reranks the candidates, with the shipped starter glossary; `decide=None` keeps the seed's
-    threshold-only gate and plain score order. core.pipeline does the same with the glossary
-    consultants maintain in the database.
-    """
-    if decide == DEFAULT_DECISION:
-        # late imports: core.answerability imports Hit from here
-        from core.answerability import make_decider, make_reranker
-        from core.glossary import expand_query
-
-        glossary = _starter_glossary()  # the shipped glossary; core.pipeline uses the consultants' edited one
-        decide = make_decider(index, glossary) if len(index) else None
-        rerank = rerank or (make_reranker(index, glossary) if len(index) else None)
-        expand = expand or (lambda question: expand_query(question, glossary))
-    gate = prepare(question, index, k=k, min_score=min_score, decide=decide, expand=expand, rerank=rerank)
-    if gate.refused:
-        return refusal(gate)
-    return finish(gate, "".join(stream_text(gate, llm)))
+                     problems=tuple(problems), reason="模型认为参考资料不足以回答" if model_refused else gate.reason,
+                     knobs=gate.knobs, decision=gate.decision, citations=citations, grounding=grounding)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langchain_core.documents import Document
 
+from core.citations import CITATION_RE, cited, markers
 from core.problems import Problem
 
-REF_RE = re.compile(r"\[(\d{1,4})\]")
 EXCERPT_CHARS = 40
 
 
@@ -40,11 +39,8 @@ class RefReport:
 
 
 def extract_refs(text: str) -> list[int]:
-    """Distinct citation numbers in order of first appearance."""
-    seen: dict[int, None] = {}
-    for match in REF_RE.finditer(text):
-        seen.setdefault(int(match.group(1)), None)
-    return list(seen)
+    """Distinct citation numbers in order of first appearance (core.citations' grammar)."""
+    return cited(text)
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -68,12 +64,12 @@ def resolve_refs(text: str, hits: Sequence[Document]) -> tuple[Reference, ...]:
 def check_refs(text: str, hits: Sequence[Document], require: bool = True) -> RefReport:
     """Flag numbers outside 1..len(hits), and (when `require`) an answer that cites nothing."""
     problems = []
-    for match in REF_RE.finditer(text):
-        number = int(match.group(1))
-        if not 1 <= number <= len(hits):
-            available = f"1~{len(hits)}" if hits else "无"
-            problems.append(Problem("bad_ref", f"引用了不存在的编号 [{number}]，本次只提供了 {available}",
-                                    (match.start(), match.end())))
-    if require and hits and not REF_RE.search(text):
+    for match, found in markers(text):
+        for number in found:
+            if not 1 <= number <= len(hits):
+                available = f"1~{len(hits)}" if hits else "无"
+                problems.append(Problem("bad_ref", f"引用了不存在的编号 [{number}]，本次只提供了 {available}",
+                                        (match.start(), match.end())))
+    if require and hits and not CITATION_RE.search(text):
         problems.append(Problem("no_refs", "通篇没有标注任何出处编号"))
     return RefReport(refs=resolve_refs(text, hits), problems=tuple(problems))

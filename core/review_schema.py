@@ -139,6 +139,7 @@ REASON_LANES = (
     Lane("number", "数字无出处", ("unsupported_number",)),
     Lane("arithmetic", "计算错误", ("bad_arithmetic",)),
     Lane("uncited", "无出处陈述", ("uncited_claim",)),
+    Lane("question", "与问题不符", ("question_mismatch",)),
     Lane("stale", "资料已更新", ("stale_corpus",)),
 )
 LANES = {lane.code: lane for lane in ORIGIN_LANES + REASON_LANES}

@@ -1,8 +1,8 @@
 """Every tunable number and path of 小E in one place; environment variables override the defaults.
 
-The default threshold below is calibrated on tests/data/calibration.csv and
-tests/data/calibration_spoken.csv (see CALIBRATION); a default saved from the tuning page
-(database) takes precedence at run time.
+The gate's knobs default to the calibrated values in core/data/calibration.json (core.knobs);
+XIAOE_* variables override them, and a default saved from the tuning page (database) takes
+precedence over both at run time (core.defaults_store.effective_settings).
 """
 
 from __future__ import annotations
@@ -13,40 +13,22 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from core.errors import ConfigError
+from core.knobs import MAX_TOP_K, Knobs, calibration
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 REFUSAL_TEXT = "这件事资料里没写，我不能替你们编，请转人工。"
 
-# Calibration on seven labelled development sets with the default retriever (k=3, starter glossary),
-# reproduced by `bench/answerability.py --calibrate --skip-student`:
-# - tests/data/calibration.csv: 46 answerable, 20 to refuse, written formally;
-# - tests/data/calibration_spoken.csv: 74 answerable, 34 near misses, written the way students type;
-# - tests/data/student_questions.csv (66 + 36), student_questions_v2.csv (86 + 40),
-#   student_questions_v3.csv (95 + 50), student_heldout.csv (93 + 48) and student_heldout_v5.csv
-#   (84 + 41): student-phrased sets that were each held out once and then became development data
-#   (see the README).
-# The top chunk score alone overlaps on every set: on the formal set the lowest answerable top score
-# is 0.104 and the highest should-refuse one 0.130; on the spoken set 0.008 and 0.173. With the
-# answerability decision on (the default) the per-chunk threshold only has to keep chunks that share
-# something real with the question. The rule (lowest cost on the union, a false answer costing twice
-# a false refusal; the middle of that plateau) gives 0.01 together with core.answerability's policy:
-# formal 66/66 right, spoken 101/108 right, with the 672-pair starter glossary.
-CALIBRATION = {
-    "lowest_answerable_top_score": 0.104,
-    "highest_unanswerable_top_score": 0.130,
-    "spoken_lowest_answerable_top_score": 0.008,
-    "spoken_highest_unanswerable_top_score": 0.173,
-    "formal_decision_accuracy_at_default": 66 / 66,
-    "spoken_decision_accuracy_at_default": 101 / 108,
-}
-DEFAULT_MIN_SCORE = 0.01
-# With the answerability decision off (XIAOE_ANSWERABILITY=off) the top score is the only gate, as in
-# the seed, and 0.01 would refuse almost nothing. `python -m core eval` with the decision off suggests
-# 0.11 on the formal calibration set and 0.08 on the spoken one; between them:
-THRESHOLD_ONLY_MIN_SCORE = 0.10
-DEFAULT_TOP_K = 3
-MAX_TOP_K = 10
+# The gate's knobs are calibrated by `python -m core calibrate --write` (core/calibration.py), which
+# writes core/data/calibration.json; the numbers below are read from there, never copied by hand.
+_CALIBRATION = calibration()
+DEFAULT_MIN_SCORE = _CALIBRATION.knobs.threshold
+DEFAULT_MIN_COVERAGE = _CALIBRATION.knobs.min_coverage
+DEFAULT_MAX_UNKNOWN_WEIGHT = _CALIBRATION.knobs.max_unknown_weight
+# With the answerability decision off (XIAOE_ANSWERABILITY=off) the ranking score is the only gate,
+# as in the seed; its threshold is calibrated separately by the same command.
+THRESHOLD_ONLY_MIN_SCORE = _CALIBRATION.threshold_only
+DEFAULT_TOP_K = _CALIBRATION.knobs.k
 MAX_QUESTION_CHARS = 2000
 
 
@@ -59,6 +41,8 @@ class Settings:
     database_url: str = ""
     min_score: float = DEFAULT_MIN_SCORE
     top_k: int = DEFAULT_TOP_K
+    min_coverage: float = DEFAULT_MIN_COVERAGE
+    max_unknown_weight: float = DEFAULT_MAX_UNKNOWN_WEIGHT
     chunk_size: int = 160
     chunk_overlap: int = 40
     max_question_chars: int = MAX_QUESTION_CHARS
@@ -80,6 +64,13 @@ class Settings:
             raise ConfigError(f"阈值 XIAOE_MIN_SCORE（{self.min_score}）必须在 0 到 1 之间。")
         if not 1 <= self.top_k <= MAX_TOP_K:
             raise ConfigError(f"k 值 XIAOE_TOP_K（{self.top_k}）必须在 1 到 {MAX_TOP_K} 之间。")
+        if not 0.0 <= self.min_coverage <= 1.0:
+            raise ConfigError(f"关键词覆盖下限 XIAOE_MIN_COVERAGE（{self.min_coverage}）必须在 0 到 1 之间。")
+        if not 0.0 <= self.max_unknown_weight <= 1.0:
+            raise ConfigError(f"资料外词权重上限 XIAOE_MAX_UNKNOWN_WEIGHT（{self.max_unknown_weight}）必须在 0 到 1 之间。")
+        if not 1 <= self.max_question_chars <= MAX_QUESTION_CHARS:  # the queue and question sets store up to that
+            raise ConfigError(f"问题字数上限 XIAOE_MAX_QUESTION_CHARS（{self.max_question_chars}）必须在 1 到 "
+                              f"{MAX_QUESTION_CHARS} 之间。")
         if self.chunk_overlap >= self.chunk_size:
             raise ConfigError(
                 f"片段重叠 chunk_overlap（{self.chunk_overlap}）必须小于片段长度 chunk_size（{self.chunk_size}）。")
@@ -89,6 +80,12 @@ class Settings:
             raise ConfigError(f"可答性判断开关 XIAOE_ANSWERABILITY（{self.answerability}）只能是 on 或 off。")
         if self.auth not in ("on", "off"):
             raise ConfigError(f"登录开关 XIAOE_AUTH（{self.auth}）只能是 on 或 off。")
+
+    @property
+    def knobs(self) -> Knobs:
+        """The gate's knobs as these settings give them."""
+        return Knobs(threshold=self.min_score, k=self.top_k, min_coverage=self.min_coverage,
+                     max_unknown_weight=self.max_unknown_weight)
 
     @property
     def db_url(self) -> str:
@@ -122,13 +119,10 @@ class Settings:
             values["min_score"] = THRESHOLD_ONLY_MIN_SCORE
         return cls(**values)
 
-    def with_defaults(self, *, min_score: float | None = None, top_k: int | None = None) -> Settings:
-        changes = {}
-        if min_score is not None:
-            changes["min_score"] = float(min_score)
-        if top_k is not None:
-            changes["top_k"] = int(top_k)
-        return replace(self, **changes)
+    def with_knobs(self, knobs: Knobs) -> Settings:
+        """These settings with the gate's knobs replaced (a saved default, a CLI flag)."""
+        return replace(self, min_score=knobs.threshold, top_k=knobs.k, min_coverage=knobs.min_coverage,
+                       max_unknown_weight=knobs.max_unknown_weight)
 
 
 def _parse(name: str, raw: str, kind: type):

@@ -1,4 +1,4 @@
-"""The answerability decision: term weights, coverage, words the corpus lacks, the gate hook, evaluation."""
+"""The answerability decision: term weights, coverage, words the corpus lacks, the gate, evaluation."""
 
 from __future__ import annotations
 
@@ -12,27 +12,25 @@ from pathlib import Path
 import pytest
 from langchain_core.documents import Document
 
-from core.answerability import (
+from core.answerability import analyzer_for, assess, credit
+from core.assistant import build_assistant
+from core.evaluation import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
     FALSE_ANSWER,
     FALSE_REFUSAL,
     WRONG_SOURCE,
-    Policy,
-    analyzer_for,
-    assess,
-    credit,
-    evaluate_decisions,
-    explain_misses,
-    make_decider,
-    summarize,
+    evaluate_at,
+    evaluate_set,
 )
 from core.glossary import Glossary, GlossaryEntry, load_starter
 from core.index import build_index
+from core.knobs import Knobs, calibrated
 from core.llm import ScriptedChatModel
+from core.misses import explain_misses
 from core.question_set_format import LabelledQuestion
-from core.rag import Hit, finish, prepare, refusal, retrieve, select, stream_text
-from core.settings import REFUSAL_TEXT
+from core.rag import Hit, retrieve
+from core.settings import REFUSAL_TEXT, Settings
 from core.terms import Term, TermAnalyzer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +39,27 @@ FEES = Document(page_content="入门级学费 3600 元。开课后可以免费�
 LEAVE = Document(page_content="因病可以申请保留学籍，最长 6 个月。每级 16 课时。",
                  metadata={"source": "b.md", "heading": "保留学籍", "chunk": 1})
 PRICE = Glossary((GlossaryEntry("学费", "价格"), GlossaryEntry("保留学籍", "休学")))
-STRICT = Policy(min_coverage=0.8, max_unknown_weight=0.6)
+DEFAULT = calibrated()
+
+
+def policy(min_coverage: float = DEFAULT.min_coverage, max_unknown_weight: float = DEFAULT.max_unknown_weight):
+    return (min_coverage, max_unknown_weight)
+
+
+STRICT = policy(min_coverage=0.8, max_unknown_weight=0.6)
+
+
+def at(threshold: float, decision_knobs: tuple[float, float] | None = None, k: int = 10) -> Knobs:
+    """Knobs with this threshold and (min coverage, max unknown weight), default the calibrated ones."""
+    coverage, unknown = decision_knobs or policy()
+    return Knobs(threshold=threshold, k=k, min_coverage=coverage, max_unknown_weight=unknown)
+
+
+def decider(index, glossary: Glossary | None = None):
+    """The decision as the gate applies it to kept hits at a threshold (hits not reranked: value = score)."""
+    analyzer = analyzer_for(index, glossary=glossary)
+    return lambda question, hits, threshold: assess(question, hits, at(threshold), analyzer=analyzer,
+                                                    glossary=glossary)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +102,7 @@ def test_tokens_split_a_term_the_corpus_does_not_use():
 
 def test_assess_coverage_worked_by_hand(toy):
     # 学费 (0.8881) is not in the passing chunk, 学籍 (1.0) is: 1.0 / 1.8881 = 0.5296
-    d = assess("学费和学籍", [hit(LEAVE, 0.5), hit(FEES, 0.05, 2)], 0.2, analyzer=toy, policy=STRICT)
+    d = assess("学费和学籍", [hit(LEAVE, 0.5), hit(FEES, 0.05, 2)], at(0.2, STRICT), analyzer=toy)
     assert d.coverage == pytest.approx(0.5296, abs=1e-4)
     assert not d.answerable
     assert d.uncovered_terms == ("学费",) and d.carrying_terms == ("学籍",)
@@ -92,59 +110,60 @@ def test_assess_coverage_worked_by_hand(toy):
 
 
 def test_assess_answers_with_reason_naming_the_carrying_terms(toy):
-    d = assess("入门级学费多少", [hit(FEES, 0.5)], 0.2, analyzer=toy, policy=STRICT)
+    d = assess("入门级学费多少", [hit(FEES, 0.5)], at(0.2, STRICT), analyzer=toy)
     assert d.answerable and d.coverage == 1.0
     assert d.reason == "问题的关键词“入门级、学费”都在命中片段中出现（覆盖 100%）"
-    assert [s.name_zh for s in d.signals] == ["最高分", "关键词覆盖", "资料外的词", "领先第二名"]
+    assert [s.name_zh for s in d.signals] == ["排序分", "关键词覆盖", "资料外的词", "领先第二名"]
+    assert d.signals[1].compared == "100% ≥ 80% ✓"  # what the gate compared, as the Ask page shows it
     assert all(s.passed for s in d.signals)
 
 
 def test_assess_unknown_word_refusal_names_the_word(toy):
-    d = assess("学费能不能分期付款？", [hit(FEES, 0.6)], 0.2, analyzer=toy, policy=STRICT)
+    d = assess("学费能不能分期付款？", [hit(FEES, 0.6)], at(0.2, STRICT), analyzer=toy)
     assert not d.answerable
     assert "问题里的“分期付款”在资料中没有出现" in d.reason
     assert d.unknown_terms == ("分期付款",) and "分期付款" in d.uncovered_terms
 
 
 def test_assess_threshold_refusal_says_score_and_threshold(toy):
-    d = assess("入门级学费多少", [hit(FEES, 0.08)], 0.2, analyzer=toy, policy=STRICT)
+    d = assess("入门级学费多少", [hit(FEES, 0.08)], at(0.2, STRICT), analyzer=toy)
     assert not d.answerable and d.score == 0.0
-    assert d.reason == "最高分 0.08 低于阈值 0.20"
+    assert d.reason == "最高排序分 0.08 低于阈值 0.20"
 
 
 def test_assess_threshold_is_inclusive(toy):
-    assert assess("入门级学费多少", [hit(FEES, 0.2)], 0.2, analyzer=toy, policy=STRICT).answerable
+    assert assess("入门级学费多少", [hit(FEES, 0.2)], at(0.2, STRICT), analyzer=toy).answerable
 
 
 def test_assess_synonym_makes_a_paraphrase_covered(toy):
     question = "入门级的价格是多少"
-    plain = assess(question, [hit(FEES, 0.5)], 0.2, analyzer=toy, policy=STRICT)
+    plain = assess(question, [hit(FEES, 0.5)], at(0.2, STRICT), analyzer=toy)
     assert not plain.answerable and plain.coverage == pytest.approx(1.0 / 1.3638, abs=1e-4)
-    with_glossary = assess(question, [hit(FEES, 0.5)], 0.2, analyzer=toy, glossary=PRICE, policy=STRICT)
+    with_glossary = assess(question, [hit(FEES, 0.5)], at(0.2, STRICT), analyzer=toy, glossary=PRICE)
     assert with_glossary.answerable and with_glossary.coverage == 1.0
     assert "价格" in with_glossary.carrying_terms
 
 
 def test_assess_synonym_only_counts_where_its_term_is(toy):
-    d = assess("可以休学吗", [hit(FEES, 0.5)], 0.2, analyzer=toy, glossary=PRICE, policy=STRICT)
+    d = assess("可以休学吗", [hit(FEES, 0.5)], at(0.2, STRICT), analyzer=toy, glossary=PRICE)
     assert not d.answerable and "休学" in d.uncovered_terms  # 保留学籍 is in the other chunk
 
 
 def test_assess_question_without_content_words(toy):
-    d = assess("可以吗？", [hit(FEES, 0.5)], 0.2, analyzer=toy)
+    d = assess("可以吗？", [hit(FEES, 0.5)], at(0.2), analyzer=toy)
     assert not d.answerable and "没有可以核对的关键词" in d.reason
 
 
 def test_assess_score_is_in_unit_interval_and_orders_evidence(toy):
-    good = assess("入门级学费多少", [hit(FEES, 0.6), hit(LEAVE, 0.1, 2)], 0.0, analyzer=toy)
-    worse = assess("入门级学费分期付款", [hit(FEES, 0.6), hit(LEAVE, 0.1, 2)], 0.0, analyzer=toy)
+    good = assess("入门级学费多少", [hit(FEES, 0.6), hit(LEAVE, 0.1, 2)], at(0.0), analyzer=toy)
+    worse = assess("入门级学费分期付款", [hit(FEES, 0.6), hit(LEAVE, 0.1, 2)], at(0.0), analyzer=toy)
     assert 0.0 <= worse.score < good.score <= 1.0
 
 
-def test_make_decider_builds_the_analyzer_once_per_index_and_glossary(corpus_index):
-    assert make_decider(corpus_index, PRICE).analyzer is make_decider(corpus_index, PRICE).analyzer
-    assert analyzer_for(corpus_index) is make_decider(corpus_index).analyzer
-    assert make_decider(corpus_index).analyzer is not make_decider(corpus_index, PRICE).analyzer
+def test_analyzer_is_built_once_per_index_and_glossary(corpus_index):
+    assert analyzer_for(corpus_index, glossary=PRICE) is analyzer_for(corpus_index, glossary=PRICE)
+    assert analyzer_for(corpus_index) is build_assistant(Settings(), corpus_index, None).analyzer
+    assert analyzer_for(corpus_index) is not analyzer_for(corpus_index, glossary=PRICE)
 
 
 def test_glossary_phrases_are_kept_whole_by_the_tokenizer(corpus_index):
@@ -171,63 +190,65 @@ def toy_index():
     return build_index([FEES, LEAVE])
 
 
-def test_gate_hook_refuses_without_calling_the_model(toy_index):
+def test_gate_refuses_without_calling_the_model(toy_index):
     model = ScriptedChatModel(responses=["不该被调用"])
-    gate = prepare("学费能不能分期付款？", toy_index, k=2, min_score=0.0, decide=make_decider(toy_index))
-    result = refusal(gate) if gate.refused else finish(gate, "".join(stream_text(gate, model)))
+    assistant = build_assistant(Settings(), toy_index, None, chat_model=model)
+    gate = assistant.gate(assistant.retrieve("学费能不能分期付款？"), at(0.0, k=2))
+    result = assistant.answer(gate)
     assert gate.refused and result.text == REFUSAL_TEXT and model.calls == 0
     assert gate.decision is not None and gate.reason == gate.decision.reason and "分期付款" in gate.reason
 
 
-def test_gate_hook_answers_and_carries_the_decision(toy_index):
+def test_gate_answers_and_carries_the_decision(toy_index):
     model = ScriptedChatModel(responses=["入门级学费 3600 元[1]。"])
-    gate = prepare("入门级学费多少", toy_index, k=2, min_score=0.0, decide=make_decider(toy_index))
-    result = refusal(gate) if gate.refused else finish(gate, "".join(stream_text(gate, model)))
+    assistant = build_assistant(Settings(), toy_index, None, chat_model=model)
+    gate = assistant.gate(assistant.retrieve("入门级学费多少"), at(0.0, k=2))
+    result = assistant.answer(gate)
     assert not gate.refused and model.calls == 1 and not result.refused
-    assert gate.decision.answerable and "入门级" in gate.reason
+    assert gate.decision.answerable and "入门级" in gate.reason and result.decision == gate.decision
 
 
-def test_select_without_decide_keeps_the_threshold_gate(toy_index):
-    candidates = retrieve("学费能不能分期付款？", toy_index, 2)
-    gate = select("学费能不能分期付款？", candidates, 0.0, 2)
+def test_gate_without_the_decision_keeps_the_threshold_gate(toy_index):
+    assistant = build_assistant(Settings(answerability="off"), toy_index, None)
+    gate = assistant.gate(assistant.retrieve("学费能不能分期付款？"), at(0.0, k=2))
     assert not gate.refused and gate.decision is None and gate.reason == ""
 
 
-def test_prepare_expand_changes_only_the_retrieval_query(toy_index):
-    gate = prepare("可以休学吗", toy_index, k=1, min_score=0.0, expand=lambda q: q + " 保留学籍")
-    assert gate.question == "可以休学吗" and gate.candidates[0].source == "b.md"
+def test_glossary_expansion_changes_only_the_retrieval_query(toy_index):
+    assistant = build_assistant(Settings(), toy_index, PRICE)
+    retrieval = assistant.retrieve("可以休学吗")
+    assert retrieval.question == "可以休学吗" and retrieval.candidates[0].source == "b.md"
 
 
 ROWS = (
-    {"question": "入门级学费多少", "expected": "a.md", "key_phrase": "3600 元"},
-    {"question": "入门级学费多少", "expected": "a.md", "key_phrase": "4200 元"},
-    {"question": "可以休学吗", "expected": "b.md", "key_phrase": "保留学籍"},
-    {"question": "学费能不能分期付款？", "expected": "应拒答", "key_phrase": ""},
-    {"question": "可以免费转班吗", "expected": "应拒答", "key_phrase": ""},
+    LabelledQuestion("入门级学费多少", "a.md", key_phrase="3600 元"),
+    LabelledQuestion("入门级学费多少", "a.md", key_phrase="4200 元"),
+    LabelledQuestion("可以休学吗", "b.md", key_phrase="保留学籍"),
+    LabelledQuestion("学费能不能分期付款？"),
+    LabelledQuestion("可以免费转班吗"),
 )
 
 
-def test_evaluate_decisions_labels_every_outcome(toy_index):
-    outcomes = evaluate_decisions(ROWS, toy_index, None, 0.0, 2, policy=STRICT)
-    assert [o.outcome for o in outcomes] == [CORRECT_ANSWER, WRONG_SOURCE, FALSE_REFUSAL, CORRECT_REFUSAL,
-                                             FALSE_ANSWER]
-    summary = summarize(outcomes)
-    assert summary.accuracy == pytest.approx(2 / 5) and summary.answered_with_fact == pytest.approx(1 / 3)
+def evaluate_decisions(rows, index, glossary, threshold, k, *, policy):
+    """Outcomes of `rows` through the one gate on `index` (evaluate_set once, evaluate_at at these knobs)."""
+    evaluated = evaluate_set(build_assistant(Settings(), index, glossary), rows)
+    return evaluated, evaluate_at(evaluated, at(threshold, policy, k=k))
 
 
-def test_evaluate_decisions_accepts_labelled_questions(toy_index):
-    rows = [LabelledQuestion("入门级学费多少", "a.md", key_phrase="3600 元"), LabelledQuestion("学费能不能分期付款？")]
-    outcomes = evaluate_decisions(rows, toy_index, None, 0.0, 2, policy=STRICT)
-    assert [o.outcome for o in outcomes] == [CORRECT_ANSWER, CORRECT_REFUSAL]
+def test_evaluation_labels_every_outcome(toy_index):
+    _, evaluation = evaluate_decisions(ROWS, toy_index, None, 0.0, 2, policy=STRICT)
+    assert evaluation.outcomes == (CORRECT_ANSWER, WRONG_SOURCE, FALSE_REFUSAL, CORRECT_REFUSAL, FALSE_ANSWER)
+    m = evaluation.metrics
+    assert m.correct / m.total == pytest.approx(2 / 5) and m.answered_with_fact == pytest.approx(1 / 3)
 
 
-def test_evaluate_decisions_with_glossary_fixes_the_paraphrase(toy_index):
-    outcomes = evaluate_decisions(ROWS[2:3], toy_index, PRICE, 0.0, 2, policy=STRICT)
-    assert outcomes[0].outcome == CORRECT_ANSWER
+def test_evaluation_with_glossary_fixes_the_paraphrase(toy_index):
+    _, evaluation = evaluate_decisions(ROWS[2:3], toy_index, PRICE, 0.0, 2, policy=STRICT)
+    assert evaluation.outcomes[0] == CORRECT_ANSWER
 
 
 def test_explain_misses_lists_uncovered_and_carrying_words(toy_index):
-    explained = explain_misses(evaluate_decisions(ROWS, toy_index, None, 0.0, 2, policy=STRICT))
+    explained = explain_misses(*evaluate_decisions(ROWS, toy_index, None, 0.0, 2, policy=STRICT))
     by_question = {(e.question, e.outcome): e for e in explained}
     assert "休学" in by_question[("可以休学吗", FALSE_REFUSAL)].words
     assert "转班" in by_question[("可以免费转班吗", FALSE_ANSWER)].words
@@ -238,16 +259,15 @@ def test_explain_misses_lists_uncovered_and_carrying_words(toy_index):
 _DETERMINISM_SCRIPT = """
 import json, sys
 sys.path.insert(0, {root!r})
-from core.answerability import make_decider
+from core.assistant import build_assistant
 from core.glossary import load_starter
 from core.loader import load_documents
 from core.index import build_index
-from core.rag import retrieve
-index = build_index(load_documents({corpus!r}))
-decide = make_decider(index, load_starter())
+from core.settings import Settings
+assistant = build_assistant(Settings(), build_index(load_documents({corpus!r})), load_starter())
 out = []
 for q in ["退的钱多久能到账？", "学费能不能分期付款？", "可以免费转班吗", "入门级的价格是多少"]:
-    d = decide(q, retrieve(q, index, 3), 0.1)
+    d = assistant.gate(assistant.retrieve(q), assistant.knobs.with_(threshold=0.1)).decision
     out.append([d.answerable, d.score, d.reason, list(d.uncovered_terms), list(d.carrying_terms)])
 print(json.dumps(out, ensure_ascii=False))
 """
@@ -300,7 +320,7 @@ def test_credit_grades_how_much_of_a_word_is_present(word, forms, known, text, e
 
 
 def test_credit_grades_only_for_the_offline_answerer():
-    # the offline answerer (core.llm) still grades: one character inserted, or a share of the pairs
+    # the offline answerer (core.extractive) still grades: one character inserted, or a share of the pairs
     assert credit(term("每级"), ["每一级都是16课时"], graded=True) == pytest.approx(2 / 3)
     assert credit(term("口语课"), ["口语班每班8人"], graded=True) == pytest.approx(1 / 2)
     assert credit(term("口语课", known=False), ["口语班每班8人"], graded=True) == 0.0
@@ -356,10 +376,10 @@ def test_analyzer_damaged_vocabulary_cache_is_recomputed(tmp_path):
 
 
 def test_holds_fact_accepts_any_listed_wording(toy_index):
-    rows = [{"question": "入门级学费多少", "expected": "a.md", "key_phrase": "4200 元|3600 元"},
-            {"question": "入门级学费多少", "expected": "a.md", "key_phrase": "4200 元|5600 元"}]
-    outcomes = evaluate_decisions(rows, toy_index, None, 0.0, 2, policy=STRICT)
-    assert [o.outcome for o in outcomes] == [CORRECT_ANSWER, WRONG_SOURCE]
+    rows = [LabelledQuestion("入门级学费多少", "a.md", key_phrase="4200 元|3600 元"),
+            LabelledQuestion("入门级学费多少", "a.md", key_phrase="4200 元|5600 元")]
+    _, evaluation = evaluate_decisions(rows, toy_index, None, 0.0, 2, policy=STRICT)
+    assert evaluation.outcomes == (CORRECT_ANSWER, WRONG_SOURCE)
 
 
 def test_reranker_puts_the_chunk_holding_the_specific_word_first(toy_index):
@@ -370,7 +390,8 @@ def test_reranker_puts_the_chunk_holding_the_specific_word_first(toy_index):
     out = rerank("入门级价格多少", hits)
     assert [h.source for h in out] == ["a.md", "b.md"] and [h.rank for h in out] == [1, 2]
     assert out[0].coverage == pytest.approx(1.0) and out[1].coverage == pytest.approx(0.0)
-    assert [h.score for h in out] == [0.25, 0.30]  # scores (and so the threshold gate) are untouched
+    assert [h.score for h in out] == [0.25, 0.30]  # retrieval scores are kept; the ranking score is new
+    assert [h.value for h in out] == pytest.approx([0.25, 0.15])  # and the threshold is compared with it
     # score × (0.5 + 0.5 × coverage): 0.25 × 1.0 = 0.25 > 0.30 × 0.5 = 0.15; at 0.60 LEAVE stays first
     assert [h.source for h in rerank("入门级价格多少", (hit(LEAVE, 0.60, 1), hit(FEES, 0.25, 2)))] == ["b.md", "a.md"]
 
@@ -384,10 +405,11 @@ def test_reranker_keeps_retrieval_order_on_ties_and_without_content_words(toy_in
     assert [h.source for h in rerank("免费", (hit(FEES, 0.2, 1), hit(FEES, 0.2, 2)))] == ["a.md", "a.md"]
 
 
-def test_prepare_with_reranker_orders_candidates_before_keeping_k(toy_index):
-    from core.answerability import make_reranker
-    plain = prepare("入门级价格多少 学费", toy_index, k=1, min_score=0.0)
-    reranked = prepare("入门级价格多少 学费", toy_index, k=1, min_score=0.0, rerank=make_reranker(toy_index, PRICE))
+def test_the_gate_ranks_candidates_before_keeping_k(toy_index):
+    off = build_assistant(Settings(answerability="off"), toy_index, PRICE)
+    on = build_assistant(Settings(), toy_index, PRICE)
+    plain = off.gate(off.retrieve("入门级价格多少 学费"), at(0.0, k=1))
+    reranked = on.gate(on.retrieve("入门级价格多少 学费"), at(0.0, k=1))
     assert reranked.candidates[0].coverage is not None and plain.candidates[0].coverage is None
     assert reranked.candidates[0].source == "a.md"
     assert "coverage" in reranked.candidates[0].to_dict() and "coverage" not in plain.candidates[0].to_dict()
@@ -451,7 +473,7 @@ def test_context_words_leave_the_topic_counted(corpus_index, question):
 def test_assess_answers_past_the_self_description_and_says_so(corpus_index):
     glossary = load_starter()
     question = "出差多，线下班能改成线上上课吗"
-    decide = make_decider(corpus_index, glossary)
+    decide = decider(corpus_index, glossary)
     d = decide(question, retrieve(question, corpus_index, 3), 0.01)
     assert d.answerable and d.context_terms == ("出差",)
     assert "“出差”只出现在说明自身情况的分句里，没有计入" in d.reason

@@ -1,14 +1,14 @@
-"""core.batch_eval: one question through the answerer, judged, and queued in lane 批量评测 when wrong."""
+"""core.batch_eval: one question through the Assistant, judged, and queued in lane 批量评测 when wrong."""
 
 from __future__ import annotations
 
 import pytest
 
+from core.assistant import build_assistant
 from core.batch_eval import answer_outcome, rows_to_csv, run_one
 from core.db import Database
 from core.index_store import load_or_build
 from core.question_sets import LabelledQuestion
-from core.rag import answer
 from core.review import Filters, ReviewStore
 from core.settings import Settings
 
@@ -16,8 +16,14 @@ REFUND = "保留学籍最长多久？"
 
 
 @pytest.fixture(scope="module")
-def index():
-    return load_or_build(Settings.from_env({})).index
+def assistant():
+    return build_assistant(Settings(), load_or_build(Settings.from_env({})), None)
+
+
+def knobs(assistant, threshold: float, *, decide: bool = True):
+    """The gate at this threshold; `decide=False` opens the decision knobs so the threshold alone decides."""
+    base = assistant.knobs if decide else assistant.knobs.with_(min_coverage=0.0, max_unknown_weight=1.0)
+    return base.with_(threshold=threshold, k=3)
 
 
 @pytest.fixture
@@ -27,22 +33,22 @@ def queue(tmp_path):
     db.dispose()
 
 
-def test_answer_outcome_matches_the_expected_file(index):
-    result = answer(REFUND, index, k=3, min_score=0.0)
+def test_answer_outcome_matches_the_expected_file(assistant):
+    result = assistant.ask(REFUND, knobs(assistant, 0.0))
     right = LabelledQuestion(REFUND, "02-退费与转班制度.md")
     wrong = LabelledQuestion(REFUND, "01-口语课分级说明.md")
     assert (answer_outcome(right, result), answer_outcome(wrong, result)) == ("正确回答", "命中错误资料")
 
 
-def test_run_one_correct_refusal_is_not_queued(index, queue):
-    row = run_one(LabelledQuestion("雅思保过班多少钱？"), index, threshold=1.0, k=3, queue=queue)
+def test_run_one_correct_refusal_is_not_queued(assistant, queue):
+    row = run_one(LabelledQuestion("雅思保过班多少钱？"), assistant, knobs=knobs(assistant, 1.0), queue=queue)
     assert (row.outcome, row.refused, row.queued_id, row.problems) == ("正确拒答", True, None, ())
     assert queue.counts().total == 0
 
 
-def test_run_one_wrong_source_goes_to_the_batch_lane(index, queue):
-    row = run_one(LabelledQuestion(REFUND, "01-口语课分级说明.md", line=7), index, threshold=0.0, k=3,
-                  queue=queue, fingerprint="fp", flagged_by="王老师")
+def test_run_one_wrong_source_goes_to_the_batch_lane(assistant, queue):
+    row = run_one(LabelledQuestion(REFUND, "01-口语课分级说明.md", line=7), assistant, knobs=knobs(assistant, 0.0),
+                  queue=queue, flagged_by="王老师")
     assert row.outcome == "命中错误资料" and row.queued_id is not None
     item = queue.get(row.queued_id)
     assert item.origin == "batch" and item.lane_labels[0] == "批量评测"
@@ -50,14 +56,23 @@ def test_run_one_wrong_source_goes_to_the_batch_lane(index, queue):
     assert queue.list(Filters(lane="batch")).total == 1
 
 
-def test_run_one_answering_a_should_refuse_question_is_flagged(index, queue):
-    row = run_one(LabelledQuestion(REFUND), index, threshold=0.0, k=3, queue=queue)
+def test_run_one_answering_a_should_refuse_question_is_flagged(assistant, queue):
+    row = run_one(LabelledQuestion(REFUND), assistant, knobs=knobs(assistant, 0.0), queue=queue)
     assert row.outcome == "误答"
     assert [p.code for p in queue.get(row.queued_id).reasons][-1] == "eval_wrong_answer"
 
 
-def test_rows_to_csv_has_a_bom_and_chinese_header(index):
-    row = run_one(LabelledQuestion("雅思保过班多少钱？"), index, threshold=1.0, k=3)
+def test_rows_to_csv_has_a_bom_and_chinese_header(assistant):
+    row = run_one(LabelledQuestion("雅思保过班多少钱？"), assistant, knobs=knobs(assistant, 1.0))
     data = rows_to_csv([row.to_dict()])
     assert data.startswith("\ufeff行号,问题,预期,结果".encode())
     assert "雅思保过班多少钱？" in data.decode("utf-8-sig")
+
+
+def test_run_one_uses_the_assistants_model(assistant, queue):
+    from core.llm import ScriptedChatModel
+
+    model = ScriptedChatModel(responses=["保留学籍最长 6 个月[1]。"])
+    row = run_one(LabelledQuestion(REFUND, "02-退费与转班制度.md"), assistant.with_model(model),
+                  knobs=knobs(assistant, 0.0), queue=queue)
+    assert model.calls == 1 and row.text == "保留学籍最长 6 个月[1]。"

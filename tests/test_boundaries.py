@@ -21,7 +21,7 @@ def test_core_does_not_import_streamlit():
 
 def _answer_in_subprocess(seed: str) -> dict:
     code = ("import json\nfrom core.loader import load_documents\nfrom core.index import build_index\n"
-            "from core.rag import answer\n"
+            "from core import answer\n"
             "r = answer('退费怎么计算？', build_index(load_documents('corpus')), k=5)\n"
             "print(json.dumps(r.to_dict(), ensure_ascii=False))")
     env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": seed}

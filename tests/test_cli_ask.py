@@ -53,3 +53,44 @@ def test_cli_demo_shows_refusal_and_fabricated_citation(isolated_env, capsys):
     assert "模型有没有被调用：没有" in out
     assert "引用了不存在的编号 [7]" in out
     assert "可退 3420 元" in out
+    assert "已记入" not in out and "复核队列：未写入" in out  # the demo never writes to the queue
+
+
+def queue_items() -> list:
+    from core.db import open_database
+    from core.review import ReviewStore
+    from core.settings import Settings
+
+    return list(ReviewStore(open_database(Settings.from_env().db_url)).list().items)
+
+
+def test_cli_ask_queues_a_refusal_as_the_page_does(isolated_env, capsys):
+    assert main(["ask", "你们的雅思保过班多少钱？", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (item,) = queue_items()
+    assert data["queued"] == item.id and item.origin == "refusal"
+
+
+def test_cli_ask_does_not_queue_a_clean_answer_or_with_no_queue(isolated_env, capsys):
+    assert main(["ask", "启明英语的口语课一共有几级？"]) == 0
+    assert "复核队列：无需复核，未写入" in capsys.readouterr().out
+    assert main(["ask", "你们的雅思保过班多少钱？", "--no-queue"]) == 0
+    assert "复核队列：未写入" in capsys.readouterr().out
+    assert queue_items() == []
+
+
+def test_cli_ask_enforces_the_configured_question_limit(isolated_env, capsys, monkeypatch):
+    monkeypatch.setenv("XIAOE_MAX_QUESTION_CHARS", "10")
+    assert main(["ask", "启明英语的口语课一共有几级"]) == 1
+    assert "超过了 10 字的上限" in capsys.readouterr().err
+
+
+def test_cli_ask_calls_the_configured_model(isolated_env, capsys, monkeypatch, fake_openai):
+    fake_openai.reply = "启明英语的口语课一共分为四级[1]。"
+    for name, value in (("XIAOE_LLM_BASE_URL", fake_openai.base_url), ("XIAOE_LLM_MODEL", "fake-chat"),
+                        ("XIAOE_LLM_API_KEY", "sk-test"), ("XIAOE_LLM_MAX_RETRIES", "0")):
+        monkeypatch.setenv(name, value)
+    assert main(["ask", "启明英语的口语课一共有几级？", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert fake_openai.count("/v1/chat/completions") == 1
+    assert data["model"] == "fake-chat" and data["answer"] == "启明英语的口语课一共分为四级[1]。"

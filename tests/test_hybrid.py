@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from core import rag
+from core import answer
 from core.embeddings import HashingEmbeddings
 from core.errors import ConfigError, ModelError
 from core.hybrid import HybridRetriever, build_index_for, model_key
@@ -114,7 +114,7 @@ def test_hybrid_scores_through_the_server_lie_in_unit_interval(fake_openai, tmp_
 
 def test_hybrid_answer_through_the_server(fake_openai, tmp_path, corpus_chunks):
     index = build_index_for(embed_settings(fake_openai, tmp_path), corpus_chunks, "fp")
-    result = rag.answer("口语课一共有几级？", index, min_score=0.05)
+    result = answer("口语课一共有几级？", index, min_score=0.05)
     assert not result.refused and result.model_called
 
 
@@ -122,7 +122,7 @@ def test_query_embedding_failure_is_a_model_error_naming_embed_key(fake_openai, 
     index = build_index_for(embed_settings(fake_openai, tmp_path), corpus_chunks, "fp")
     fake_openai.status = 401
     with pytest.raises(ModelError) as info:
-        rag.answer("口语课一共有几级？", index)
+        answer("口语课一共有几级？", index)
     assert info.value.kind == "auth"
     assert "XIAOE_EMBED_API_KEY" in str(info.value) and EMBED_KEY not in str(info.value)
 

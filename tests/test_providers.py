@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from core import rag
+from core import answer, build_assistant
 from core.errors import ConfigError, ModelError
 from core.llm import OfflineAnswerer
 from core.provider_info import describe_providers, describe_settings, mask_key, safe_db_url, safe_url
@@ -65,10 +65,30 @@ def test_make_chat_model_rejects_zero_timeout(tmp_path):
 
 # -- answering through the server ------------------------------------------------------------
 
+PAID = "我报的二级 交了4200 上了6节课 现在退能退多少"
+# The refund rules' worked example (三级, 4800 元, 4 课时), as a model that copies it would answer.
+REUSED = "剩余 12 课时，4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 180 元，可退 3420 元[2]。"
+# Worked by hand: 16 − 6 = 10; 4200 × 10 ÷ 16 = 2625; 2625 × 5% = 131.25; 2625 − 131.25 = 2493.75.
+OWN = ("可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费[1]。你上了 6 课时，总课时 16，剩余 10 课时，"
+       "4200 × 10 ÷ 16 = 2625 元，手续费 2625 × 5% = 131.25 元，可退 2625 − 131.25 = 2493.75 元[1][2]。")
+
+
+@pytest.mark.parametrize(("reply", "codes"), [(REUSED, ["question_mismatch"]), (OWN, [])], ids=["reuses-example", "own-figures"])
+def test_answer_from_a_real_model_is_checked_against_the_students_figures(fake_openai, tmp_path, corpus_index,
+                                                                         reply, codes):
+    fake_openai.reply = reply
+    result = answer(PAID, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)))
+    # the model saw the rule and the worked example; citations are renumbered in order of first use
+    assert {(h.source[:2], "示例" in h.text) for h in result.hits[:2]} == {("02", False), ("02", True)}
+    assert [p.code for p in result.problems] == codes
+    assert result.flagged is bool(codes)
+    system = fake_openai.requests[0].body["messages"][0]["content"]
+    assert "必须用学员自己的数字代入公式计算" in system
+
 def test_answer_good_cited_reply_is_not_flagged(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = GOOD
     llm = make_chat_model(make_settings(fake_openai, tmp_path))
-    result = rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+    result = answer(QUESTION, corpus_index, llm, min_score=LOW)
     assert result.text == GOOD
     assert result.model_called and not result.refused
     assert not result.flagged
@@ -76,7 +96,7 @@ def test_answer_good_cited_reply_is_not_flagged(fake_openai, tmp_path, corpus_in
 
 def test_answer_sends_key_model_and_stream_flag(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = GOOD
-    rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+    answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
     (request,) = fake_openai.requests
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {KEY}"
@@ -89,13 +109,13 @@ def test_answer_without_key_sends_placeholder_not_env_key(fake_openai, tmp_path,
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-someone-elses-environment")
     fake_openai.reply = GOOD
     llm = make_chat_model(make_settings(fake_openai, tmp_path, llm_api_key=""))
-    rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+    answer(QUESTION, corpus_index, llm, min_score=LOW)
     assert fake_openai.requests[0].headers["authorization"] == "Bearer EMPTY"
 
 
 def test_answer_fabricated_reply_is_flagged_bad_ref(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = FABRICATED
-    result = rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)),
+    result = answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)),
                         min_score=LOW)
     assert result.flagged
     assert "bad_ref" in {p.code for p in result.problems}
@@ -103,14 +123,16 @@ def test_answer_fabricated_reply_is_flagged_bad_ref(fake_openai, tmp_path, corpu
 
 def test_stream_text_yields_several_chunks(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = GOOD
-    gate = rag.prepare(QUESTION, corpus_index, min_score=LOW)
-    pieces = [p for p in rag.stream_text(gate, make_chat_model(make_settings(fake_openai, tmp_path))) if p]
+    assistant = build_assistant(Settings(), corpus_index, None,
+                                chat_model=make_chat_model(make_settings(fake_openai, tmp_path)))
+    gate = assistant.gate(assistant.retrieve(QUESTION), assistant.knobs.with_(threshold=LOW))
+    pieces = [p for p in assistant.stream(gate) if p]
     assert len(pieces) >= 5
     assert "".join(pieces) == GOOD
 
 
 def test_refusal_gate_never_calls_the_server(fake_openai, tmp_path, corpus_index):
-    result = rag.answer("今天天气怎么样", corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)))
+    result = answer("今天天气怎么样", corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)))
     assert result.refused and not result.model_called
     assert fake_openai.requests == []
 
@@ -118,7 +140,7 @@ def test_refusal_gate_never_calls_the_server(fake_openai, tmp_path, corpus_index
 def test_answer_empty_reply_raises_empty_answer(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = ""
     with pytest.raises(ModelError) as info:
-        rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+        answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
     assert info.value.kind == "empty_answer"
 
 
@@ -143,7 +165,7 @@ def test_answer_failure_becomes_chinese_model_error(fake_openai, tmp_path, corpu
     for name, value in script.items():
         setattr(fake_openai, name, value)
     with pytest.raises(ModelError) as info:
-        rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+        answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
     message = str(info.value)
     assert info.value.kind == kind
     assert "本次没有生成回答" in message
@@ -155,7 +177,7 @@ def test_answer_failure_becomes_chinese_model_error(fake_openai, tmp_path, corpu
 def test_answer_server_detail_is_quoted_in_message(fake_openai, tmp_path, corpus_index):
     fake_openai.status, fake_openai.error_message = 400, "Model Not Exist"
     with pytest.raises(ModelError, match="服务端说明：Model Not Exist"):
-        rag.answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
+        answer(QUESTION, corpus_index, make_chat_model(make_settings(fake_openai, tmp_path)), min_score=LOW)
 
 
 def test_answer_connection_refused_names_the_server(tmp_path, corpus_index):
@@ -163,7 +185,7 @@ def test_answer_connection_refused_names_the_server(tmp_path, corpus_index):
     settings = Settings(data_dir=tmp_path, llm_base_url=url, llm_model="m", llm_api_key=KEY,
                         llm_timeout=0.5, llm_max_retries=0)
     with pytest.raises(ModelError) as info:
-        rag.answer(QUESTION, corpus_index, make_chat_model(settings), min_score=LOW)
+        answer(QUESTION, corpus_index, make_chat_model(settings), min_score=LOW)
     assert info.value.kind == "connection"
     assert url.removesuffix("/v1") in str(info.value)
     assert "XIAOE_LLM_BASE_URL" in str(info.value)
@@ -173,10 +195,10 @@ def test_key_appears_in_no_message_log_or_answer(fake_openai, tmp_path, corpus_i
     caplog.set_level(logging.DEBUG)
     llm = make_chat_model(make_settings(fake_openai, tmp_path))
     fake_openai.reply = GOOD
-    good = rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+    good = answer(QUESTION, corpus_index, llm, min_score=LOW)
     fake_openai.status, fake_openai.error_message = 401, f"Incorrect API key provided: {KEY}"
     with pytest.raises(ModelError) as info:
-        rag.answer(QUESTION, corpus_index, llm, min_score=LOW)
+        answer(QUESTION, corpus_index, llm, min_score=LOW)
     chain, error = [], info.value
     while error is not None:
         chain.append(error)
@@ -274,11 +296,11 @@ def test_describe_settings_lists_main_settings_without_password(tmp_path):
 
 
 def test_stream_text_sends_a_real_model_only_the_prompt(fake_openai, tmp_path, corpus_index):
-    from core.answerability import make_decider
-
     fake_openai.reply = GOOD
-    gate = rag.prepare(QUESTION, corpus_index, min_score=LOW, decide=make_decider(corpus_index))
+    assistant = build_assistant(Settings(), corpus_index, None,
+                                chat_model=make_chat_model(make_settings(fake_openai, tmp_path)))
+    gate = assistant.gate(assistant.retrieve(QUESTION), assistant.knobs.with_(threshold=LOW))
     assert gate.decision is not None and gate.decision.terms  # the offline answerer would get keywords
-    "".join(rag.stream_text(gate, make_chat_model(make_settings(fake_openai, tmp_path))))
+    "".join(assistant.stream(gate))
     body = fake_openai.requests[-1].body
     assert "keywords" not in body and set(body) >= {"model", "messages"}

@@ -1,15 +1,18 @@
-"""answer(): the refusal gate, the prompt, the checks, and the seed's three scenarios."""
+"""answer() over the Assistant: the refusal gate, the prompt, the checks, and the seed's three scenarios."""
 
 from __future__ import annotations
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from core.assistant import answer, build_assistant
 from core.errors import InvalidQuestion, ModelError
+from core.gate import Retrieval, decide
 from core.index import build_index
+from core.knobs import Knobs
 from core.llm import ScriptedChatModel
-from core.rag import answer, prepare, retrieve, select, validate_question
-from core.settings import REFUSAL_TEXT
+from core.rag import retrieve, validate_question
+from core.settings import REFUSAL_TEXT, Settings
 
 LEVELS_Q = "启明英语的口语课一共有几级？"
 IELTS_Q = "你们的雅思保过班多少钱？"
@@ -42,7 +45,7 @@ def test_answer_threshold_only_gate_refuses_below_threshold(corpus_index):
     model = ScriptedChatModel(responses=["不该被调用"])
     result = answer(IELTS_Q, corpus_index, model, min_score=0.2, decide=None)
     assert result.refused and model.calls == 0
-    assert result.reason.startswith("最高分") and "低于阈值 0.20" in result.reason
+    assert result.reason.startswith("最高排序分") and "低于阈值 0.20" in result.reason
 
 
 def test_answer_empty_index_refuses():
@@ -52,7 +55,8 @@ def test_answer_empty_index_refuses():
 
 
 def test_answer_threshold_is_a_real_switch(corpus_index):
-    top = retrieve(LEVELS_Q, corpus_index, 1)[0].score
+    assistant = build_assistant(Settings(), corpus_index, None)
+    top = assistant.retrieve(LEVELS_Q).candidates[0].value  # the ranking score the threshold is compared with
     model = ScriptedChatModel(responses=["一共四级[1]。"])
     assert not answer(LEVELS_Q, corpus_index, model, min_score=top).refused  # >= passes
     assert answer(LEVELS_Q, corpus_index, model, min_score=min(1.0, top + 1e-6)).refused
@@ -108,25 +112,27 @@ def test_validate_question_accepts_2000_chars():
     assert len(validate_question("问" * 2000)) == 2000
 
 
-def test_select_refilters_without_retrieving_again(corpus_index):
-    candidates = retrieve(REFUND_Q, corpus_index, 10)
-    low = select(REFUND_Q, candidates, 0.0, 5)
-    high = select(REFUND_Q, candidates, 0.99, 5)
+def test_gate_refilters_without_retrieving_again(corpus_index):
+    retrieval = Retrieval(REFUND_Q, retrieve(REFUND_Q, corpus_index, 10))  # decision off: value = score
+    low = decide(retrieval, Knobs(0.0, 5, 0.5, 0.5))
+    high = decide(retrieval, Knobs(0.99, 5, 0.5, 0.5))
     assert len(low.candidates) == 5 and all(h.passed for h in low.candidates)
     assert high.refused and not high.hits
-    assert [h.score for h in low.candidates] == [h.score for h in candidates[:5]]
+    assert [h.score for h in low.candidates] == [h.score for h in retrieval.candidates[:5]]
 
 
-def test_select_ranks_stay_continuous_from_one(corpus_index):
-    gate = prepare(REFUND_Q, corpus_index, k=4, min_score=0.0)
+def test_gate_ranks_stay_continuous_from_one(corpus_index):
+    assistant = build_assistant(Settings(), corpus_index, None)
+    gate = assistant.gate(assistant.retrieve(REFUND_Q), assistant.knobs.with_(k=4, threshold=0.0))
     assert [h.rank for h in gate.candidates] == [1, 2, 3, 4]
 
 
 def test_answer_to_dict_has_the_cli_json_fields(corpus_index):
     data = answer(LEVELS_Q, corpus_index).to_dict()
-    assert set(data) >= {"question", "refused", "answer", "threshold", "k", "hits", "problems"}
-    assert set(data["hits"][0]) == {"rank", "source", "heading", "chunk", "start", "end", "score", "passed", "text",
-                                    "coverage"}  # coverage: the default answer reranks by keyword coverage
+    assert set(data) >= {"question", "refused", "gate_refused", "answer", "threshold", "k", "hits", "problems"}
+    assert set(data["hits"][0]) == {"rank", "source", "heading", "chunk", "start", "end", "score", "value", "passed",
+                                    "text", "coverage"}  # coverage, value: the default answer ranks by keyword coverage
+    assert set(data["knobs"]) == {"threshold", "k", "min_coverage", "max_unknown_weight"}
 
 
 def test_answer_wrong_figures_with_a_real_citation_are_flagged(corpus_index):
@@ -136,11 +142,20 @@ def test_answer_wrong_figures_with_a_real_citation_are_flagged(corpus_index):
 
 
 @pytest.mark.parametrize("best, threshold, shown", [
-    (0.04, 0.05, "最高分 0.04 低于阈值 0.05"),
-    (0.0496, 0.05, "最高分 0.0496 低于阈值 0.05"),
-    (0.0499, 0.05, "最高分 0.0499 低于阈值 0.05"),
-    (0.0, 0.20, "最高分 0.00 低于阈值 0.20"),
+    (0.04, 0.05, "最高排序分 0.04 低于阈值 0.05"),
+    (0.0496, 0.05, "最高排序分 0.0496 低于阈值 0.05"),
+    (0.0499, 0.05, "最高排序分 0.0499 低于阈值 0.05"),
+    (0.0, 0.20, "最高排序分 0.00 低于阈值 0.20"),
 ])
 def test_below_threshold_never_shows_two_equal_numbers(best, threshold, shown):
     from core.rag import below_threshold
     assert below_threshold(best, threshold) == shown
+
+
+def test_answer_citations_are_numbered_in_order_of_first_appearance(corpus_index):
+    model = ScriptedChatModel(responses=["每一级都是 16 课时[2]。口语课一共分为四级[1]。"])
+    result = answer("口语课一共有几级？每级多少课时？", corpus_index, model, k=3)
+    assert result.text.startswith("每一级都是 16 课时[1]。") and result.text.endswith("四级[2]。")
+    assert [r.number for r in result.citations.refs] == [1, 2]
+    assert "16 课时" in result.hits[0].text and "四级" in result.hits[1].text  # [n] still names the same chunk
+    assert result.grounding is not None and result.grounding.ok

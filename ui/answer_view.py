@@ -15,10 +15,11 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from core.answerability import RERANK_BASE
-from core.grounding import check_grounding
+from core.citations import CITATION_RE, numbers
+from core.grounding import GroundingReport, SentenceVerdict
 from core.problems import Problem
-from core.rag import Gate, Hit
-from core.references import REF_RE, excerpt, resolve_refs
+from core.rag import Gate, Hit, RAGAnswer
+from core.references import excerpt
 from ui.source_view import source_url
 
 if TYPE_CHECKING:  # only a type here; the router imports this module, the decider is the Ask page's
@@ -58,7 +59,7 @@ def linked_answer(text: str, hits: Sequence[Hit], *, mark: Sequence[tuple[int, i
     problem is. Numbers outside 1..len(hits) stay plain text: there is nothing to link to.
     """
     cuts = sorted({0, len(text), *(p for span in mark for p in span if 0 <= p <= len(text)),
-                   *(p for m in REF_RE.finditer(text) for p in m.span())})
+                   *(p for m in CITATION_RE.finditer(text) for p in m.span())})
     marked = [False] * len(text)
     for start, end in mark:
         for i in range(max(start, 0), min(end, len(text))):
@@ -66,31 +67,37 @@ def linked_answer(text: str, hits: Sequence[Hit], *, mark: Sequence[tuple[int, i
     out = []
     for a, b in zip(cuts, cuts[1:]):
         piece = text[a:b]
-        ref = REF_RE.fullmatch(piece)
-        if ref and 1 <= int(ref.group(1)) <= len(hits):
-            hit = hits[int(ref.group(1)) - 1]
-            rendered = f"[\\[{ref.group(1)}\\]]({source_url(hit.source, hit.chunk)})"
-        else:
-            rendered = md_escape(piece)
+        rendered = _linked_marker(piece, hits) if CITATION_RE.fullmatch(piece) else md_escape(piece)
         out.append(f":red-background[{rendered}]" if marked[a] and rendered.strip() else rendered)
     return "".join(out)
 
 
-def citation_frame(text: str, hits: Sequence[Hit]) -> pd.DataFrame:
-    """编号, 文件, 小节, 片段预览 for every citation the answer uses that names a passing chunk."""
-    refs = resolve_refs(text, [h.document for h in hits])
+def _linked_marker(marker: str, hits: Sequence[Hit]) -> str:
+    parts = []
+    for n in numbers(marker):
+        if 1 <= n <= len(hits):
+            parts.append(f"[\\[{n}\\]]({source_url(hits[n - 1].source, hits[n - 1].chunk)})")
+        else:
+            parts.append(f"\\[{n}\\]")
+    return "".join(parts)
+
+
+def citation_frame(answer: RAGAnswer) -> pd.DataFrame:
+    """编号, 文件, 小节, 片段预览 for every citation the answer uses that names a passing chunk
+    (from the answer's own citation report)."""
+    refs = answer.citations.refs if answer.citations else ()
     return pd.DataFrame([{"编号": f"\\[{r.number}\\]", "文件": md_escape(r.source),
                           "小节": md_escape(r.heading or "（文首）"), "片段预览": md_escape(r.excerpt)} for r in refs],
                         columns=["编号", "文件", "小节", "片段预览"])
 
 
-COVERAGE = "本片段关键词覆盖"
-RERANK_NOTE = (f"排名按 分数 ×（{RERANK_BASE:g} + {1 - RERANK_BASE:g} × 本片段关键词覆盖）："
-               "分数相近时，含有问题里专指词的片段排前面；是否达到阈值仍只看分数。")
+VALUE, SCORE, COVERAGE = "排序分", "检索分", "本片段关键词覆盖"
+RERANK_NOTE = (f"排序分 = 检索分 ×（{RERANK_BASE:g} + {1 - RERANK_BASE:g} × 本片段关键词覆盖）："
+               "图中的柱子、表格的顺序、是否命中和交给模型的片段都按排序分；排序分 ≥ 阈值才算命中。")
 
 
 def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
-    """One row per retrieved candidate, best first, with its status under the current sliders.
+    """One row per retrieved candidate in ranking order, with its status under the current knobs.
 
     st.table renders cells as Markdown, so text from the corpus is escaped like everywhere else.
     """
@@ -99,12 +106,13 @@ def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
     rows = []
     for hit in all_candidates:
         current = chosen.get(hit.rank, hit)
-        row = {"排名": hit.rank, "分数": round(hit.score, 3)}
+        row = {"排名": hit.rank, VALUE: round(hit.value, 4)}
         if reranked:
+            row[SCORE] = round(hit.score, 4)
             row[COVERAGE] = f"{hit.coverage or 0.0:.0%}"
         rows.append({**row, "状态": status_of(current, gate.k), "文件": md_escape(hit.source),
                      "小节": md_escape(hit.heading or "（文首）"), "片段": md_escape(excerpt(hit.text, SNIPPET_CHARS))})
-    columns = ["排名", "分数", *([COVERAGE] if reranked else []), "状态", "文件", "小节", "片段"]
+    columns = ["排名", VALUE, *([SCORE, COVERAGE] if reranked else []), "状态", "文件", "小节", "片段"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -113,23 +121,25 @@ def styled_candidates(frame: pd.DataFrame) -> Styler:
     def grey(row: pd.Series) -> list[str]:
         return [GREY if row["状态"] != PASSED else "" for _ in row]
 
-    return frame.style.apply(grey, axis=1).format({"分数": "{:.3f}"}).hide(axis="index")
+    formats = {name: "{:.3f}" for name in (VALUE, SCORE) if name in frame.columns}
+    return frame.style.apply(grey, axis=1).format(formats).hide(axis="index")
 
 
 def score_chart(frame: pd.DataFrame, threshold: float) -> alt.LayerChart:
-    """Bars of every candidate's score coloured by status, with the threshold as a red rule.
+    """Bars of every candidate's ranking score (the value the gate compares) coloured by status,
+    with the threshold as a red rule at the same scale.
 
     Channels are built as objects (not shorthand strings or lists): Altair then skips its
     schema look-ups, which keeps a threshold move well inside the page's time budget.
     """
     data = frame.assign(标签=frame["排名"].map(lambda r: f"#{r}"))
-    top = max(threshold, float(frame["分数"].max()), 0.05)
+    top = max(threshold, float(frame[VALUE].max()), 0.05)
     bars = alt.Chart(data).mark_bar().encode(
-        alt.X("标签:N", sort=None, title="候选片段（按排名）", axis=alt.Axis(labelAngle=0)),
-        alt.Y("分数:Q", scale=alt.Scale(domain=[0, top]), title="相似度分数"),
+        alt.X("标签:N", sort=None, title="候选片段（按排序分）", axis=alt.Axis(labelAngle=0)),
+        alt.Y(f"{VALUE}:Q", scale=alt.Scale(domain=[0, top]), title="排序分"),
         alt.Color("状态:N", scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
                   legend=alt.Legend(orient="bottom", title=None)),
-        alt.Tooltip(["排名:O", "分数:Q", "状态:N", "文件:N", "小节:N"]),
+        alt.Tooltip(["排名:O", f"{VALUE}:Q", "状态:N", "文件:N", "小节:N"]),
     )
     line = pd.DataFrame({"阈值": [threshold], "文字": [f"阈值 {threshold:.2f}"]})
     rule = alt.Chart(line).mark_rule(color="#d62728", strokeWidth=2).encode(alt.Y("阈值:Q"))
@@ -139,24 +149,34 @@ def score_chart(frame: pd.DataFrame, threshold: float) -> alt.LayerChart:
 
 
 def signal_frame(decision: Decision) -> pd.DataFrame:
-    """The answerability signals as rows: 信号, 数值, 是否通过, 说明 (说明 may quote the question)."""
-    return pd.DataFrame([{"信号": s.name_zh, "数值": f"{s.value:.2f}", "是否通过": "通过" if s.passed else "未通过",
+    """The answerability signals as rows: 信号, 比较 (what the gate compared, with ✓/✗), 说明."""
+    return pd.DataFrame([{"信号": s.name_zh, "比较": md_escape(s.compared), "是否通过": "通过" if s.passed else "未通过",
                           "说明": md_escape(s.detail)} for s in decision.signals]).set_index("信号")
 
 
 def problem_lines(problems: Sequence[Problem]) -> str:
-    """The problems as an escaped Markdown bullet list."""
-    return "\n".join(f"- {md_escape(p.message)}" for p in problems)
+    """The problems as an escaped Markdown bullet list, then the figures a problem compares side by side."""
+    lines = "\n".join(f"- {md_escape(p.message)}" for p in problems)
+    rows = [row for p in problems for row in p.compare]
+    if not rows:
+        return lines
+    table = ["| 数字 | 问题里 | 回答用的 |", "| --- | --- | --- |"]
+    table += ["| " + " | ".join(md_escape(cell) for cell in row) + " |" for row in rows]
+    return lines + "\n\n" + "\n".join(table)
 
 
-def verdict_frame(text: str, hits: Sequence[Hit], question: str) -> pd.DataFrame:
-    """逐句核对: each sentence of the answer with its citations and ✓ or its problems.
+def _verdict_cell(verdict: SentenceVerdict) -> str:
+    """✓ (with how a derived figure follows: 「推得 10 = 16 − 6」) or the sentence's problems."""
+    if not verdict.ok:
+        return "；".join(md_escape(p.message) for p in verdict.problems)
+    return "✓" + "".join(f"（推得 {md_escape(d)}）" for d in verdict.derivations)
 
-    Figures a problem points at are shown in bold inside the sentence; everything is escaped.
-    """
-    report = check_grounding(text, [h.document for h in hits], question)
+
+def verdict_frame(text: str, report: GroundingReport | None) -> pd.DataFrame:
+    """逐句核对: each sentence of the answer with its citations and ✓ or its problems, from the
+    grounding report that came with it. Figures a problem points at are shown in bold; everything is escaped."""
     rows = []
-    for verdict in report.verdicts:
+    for verdict in (report.verdicts if report else ()):
         start, end = verdict.span
         marks = sorted({p.span for p in verdict.problems if p.span and start <= p.span[0] < p.span[1] <= end})
         pieces, cursor = [], start
@@ -169,5 +189,5 @@ def verdict_frame(text: str, hits: Sequence[Hit], question: str) -> pd.DataFrame
         pieces.append(md_escape(text[cursor:end]))
         rows.append({"句子": "".join(pieces).strip(),
                      "引用": "、".join(f"\\[{n}\\]" for n in verdict.cited) or "—",
-                     "核对": "✓" if verdict.ok else "；".join(md_escape(p.message) for p in verdict.problems)})
+                     "核对": _verdict_cell(verdict)})
     return pd.DataFrame(rows, columns=["句子", "引用", "核对"])

@@ -8,13 +8,14 @@ import os
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
+from core.assistant import Assistant, build_assistant
 from core.db import open_database
 from core.defaults_store import effective_settings
 from core.errors import StoreError, XiaoEError
 from core.glossary import Glossary
 from core.glossary_store import GlossaryStore
 from core.index_store import IndexBundle, corpus_fingerprint, load_or_build
-from core.pipeline import Pipeline, build_pipeline
+from core.providers import make_chat_model
 from core.review import ReviewStore
 from core.settings import Settings
 from ui.source_view import Overview, overview
@@ -97,13 +98,16 @@ def get_glossary() -> Glossary:
 
 
 @st.cache_resource(show_spinner="正在准备可答性判断…", max_entries=4)
-def _pipeline(fingerprint: str, glossary_fingerprint: str, answerability: str, _settings: Settings,
-              _bundle: IndexBundle, _glossary: Glossary | None) -> Pipeline:
-    return _frozen(build_pipeline(_settings, _bundle, _glossary))
+def _assistant(fingerprint: str, glossary_fingerprint: str, settings_key: tuple, _settings: Settings,
+               _bundle: IndexBundle, _glossary: Glossary | None) -> Assistant:
+    return _frozen(build_assistant(_settings, _bundle, _glossary, chat_model=make_chat_model(_settings)))
 
 
-def get_pipeline(bundle: IndexBundle, glossary: Glossary | None) -> Pipeline:
-    """core.pipeline's Pipeline from the cached index and this glossary (the decider is built once per pair)."""
+def get_assistant(bundle: IndexBundle, glossary: Glossary | None) -> Assistant:
+    """The one composition (core.assistant) from the cached index, this glossary and the settings in
+    force (saved default knobs, configured model); built once per distinct combination."""
     settings = get_settings()
-    return _pipeline(bundle.fingerprint, glossary.fingerprint if glossary else "", settings.answerability,
-                     settings, bundle, glossary)
+    key = (settings.answerability, settings.knobs, settings.max_question_chars, settings.llm_base_url,
+           settings.llm_model, settings.llm_timeout, settings.llm_max_retries, settings.llm_temperature,
+           bool(settings.llm_api_key))
+    return _assistant(bundle.fingerprint, glossary.fingerprint if glossary else "", key, settings, bundle, glossary)

@@ -1,4 +1,4 @@
-"""The batch-run section of the tuning page: the whole set through retrieval and the answerer.
+"""The batch-run section of the tuning page: the whole set through the Assistant (gate, configured model, checks).
 
 How cancelling works in Streamlit: the script cannot be interrupted from inside a loop, but a
 click on any widget makes Streamlit stop the running script at its next `st.*` call (here the
@@ -18,10 +18,11 @@ from collections import Counter
 import pandas as pd
 import streamlit as st
 
+from core.assistant import Assistant
 from core.batch_eval import rows_to_csv, run_one
 from core.errors import XiaoEError
 from core.evaluation import OUTCOMES
-from core.index_store import IndexBundle
+from core.knobs import Knobs
 from core.question_sets import StoredSet
 from core.review import ReviewStore
 
@@ -29,9 +30,8 @@ STATE = "tune_batch"
 CANCEL = "tune_batch_cancelled"
 
 
-def _start(key: tuple, threshold: float, k: int) -> None:
-    st.session_state[STATE] = {"key": key, "threshold": threshold, "k": k, "next": 0, "rows": [],
-                               "status": "running"}
+def _start(key: tuple, knobs: Knobs) -> None:
+    st.session_state[STATE] = {"key": key, "knobs": knobs, "next": 0, "rows": [], "status": "running"}
     st.session_state[CANCEL] = False
 
 
@@ -39,14 +39,15 @@ def _cancel() -> None:
     st.session_state[CANCEL] = True
 
 
-def render_batch(stored: StoredSet, bundle: IndexBundle, *, threshold: float, k: int,
-                 queue: ReviewStore | None, actor: str) -> None:
+def render_batch(stored: StoredSet, assistant: Assistant, *, knobs: Knobs, queue: ReviewStore | None,
+                 actor: str) -> None:
     questions = stored.questions.questions
-    key = (stored.info.name, stored.info.version, stored.questions.content_hash, bundle.fingerprint)
+    key = (stored.info.name, stored.info.version, stored.questions.content_hash, assistant.fingerprint)
+    model = "离线答题器" if assistant.offline else f"模型 {assistant.settings.llm_model}"
     st.caption(f"把「{stored.info.name}」第 {stored.info.version} 版的 {len(questions)} 道题逐一交给小E 作答"
-               f"（检索 + 离线答题器 + 出处检查），阈值 {threshold:.2f}、k={k}。"
+               f"（同一个闸门 + {model} + 出处检查），{knobs.describe()}。"
                + ("有问题的回答会进入复核队列的「批量评测」通道。" if queue else "复核队列暂不可用，本次只出结果不入队。"))
-    st.button("开始批量运行", key="batch_start", on_click=_start, args=(key, threshold, k), type="primary")
+    st.button("开始批量运行", key="batch_start", on_click=_start, args=(key, knobs), type="primary")
     state = st.session_state.get(STATE)
     if not state:
         return
@@ -57,11 +58,11 @@ def render_batch(stored: StoredSet, bundle: IndexBundle, *, threshold: float, k:
         if st.session_state.get(CANCEL):
             state["status"] = "cancelled"
         else:
-            _run(state, questions, bundle, queue, actor)
+            _run(state, questions, assistant, queue, actor)
     _show(state, len(questions))
 
 
-def _run(state: dict, questions, bundle: IndexBundle, queue: ReviewStore | None, actor: str) -> None:
+def _run(state: dict, questions, assistant: Assistant, queue: ReviewStore | None, actor: str) -> None:
     total = len(questions)
     bar = st.progress(state["next"] / total if total else 1.0, text=f"已完成 {state['next']}/{total}")
     for i in range(state["next"], total):
@@ -69,8 +70,7 @@ def _run(state: dict, questions, bundle: IndexBundle, queue: ReviewStore | None,
             state["status"] = "cancelled"
             return
         try:
-            row = run_one(questions[i], bundle.index, threshold=state["threshold"], k=state["k"], queue=queue,
-                          fingerprint=bundle.fingerprint, flagged_by=actor or None)
+            row = run_one(questions[i], assistant, knobs=state["knobs"], queue=queue, flagged_by=actor or None)
         except XiaoEError as error:  # e.g. the queue's database is locked: stop, keep what is done
             state["status"] = "failed"
             state["error"] = str(error)

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from core import rag
+from core import assistant as composition
 from core.db import Database
 from core.errors import ModelError
 from core.review import ReviewStore
@@ -50,18 +50,18 @@ def test_ask_page_answers_with_linked_citations(open_app):
 
 
 def test_ask_page_refuses_below_threshold_without_the_model(open_app, monkeypatch):
-    monkeypatch.setattr(rag, "stream_text", lambda *a, **k: pytest.fail("model called on a refusal"))
+    monkeypatch.setattr(composition, "stream_text", lambda *a, **k: pytest.fail("model called on a refusal"))
     at = open_app()
     at.slider(key="threshold").set_value(0.9).run()
     at = ask(at, LEVELS)
     assert not at.exception
     assert any(REFUSAL_TEXT in w for w in texts(at.warning))
-    assert any(re.search(r"最高分 0\.\d\d 低于阈值 0\.90", m) for m in texts(at.markdown))
+    assert any(re.search(r"最高排序分 0\.\d\d 低于阈值 0\.90", m) for m in texts(at.markdown))
     assert "未调用模型" in texts(at.caption)
 
 
 def test_ask_page_refuses_what_the_corpus_does_not_say(open_app, monkeypatch):
-    monkeypatch.setattr(rag, "stream_text", lambda *a, **k: pytest.fail("model called on a refusal"))
+    monkeypatch.setattr(composition, "stream_text", lambda *a, **k: pytest.fail("model called on a refusal"))
     at = ask(open_app(), IELTS)
     assert not at.exception
     assert any(REFUSAL_TEXT in w for w in texts(at.warning))
@@ -75,9 +75,9 @@ def test_ask_page_threshold_change_marks_chunk_below_and_answer_stale(open_app, 
     passing = before[before["状态"] == "命中"]
     assert len(passing) >= 2
     weakest = passing.iloc[-1]
-    monkeypatch.setattr(rag, "stream_text", lambda *a, **k: pytest.fail("model called on a slider move"))
-    monkeypatch.setattr(rag, "retrieve", lambda *a, **k: pytest.fail("retrieval repeated on a slider move"))
-    at.slider(key="threshold").set_value(round(weakest["分数"] + 0.01, 2)).run()
+    monkeypatch.setattr(composition, "stream_text", lambda *a, **k: pytest.fail("model called on a slider move"))
+    monkeypatch.setattr(composition, "retrieve", lambda *a, **k: pytest.fail("retrieval repeated on a slider move"))
+    at.slider(key="threshold").set_value(round(weakest["排序分"] + 0.01, 2)).run()
     assert not at.exception
     after = candidates_table(at)
     assert after.loc[after["排名"] == weakest["排名"], "状态"].item() == "低于阈值"
@@ -97,7 +97,7 @@ def test_ask_page_k_leaves_later_candidates_out(open_app):
 def test_ask_page_regenerate_answers_for_the_current_sliders(open_app):
     at = ask(open_app(), LEVELS)
     passing = candidates_table(at).query("状态 == '命中'")
-    at.slider(key="threshold").set_value(round(passing.iloc[-1]["分数"] + 0.01, 2)).run()
+    at.slider(key="threshold").set_value(round(passing.iloc[-1]["排序分"] + 0.01, 2)).run()
     at.button(key="regenerate").click().run()
     assert not at.exception
     assert not any("已过期" in w for w in texts(at.warning))
@@ -149,7 +149,7 @@ def test_ask_page_model_error_shows_message_not_answer_and_queues(open_app, app_
         raise ModelError("回答模型服务内部出错（HTTP 500），本次没有生成回答。请稍后重试。", kind="server")
         yield ""  # pragma: no cover - makes this a generator like the real one
 
-    monkeypatch.setattr(rag, "stream_text", failing)
+    monkeypatch.setattr(composition, "stream_text", failing)
     at = ask(open_app(), LEVELS)
     assert not at.exception
     assert any("HTTP 500" in e for e in texts(at.error))
@@ -160,7 +160,7 @@ def test_ask_page_model_error_shows_message_not_answer_and_queues(open_app, app_
 
 
 def test_ask_page_flagged_answer_is_only_a_draft_and_queued(open_app, app_env, monkeypatch):
-    monkeypatch.setattr(rag, "stream_text", lambda gate, llm=None: iter(["口语课一共六级[1]，", "详见[7]。"]))
+    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None: iter(["口语课一共六级[1]，", "详见[7]。"]))
     at = ask(open_app(), LEVELS)
     assert not at.exception
     assert any("该回答未通过检查，不会发给学员，已记入复核队列" in e for e in texts(at.error))
@@ -173,7 +173,7 @@ def test_ask_page_flagged_answer_is_only_a_draft_and_queued(open_app, app_env, m
 
 def test_ask_page_model_output_is_escaped(open_app, monkeypatch):
     reply = "<script>alert(1)</script><b>四级</b>[1]。"
-    monkeypatch.setattr(rag, "stream_text", lambda gate, llm=None: iter([reply]))
+    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None: iter([reply]))
     at = ask(open_app(), LEVELS)
     assert not at.exception
     shown = [str(m.value) for m in at.markdown if "alert" in m.value]
@@ -212,13 +212,15 @@ def test_ask_page_sliders_start_at_the_saved_default(open_app, app_env):
     from core.defaults_store import DefaultsStore
 
     settings = Settings.from_env()
-    DefaultsStore(Database(settings.db_url)).save(0.31, 4, actor="王老师", settings=settings)
+    saved = settings.knobs.with_(threshold=0.31, k=4, min_coverage=0.5, max_unknown_weight=0.6)
+    DefaultsStore(Database(settings.db_url)).save(saved, actor="王老师", settings=settings)
     at = open_app()
     assert (at.slider(key="threshold").value, at.slider(key="k").value) == (0.31, 4)
+    assert (at.slider(key="min_coverage").value, at.slider(key="max_unknown_weight").value) == (0.5, 0.6)
 
 
 def test_ask_page_shows_a_verdict_for_every_sentence(open_app, monkeypatch):
-    monkeypatch.setattr(rag, "stream_text", lambda gate, llm=None: iter(["口语课一共分为四级[1]。每级 12 课时[1]。"]))
+    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None: iter(["口语课一共分为四级[1]。每级 12 课时[1]。"]))
     at = ask(open_app(), LEVELS)
     assert not at.exception
     verdicts = next(t.value for t in at.table if "核对" in t.value.columns)
@@ -233,9 +235,10 @@ def test_ask_page_orders_candidates_by_score_and_their_own_keyword_coverage(open
     assert "本片段关键词覆盖" in table.columns
     assert list(table["排名"]) == list(range(1, len(table) + 1))
     coverage = [float(v.rstrip("%")) / 100 for v in table["本片段关键词覆盖"]]
-    keys = [s * (0.5 + 0.5 * c) for s, c in zip(table["分数"], coverage)]
-    assert all(a >= b - 0.002 for a, b in zip(keys, keys[1:]))  # rounding of the shown numbers
-    assert list(table["分数"]) != sorted(table["分数"], reverse=True)  # coverage moved some chunk up
+    keys = [s * (0.5 + 0.5 * c) for s, c in zip(table["检索分"], coverage)]
+    assert all(abs(k - v) < 0.003 for k, v in zip(keys, table["排序分"]))  # the shown value is the formula's
+    assert list(table["排序分"]) == sorted(table["排序分"], reverse=True)  # the table is in that order
+    assert list(table["检索分"]) != sorted(table["检索分"], reverse=True)  # coverage moved some chunk up
     assert any("本片段关键词覆盖" in c for c in texts(at.caption))
 
 
@@ -243,4 +246,4 @@ def test_ask_page_without_answerability_orders_by_score_alone(open_app, monkeypa
     monkeypatch.setenv("XIAOE_ANSWERABILITY", "off")
     table = candidates_table(ask(open_app(), "商务那个级别要多少钱"))
     assert "本片段关键词覆盖" not in table.columns
-    assert list(table["分数"]) == sorted(table["分数"], reverse=True)
+    assert list(table["排序分"]) == sorted(table["排序分"], reverse=True)

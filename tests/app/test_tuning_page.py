@@ -1,14 +1,18 @@
-"""The 阈值调优 page through AppTest, started from the router, with data under tmp_path (see conftest)."""
+"""The 阈值调优 page through AppTest, started from the router, with data under tmp_path (see conftest).
+
+The page tunes the real gate: its numbers must equal `python -m core eval` at the same knobs."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import core.evaluation as evaluation
+import core.assistant as composition
 from core.accounts import AccountStore
+from core.cli import main
 from core.db import Database, open_database
 from core.defaults_store import DefaultsStore, effective_settings
 from core.evaluation import OUTCOMES
@@ -20,7 +24,7 @@ from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 PAGE = "app_pages/tuning.py"
-TABS = ("逐题结果", "分数分布", "指标曲线", "假如改阈值", "关键词判定", "题集管理", "批量运行", "默认值修改记录")
+TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误判与同义词", "题集管理", "批量运行", "默认值修改记录")
 
 
 @pytest.fixture
@@ -57,29 +61,52 @@ def test_tuning_page_shows_outcome_counts_for_the_default_set(tuning):
 def test_tuning_slider_move_changes_the_counts(tuning):
     at = tuning()
     before = counts(at)
-    at.slider(key="tune_threshold").set_value(0.0).run()
+    at.slider(key="tune_threshold").set_value(0.3).run()
     assert not at.exception
     after = counts(at)
-    assert after != before
-    assert after["正确拒答"] == 0 and after["误拒"] == 0  # at 0.00 every question is answered
+    assert after["误拒"] > before["误拒"]  # a higher threshold refuses answerable questions
     assert sum(after.values()) == 66
 
 
-def test_tuning_k_slider_changes_hit_at_k(tuning):
+@pytest.mark.parametrize(("key", "value"), [("tune_min_coverage", 0.95), ("tune_max_unknown_weight", 0.0)])
+def test_tuning_decision_knobs_change_the_counts(tuning, key, value):
     at = tuning()
-    at.slider(key="tune_k").set_value(7).run()
-    assert "hit@7" in [m.label for m in at.metric]
+    before = counts(at)
+    at.slider(key=key).set_value(value).run()
+    assert not at.exception
+    assert counts(at)["误拒"] > before["误拒"]
+
+
+def eval_metrics(capsys, *flags: str) -> dict:
+    assert main(["eval", "--json", *flags]) == 0
+    return json.loads(capsys.readouterr().out)["metrics"]
+
+
+@pytest.mark.parametrize("knobs", [None, {"tune_threshold": 0.2, "tune_k": 2, "tune_min_coverage": 0.4,
+                                          "tune_max_unknown_weight": 0.7}])
+def test_tuning_headline_numbers_equal_eval(tuning, capsys, knobs):
+    at = tuning()
+    flags: list[str] = []
+    if knobs:
+        for key, value in knobs.items():
+            at.slider(key=key).set_value(value)
+        at.run()
+        flags = ["--min-score", "0.2", "--k", "2", "--min-coverage", "0.4", "--max-unknown-weight", "0.7"]
+    expected = eval_metrics(capsys, *flags)
+    assert counts(at) == expected["counts"]
+    assert next(m.value for m in at.metric if m.label == "代价") == f"{expected['cost']:g}"
 
 
 def test_tuning_slider_moves_never_retrieve_again(tuning, monkeypatch):
     calls = []
-    original = evaluation.retrieve
-    monkeypatch.setattr(evaluation, "retrieve", lambda *args: calls.append(args[0]) or original(*args))
+    original = composition.retrieve
+    monkeypatch.setattr(composition, "retrieve", lambda *args: calls.append(args[0]) or original(*args))
     at = tuning()
     assert len(calls) == 66
     for value in (0.05, 0.15, 0.35):
         at.slider(key="tune_threshold").set_value(value).run()
     at.slider(key="tune_k").set_value(5).run()
+    at.slider(key="tune_min_coverage").set_value(0.3).run()
     assert len(calls) == 66
 
 
@@ -97,21 +124,28 @@ def test_tuning_save_default_is_audited_and_becomes_effective(tuning):
     at.text_input(key="tune_actor").set_value("王老师").run()
     at.slider(key="tune_threshold").set_value(0.33).run()
     at.slider(key="tune_k").set_value(4).run()
+    at.slider(key="tune_min_coverage").set_value(0.5).run()
     at.button(key="save_default").click().run()
+    assert not at.exception
+    assert DefaultsStore(database()).history() == ()  # nothing is saved before the confirmation
+    confirm = table(at, "判断正确")
+    assert list(confirm[""]) == ["之前", "之后"]
+    at.button(key="tune_confirm_ok").click().run()
     assert not at.exception
     assert "已设为默认" in at.success[0].value
     db = database()
     (record,) = DefaultsStore(db).history()
-    assert (record.actor, record.new_threshold, record.new_k) == ("王老师", 0.33, 4)
+    assert (record.actor, record.new_threshold, record.new_k, record.new_min_coverage) == ("王老师", 0.33, 4, 0.5)
     assert record.metrics["question_set"] == "默认题集" and sum(record.metrics["counts"].values()) == 66
     effective = effective_settings(Settings.from_env(), db)
-    assert (effective.min_score, effective.top_k) == (0.33, 4)
+    assert (effective.min_score, effective.top_k, effective.min_coverage) == (0.33, 4, 0.5)
 
 
 def test_tuning_signed_in_reviewer_is_the_actor(tuning):
     at = tuning(reviewer="李老师")
     at.slider(key="tune_threshold").set_value(0.12).run()
     at.button(key="save_default").click().run()
+    at.button(key="tune_confirm_ok").click().run()
     assert not at.exception
     assert DefaultsStore(database()).current().actor == "李老师"
 
@@ -120,8 +154,10 @@ def test_tuning_apply_suggested_moves_the_slider(tuning):
     at = tuning()
     at.button(key="tune_apply_suggested").click().run()
     assert not at.exception
-    suggested = at.slider(key="tune_threshold").value
-    assert f"建议阈值：**{suggested:.2f}**" in at.info[0].value
+    shown = at.info[0].value
+    for key, text in (("tune_threshold", "阈值 {:.2f}"), ("tune_min_coverage", "关键词覆盖下限 {:.0%}"),
+                      ("tune_max_unknown_weight", "资料外词权重上限 {:.2f}")):
+        assert text.format(at.slider(key=key).value) in shown
 
 
 @pytest.mark.parametrize("tab", TABS)
@@ -147,10 +183,11 @@ def test_tuning_outcome_table_links_each_question_to_the_ask_page(tuning):
 
 
 def test_tuning_what_if_lists_flips_from_the_default(tuning):
-    at = tuning(tune_tab="假如改阈值")
-    at.slider(key="tune_threshold").set_value(0.0).run()
+    at = tuning(tune_tab="假如改参数")
+    at.slider(key="tune_threshold").set_value(0.3).run()
     flips = table(at, "之后")
-    assert len(flips) > 0 and set(flips["之后"]) <= {"正确回答", "误答", "命中错误资料"}
+    assert len(flips) > 0 and set(flips["之后"]) <= {"误拒", "正确拒答"}  # a higher threshold only refuses more
+    assert flips["之后的判断理由"].str.contains("低于阈值 0.30").any()
 
 
 def test_tuning_batch_run_answers_every_question_and_queues_problems(tuning):
@@ -189,15 +226,17 @@ def test_tuning_saving_the_set_creates_a_new_version(tuning):
     assert [v.version for v in QuestionSetStore(database()).versions("默认题集")] == [1, 0]
 
 
-def test_tuning_decision_tab_compares_with_threshold_only(tuning):
-    at = tuning(tune_tab="关键词判定")
-    compared = table(at, "完整判定")
-    assert list(compared["结果"]) == list(OUTCOMES)
-    assert compared["只看分数"].sum() == compared["完整判定"].sum() == 66
+def test_tuning_misses_tab_lists_the_gates_own_wrong_outcomes(tuning):
+    at = tuning(tune_tab="误判与同义词")
+    at.slider(key="tune_threshold").set_value(0.3).run()
+    assert not at.exception
+    wrong = sum(v for k, v in counts(at).items() if k not in ("正确回答", "正确拒答"))
+    listed = [m.value for m in at.markdown if m.value.startswith(("**误拒**", "**误答**", "**命中错误资料**"))]
+    assert len(listed) == min(wrong, 30) and wrong > 0
 
 
 def test_tuning_add_synonym_from_a_false_refusal(tuning):
-    at = tuning(tune_tab="关键词判定")
+    at = tuning(tune_tab="误判与同义词")
     at.slider(key="tune_threshold").set_value(0.3).run()  # high enough that some answerable question is refused
     at.text_input(key="tune_actor").set_value("王老师").run()
     word = at.selectbox(key="tune_synonym_word_0").value
@@ -229,7 +268,7 @@ def test_tuning_consultant_cannot_save_a_default(app_env, monkeypatch):
     at = signed_in_tuning(monkeypatch, "amy")
     at.slider(key="tune_threshold").set_value(0.42).run()
     assert at.button(key="save_default").disabled
-    assert any("只有管理员可以修改默认阈值" in c.value for c in at.caption)
+    assert any("只有管理员可以修改默认值" in c.value for c in at.caption)
     assert at.text_input(key="tune_actor_shown").value == "顾问 Amy（amy）"
 
 
@@ -237,5 +276,6 @@ def test_tuning_admin_saves_a_default_as_themselves(app_env, monkeypatch):
     at = signed_in_tuning(monkeypatch, "boss")
     at.slider(key="tune_threshold").set_value(0.42).run()
     at.button(key="save_default").click().run()
+    at.button(key="tune_confirm_ok").click().run()
     assert not at.exception
     assert DefaultsStore(database()).current().actor == "王校长（boss）"

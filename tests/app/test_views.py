@@ -83,18 +83,65 @@ def test_overview_counts_chunks_and_sections_per_file():
 
 
 def test_verdict_frame_marks_each_sentence_and_bolds_the_unsupported_figure():
+    from core.grounding import check_grounding
     from ui.answer_view import verdict_frame
 
     levels = Hit(rank=1, source="01-口语课分级说明.md", heading="一、级别总数与定位", chunk=1, start=0, end=20,
                  text="启明英语的口语课一共分为四级。", score=0.5, passed=True)
-    frame = verdict_frame("口语课一共分为四级[1]。一共六级[1]。", [levels], "口语课几级")
+    text = "口语课一共分为四级[1]。一共六级[1]。"
+    frame = verdict_frame(text, check_grounding(text, [levels.document], "口语课几级"))
     assert list(frame["核对"])[0] == "✓"
     assert "6" in list(frame["核对"])[1] and "**六级**" in list(frame["句子"])[1]
     assert list(frame["引用"]) == ["\\[1\\]", "\\[1\\]"]
 
 
 def test_verdict_frame_escapes_markdown_in_sentences():
+    from core.grounding import check_grounding
     from ui.answer_view import verdict_frame
 
-    frame = verdict_frame("<b>粗</b> [点我](javascript:alert(1))。", [], "")
+    text = "<b>粗</b> [点我](javascript:alert(1))。"
+    frame = verdict_frame(text, check_grounding(text, [], ""))
     assert "<b>" not in frame["句子"][0].replace("\\<", "")
+
+
+def test_score_chart_draws_the_ranking_score_and_the_threshold_the_gate_used(corpus_index):
+    from core.assistant import build_assistant
+    from core.settings import Settings
+    from ui.answer_view import VALUE, candidate_frame, score_chart
+
+    assistant = build_assistant(Settings(), corpus_index, None)
+    retrieval = assistant.retrieve("商务那个级别要多少钱")
+    gate = assistant.gate(retrieval, assistant.knobs.with_(threshold=0.12))
+    frame = candidate_frame(gate, retrieval.candidates)
+    spec = score_chart(frame, gate.threshold).to_dict()
+    bars, rule = spec["layer"][0], spec["layer"][1]
+    assert bars["encoding"]["y"]["field"] == VALUE == "排序分"
+    assert list(frame[VALUE]) == [round(h.value, 4) for h in retrieval.candidates]
+    assert list(frame[VALUE]) == sorted(frame[VALUE], reverse=True)  # bars in the order the gate ranks
+    rule_data = spec["datasets"][rule["data"]["name"]]
+    assert rule_data[0]["阈值"] == 0.12
+    passed = frame[frame["状态"] == "命中"]
+    assert (passed[VALUE] >= 0.12 - 1e-4).all() and len(passed) == len(gate.hits)
+
+
+def test_problem_lines_shows_the_question_and_answer_figures_side_by_side():
+    from core.problems import Problem
+    from ui.answer_view import problem_lines
+
+    problem = Problem("question_mismatch", "问题说 4200 元，回答用的是 4800 元", (0, 4),
+                      compare=(("金额", "4200 元", "4800 元"), ("课时", "6 课时", "12 | 课时")))
+    lines = problem_lines([problem, Problem("bad_ref", "引用了 [7]")]).splitlines()
+    assert lines[:2] == ["- 问题说 4200 元，回答用的是 4800 元", "- 引用了 \\[7\\]"]
+    assert lines[3:] == ["| 数字 | 问题里 | 回答用的 |", "| --- | --- | --- |", "| 金额 | 4200 元 | 4800 元 |",
+                         "| 课时 | 6 课时 | 12 \\| 课时 |"]
+
+
+def test_verdict_frame_explains_a_derived_figure():
+    from core.grounding import check_grounding
+    from ui.answer_view import verdict_frame
+
+    example = Hit(rank=1, source="02-退费与转班制度.md", heading="三、退费计算口径", chunk=4, start=0, end=20,
+                  text="示例：学员实付 4800 元报读三级（总课时 16）。", score=0.5, passed=True)
+    text = "上了 6 课时还剩 10 课时，按 16 课时算[1]。"
+    frame = verdict_frame(text, check_grounding(text, [example.document], "上了6节课"))
+    assert list(frame["核对"]) == ["✓（推得 10 \\= 16 − 6）"]  # escaped for st.table

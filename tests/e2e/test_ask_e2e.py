@@ -97,7 +97,7 @@ def test_ask_e2e_raising_the_threshold_flips_a_chunk_below(page, app_server, idl
     weakest = passing[-1]
     thumb = page.locator("[data-testid=stSlider]").filter(has_text="阈值").get_by_role("slider")
     start = float(thumb.input_value())
-    presses = math.floor(round((float(weakest["分数"]) - start) / 0.01, 6)) + 1
+    presses = math.floor(round((float(weakest["排序分"]) - start) / 0.01, 6)) + 1
     thumb.focus()
     for _ in range(presses):
         thumb.press("ArrowRight")

@@ -1,19 +1,22 @@
-"""The 阈值调优 page in a real browser: move the threshold, see the counts change, save a new default."""
+"""The 阈值调优 page in a real browser tunes the real gate: move the threshold and a decision knob, save them
+as the default after the confirmation, and the Ask page then decides a question the way the page predicted."""
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 import pytest
 
 from core.db import Database
 from core.defaults_store import DefaultsStore, effective_settings
-from core.settings import Settings
+from core.settings import REFUSAL_TEXT, Settings
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def tuning_server(start_server):
-    # Its own server: saving a default must not change the threshold other browser tests rely on.
+    # Its own server: saving a default must not change the knobs other browser tests rely on.
     return start_server()
 
 
@@ -23,30 +26,54 @@ def metric(page, label: str) -> int:
     return int(box.locator("[data-testid=stMetricValue]").inner_text())
 
 
-def test_tuning_e2e_slider_changes_counts_and_saves_a_default(page, tuning_server, idle, tmp_path):
+def slider(page, label: str):
+    return page.locator("[data-testid=stSlider]").filter(has_text=label).get_by_role("slider")
+
+
+def grid_rows(page) -> list[list[str]]:
+    """The header and cells of the first st.dataframe on the page, row by row, read from the accessible
+    table the data grid keeps inside its canvas (hidden from view, so read as text content)."""
+    table = page.locator("[data-testid=stDataFrame] canvas table").first
+    table.locator("td[role=gridcell]").first.wait_for(state="attached")
+    header = [(th.text_content() or "").strip() for th in table.locator("th").all()]
+    rows = [[(td.text_content() or "").strip() for td in row.locator("td[role=gridcell]").all()]
+            for row in table.locator("tr").all()]
+    return [header, *(r for r in rows if r)]
+
+
+def test_tuning_e2e_saved_knobs_flip_the_predicted_question_on_the_ask_page(page, tuning_server, idle, tmp_path):
     page.goto(f"{tuning_server.url}/tuning")
     page.locator("[data-testid=stMetric]").first.wait_for()
     idle(page)
-    before = {label: metric(page, label) for label in ("误拒", "正确拒答", "正确回答")}
-    assert before["正确拒答"] > 0  # the default threshold refuses something
+    before = metric(page, "误拒")
 
-    slider = page.get_by_role("slider").first
-    slider.focus()
-    slider.press("Home")  # threshold 0.00: every question is answered
+    threshold = slider(page, "阈值（排序分")
+    threshold.focus()
+    for _ in range(4):
+        threshold.press("ArrowRight")
     idle(page)
-    # at threshold 0 nothing is refused, so 正确拒答 drops to 0 (误拒 may already be 0 at the default)
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stMetric]')].some("
-                           "m => m.innerText.includes('正确拒答') && m.querySelector('[data-testid=stMetricValue]')"
-                           ".innerText.trim() === '0')")
+    coverage = slider(page, "关键词覆盖下限")
+    coverage.focus()
+    coverage.press("End")  # every keyword must be in the passing chunks
     idle(page)
-    assert metric(page, "误拒") == 0 and metric(page, "正确拒答") == 0
-    assert metric(page, "正确回答") >= before["正确回答"]
+    page.wait_for_function(f"() => [...document.querySelectorAll('[data-testid=stMetric]')].some("
+                           f"m => m.innerText.includes('误拒') && Number(m.querySelector("
+                           f"'[data-testid=stMetricValue]').innerText) > {before})")
+
+    page.get_by_role("tab", name="假如改参数").click()
+    idle(page)
+    header, *rows = grid_rows(page)
+    flipped = next(r for r in rows if r[header.index("之前")] == "正确回答" and r[header.index("之后")] == "误拒")
+    question = flipped[header.index("问题")]
 
     actor = page.get_by_label("操作人")
     actor.fill("王老师")
     actor.press("Enter")
     idle(page)
-    page.get_by_role("button", name="设为默认阈值").click()
+    page.get_by_role("button", name="设为默认").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("之后").first.wait_for()
+    dialog.get_by_role("button", name="确认保存").click()
     page.get_by_text("已设为默认").wait_for()
     idle(page)
     page.screenshot(path=str(tmp_path / "tuning.png"))
@@ -54,7 +81,13 @@ def test_tuning_e2e_slider_changes_counts_and_saves_a_default(page, tuning_serve
     settings = Settings.from_env({"XIAOE_DATA_DIR": str(tuning_server.data_dir)})
     db = Database(settings.db_url)
     try:
+        saved = effective_settings(settings, db)
         assert DefaultsStore(db).current().actor == "王老师"
-        assert effective_settings(settings, db).min_score == 0.0
+        assert (saved.min_score, saved.min_coverage) == (0.05, 1.0)
     finally:
         db.dispose()
+
+    page.goto(f"{tuning_server.url}/?q={quote(question, safe='')}")  # a new session: the saved knobs
+    page.get_by_text(REFUSAL_TEXT).first.wait_for()
+    idle(page)
+    assert page.get_by_text("关键词覆盖").first.is_visible()

@@ -1,0 +1,140 @@
+"""The one composition of 小E: settings + saved defaults + glossary + index + chat model → retrieve,
+gate, answer, check.
+
+Every caller goes through an `Assistant`: the Ask page, `python -m core ask/demo/eval`, batch runs,
+the tuning page, the glossary page's impact counts and every bench script. Nothing else wires the
+steps together, so what the tuning page predicts is what the Ask page does. The steps themselves
+live in their own modules (core.rag retrieval and checks, core.answerability ranking and judging,
+core.gate the decision, core.llm / core.providers the models); this module only composes them.
+It opens no database itself except through `open_assistant`, which reads the saved defaults and
+the glossary from their stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from langchain_core.language_models import BaseChatModel
+
+from core.answerability import analyzer_for, prefix_measures, rank
+from core.gate import Retrieval, decide
+from core.glossary import Glossary, expand_query, load_starter
+from core.index import SearchIndex
+from core.index_store import IndexBundle
+from core.knobs import MAX_TOP_K, Knobs
+from core.llm import OfflineAnswerer
+from core.rag import Gate, RAGAnswer, finish, refusal, retrieve, stream_text, validate_question
+from core.settings import Settings
+from core.terms import TermAnalyzer
+
+
+@dataclass(frozen=True, eq=False)
+class Assistant:
+    """The assembled chain. Build with `build_assistant` (parts in hand) or `open_assistant` (from settings)."""
+
+    settings: Settings
+    index: SearchIndex
+    glossary: Glossary | None
+    knobs: Knobs  # the defaults in force: calibrated, then environment, then the saved default
+    chat_model: BaseChatModel | None = None  # None: the offline answerer
+    analyzer: TermAnalyzer | None = None  # None: the answerability decision is off
+    fingerprint: str = ""
+
+    @property
+    def offline(self) -> bool:
+        return self.chat_model is None or isinstance(self.chat_model, OfflineAnswerer)
+
+    def validate(self, question: object) -> str:
+        """The stripped question, or InvalidQuestion (empty, or longer than XIAOE_MAX_QUESTION_CHARS)."""
+        return validate_question(question, self.settings.max_question_chars)
+
+    def retrieve(self, question: object) -> Retrieval:
+        """Validate, retrieve once for MAX_TOP_K with the glossary-expanded query, rank, and measure
+        every prefix of the ranking for the decision. The gate, the prompt and the checks keep the
+        question as asked."""
+        text = self.validate(question)
+        hits = retrieve(expand_query(text, self.glossary) if self.glossary else text, self.index, MAX_TOP_K)
+        if self.analyzer is None:
+            return Retrieval(question=text, candidates=hits)
+        terms, context = self.analyzer.split(text, self.glossary)
+        ranked = rank(terms, hits)
+        return Retrieval(question=text, candidates=ranked, terms=terms, context=context,
+                         measures=prefix_measures(terms, ranked))
+
+    def gate(self, retrieval: Retrieval, knobs: Knobs | None = None) -> Gate:
+        """The decision at `knobs` (default: the knobs in force); no model is involved."""
+        return decide(retrieval, knobs or self.knobs)
+
+    def stream(self, gate: Gate) -> Iterator[str]:
+        """The model's text for a passing gate, piece by piece (ModelError on any failure)."""
+        return stream_text(gate, self.chat_model)
+
+    def finish(self, gate: Gate, text: str) -> RAGAnswer:
+        """Number the citations, run every check and build the answer with its reports."""
+        return finish(gate, text)
+
+    def answer(self, gate: Gate) -> RAGAnswer:
+        """Refuse without a model call, or generate and check."""
+        if gate.refused:
+            return refusal(gate)
+        return self.finish(gate, "".join(self.stream(gate)))
+
+    def ask(self, question: object, knobs: Knobs | None = None) -> RAGAnswer:
+        """retrieve → gate → answer → check, in one call."""
+        return self.answer(self.gate(self.retrieve(question), knobs))
+
+    def with_model(self, chat_model: BaseChatModel | None) -> Assistant:
+        return replace(self, chat_model=chat_model)
+
+
+def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossary: Glossary | None, *,
+                    chat_model: BaseChatModel | None = None, knobs: Knobs | None = None) -> Assistant:
+    """Compose from parts already loaded (the console caches them). With XIAOE_ANSWERABILITY=off the
+    ranking score is the retrieval score and the threshold is the only gate, as in the seed."""
+    bundle = index if isinstance(index, IndexBundle) else None
+    search_index = bundle.index if bundle else index
+    decision_on = settings.answerability == "on" and len(search_index) > 0
+    analyzer = analyzer_for(search_index, settings.index_dir if bundle else None, glossary) if decision_on else None
+    return Assistant(settings=settings, index=search_index, glossary=glossary, knobs=knobs or settings.knobs,
+                     chat_model=chat_model, analyzer=analyzer,
+                     fingerprint=bundle.fingerprint if bundle else search_index.fingerprint)
+
+
+def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
+    """Load everything `settings` names: the saved defaults, the index, the consultants' glossary
+    from the database and (with `with_model`) the configured chat model; the offline answerer
+    when none is configured."""
+    from core.defaults_store import effective_settings
+    from core.glossary_store import GlossaryStore
+    from core.index_store import load_or_build
+    from core.providers import make_chat_model
+
+    settings = effective_settings(settings)
+    bundle = load_or_build(settings)
+    glossary = GlossaryStore.open(settings).load()
+    model = make_chat_model(settings) if with_model else None
+    return build_assistant(settings, bundle, glossary, chat_model=model)
+
+
+def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *, k: int | None = None,
+           min_score: float | None = None, decide: bool | None = True) -> RAGAnswer:
+    """Answer from `index` or refuse, as the console would with the shipped starter glossary and the
+    calibrated knobs; `llm=None` uses the offline answerer. `decide=None` (or False) keeps the seed's
+    threshold-only gate. A thin convenience over `Assistant` for scripts and tests."""
+    on = decide not in (None, False)
+    settings = Settings(answerability="on" if on else "off")
+    if not on and min_score is None:
+        from core.settings import THRESHOLD_ONLY_MIN_SCORE
+        min_score = THRESHOLD_ONLY_MIN_SCORE
+    assistant = build_assistant(settings, index, _starter() if on else None, chat_model=llm)
+    return assistant.ask(question, assistant.knobs.with_(threshold=min_score, k=k))
+
+
+_STARTER: list[Glossary] = []
+
+
+def _starter() -> Glossary:
+    if not _STARTER:
+        _STARTER.append(load_starter())
+    return _STARTER[0]
