@@ -6,12 +6,12 @@ import functools
 
 import pytest
 
-from core.answerability import DECISION_THRESHOLD, make_decider, make_reranker
 from core.answerability_rules import ALL_RULES, ENV_NAME, RULE_NAMES, RuleSet, active_rules, parse_rules
+from core.assistant import build_assistant
 from core.cli import main
 from core.errors import ConfigError
-from core.glossary import expand_query, load_starter
-from core.rag import candidates_for, select
+from core.glossary import load_starter
+from core.settings import Settings
 from core.terms import TermAnalyzer
 
 GLOSSARY = load_starter()
@@ -115,9 +115,9 @@ def test_homophones_only_fold_a_tone_exact_corpus_word_and_never_across_a_known_
 
 
 def decide(corpus_index, question: str):
-    rerank = make_reranker(corpus_index, GLOSSARY)
-    hits = candidates_for(question, corpus_index, expand=lambda q: expand_query(q, GLOSSARY), rerank=rerank)
-    return select(question, hits, DECISION_THRESHOLD, 3, decide=make_decider(corpus_index, GLOSSARY)).decision
+    """The one gate's decision, as the console composes it (calibrated knobs, starter glossary)."""
+    assistant = build_assistant(Settings(), corpus_index, GLOSSARY)
+    return assistant.gate(assistant.retrieve(question)).decision
 
 
 def test_homophone_answer_says_how_it_read_the_word(corpus_index, monkeypatch):
