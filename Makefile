@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint bench demo clean
+.PHONY: run test lint bench demo clean screenshots
 
 $(STAMP): pyproject.toml requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -21,6 +21,10 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
+
+# The docs' pictures: the browser tests save them only when XIAOE_SCREENSHOTS names a folder.
+screenshots: $(STAMP)
+	XIAOE_SCREENSHOTS=docs/screenshots $(PY) -m pytest -q -m e2e tests/e2e
 
 demo: $(STAMP)
 	$(PY) -m core demo

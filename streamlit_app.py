@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.auth import allowed_pages, gate, render_account
+from ui.auth import allowed_pages, denied_notice, gate, render_account
+from ui.chrome import chinese_chrome
 from ui.state import get_index, get_settings
 
 st.set_page_config(page_title="小E 审核台", page_icon=":material/school:", layout="wide")
+chinese_chrome()  # Streamlit's fixed English hints (form, uploader) hidden or relabelled
 user = gate()  # before sign-in: the setup or login page alone, and the script stops here
 
 PAGES = [
@@ -15,6 +17,7 @@ PAGES = [
     st.Page("app_pages/sources.py", title="资料原文", icon=":material/description:", url_path="sources"),
     st.Page("app_pages/review.py", title="复核队列", icon=":material/inbox:", url_path="review"),
     st.Page("app_pages/tuning.py", title="阈值调优", icon=":material/tune:", url_path="tuning"),
+    st.Page("app_pages/glossary.py", title="同义词表", icon=":material/translate:", url_path="glossary"),
     st.Page("app_pages/settings.py", title="设置", icon=":material/settings:", url_path="settings"),
     st.Page("app_pages/accounts.py", title="账号管理", icon=":material/manage_accounts:", url_path="accounts"),
 ]
@@ -33,4 +36,5 @@ with st.sidebar:
         settings = get_settings()  # get_index succeeded, so the settings are valid
         st.caption(f"回答模型：{settings.llm_model}" if settings.llm_configured else "回答模型：离线答题器（不联网）")
 
+denied_notice(user)  # before the page: an admin-only address opened by a consultant falls back to the start page
 st.navigation(allowed_pages(PAGES, user)).run()

@@ -8,6 +8,7 @@ import streamlit as st
 from core import audit
 from core.accounts import ROLES
 from core.errors import XiaoEError
+from core.labels import audit_action_label
 from ui.auth import get_sessions, guard_page
 
 FLASH = "_accounts_flash"
@@ -22,6 +23,7 @@ def run(action, success: str) -> None:
     try:
         action()
     except XiaoEError as error:
+        st.session_state.pop("_accounts_clear_new", None)
         st.error(str(error))
     else:
         st.session_state[FLASH] = success
@@ -48,7 +50,12 @@ st.dataframe(pd.DataFrame([{"用户名": a.username, "显示名": a.display_name
 
 add_tab, change_tab, log_tab = st.tabs(["新建账号", "修改账号", "操作记录"])
 
-with add_tab, st.form("account_add", clear_on_submit=True):
+NEW_FIELDS = ("new_username", "new_display", "new_email", "new_password")
+if st.session_state.pop("_accounts_clear_new", False):  # cleared after a success only: an error keeps what was typed
+    for key in NEW_FIELDS:
+        st.session_state.pop(key, None)
+
+with add_tab, st.form("account_add", clear_on_submit=False):
     cols = st.columns(2)
     username = cols[0].text_input("用户名", key="new_username", max_chars=64, help="2–64 个字母、数字、汉字或 . _ - @")
     display = cols[1].text_input("显示名", key="new_display", max_chars=50, placeholder="例如 张老师")
@@ -57,6 +64,7 @@ with add_tab, st.form("account_add", clear_on_submit=True):
     password = st.text_input("初始密码（至少 8 个字符，请当面或电话告知本人）", type="password", key="new_password",
                              max_chars=256, autocomplete="new-password")
     if st.form_submit_button("新建账号", key="account_add_submit", type="primary"):
+        st.session_state["_accounts_clear_new"] = True  # consumed only if `run` succeeds and reruns
         run(lambda: store.add(username, password, actor=user.username, role=role, display_name=display or None,
                               email=email or None),
             f"已新建账号「{username.strip().lower()}」。")
@@ -86,7 +94,15 @@ with change_tab:
                 run(reset, f"已重设「{chosen}」的密码，登录锁定（如有）已解除。")
 
 with log_tab:
-    entries = audit.recent(sessions.db, limit=200)
-    st.dataframe(pd.DataFrame([{"时间": when(e.at), "操作人": e.actor, "操作": e.action, "对象": e.target,
-                                "说明": e.detail} for e in entries]),
+    show_logins = st.toggle("逐条显示每次登录", key="audit_show_logins")
+    entries = audit.recent(sessions.db, limit=200, exclude=() if show_logins else ("login",))
+    st.dataframe(pd.DataFrame([{"时间": when(e.at), "操作人": e.actor, "操作": audit_action_label(e.action),
+                                "对象": e.target, "说明": e.detail} for e in entries],
+                              columns=["时间", "操作人", "操作", "对象", "说明"]),
                  hide_index=True, width="stretch", key="audit_table")
+    if not show_logins:
+        st.markdown("**登录汇总**（每人一行，不再逐条列出）")
+        st.dataframe(pd.DataFrame([{"账号": s.actor, "登录次数": s.count, "最早": when(s.first), "最近": when(s.last)}
+                                   for s in audit.login_summary(sessions.db)],
+                                  columns=["账号", "登录次数", "最早", "最近"]),
+                     hide_index=True, width="stretch", key="login_summary_table")

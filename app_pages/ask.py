@@ -21,6 +21,7 @@ from core.rag import Gate, RAGAnswer, refusal
 from core.review import record_answer
 from ui import answer_view as view
 from ui.auth import guard_page, signed_in_name
+from ui.review_view import review_url
 from ui.source_view import source_url
 from ui.state import get_assistant, get_glossary, get_index, get_review_store, get_settings
 
@@ -53,6 +54,7 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
         return
     run = {"retrieval": retrieval, "fingerprint": bundle.fingerprint, "glossary": glossary}
     st.session_state[RUN] = run
+    remember_question(retrieval.question)
     generate(assistant, assistant.gate(retrieval, knobs), bundle.fingerprint)
 
 
@@ -85,7 +87,11 @@ def knob_sliders(defaults: Knobs, decides: bool) -> Knobs:
 
 
 def generate(assistant: Assistant, gate: Gate, fingerprint: str) -> None:
-    """Answer one gate (refuse without a model, or stream the model), queue it when it needs review."""
+    """Answer one gate (refuse without a model, or stream the model), queue it when it needs review.
+    A question in the grader's uncertain band is first judged by the model (`Assistant.grade`)."""
+    if assistant.grades:
+        with st.spinner("这个问题在不确定区间，正在请模型判定资料能否回答……"):
+            gate = assistant.grade(gate)
     result = {"answer": None, "basis": view.passing_key(gate.hits), "error": None, "queued": None,
               "queue_error": None}
     st.session_state[RESULT] = result
@@ -99,13 +105,13 @@ def generate(assistant: Assistant, gate: Gate, fingerprint: str) -> None:
             result["error"] = message
             _queue(result, lambda store: store.enqueue_failure(
                 gate.question, message=message, kind=kind, threshold=gate.threshold, k=gate.k,
-                candidates=gate.candidates, fingerprint=fingerprint))
+                candidates=gate.candidates, fingerprint=fingerprint, asker=signed_in_name(), merge=True))
             return
         except XiaoEError as error:  # e.g. a model setting that cannot work
             result["error"] = str(error)
             return
     result["answer"] = answer
-    _queue(result, lambda store: record_answer(store, answer, fingerprint=fingerprint))
+    _queue(result, lambda store: record_answer(store, answer, fingerprint=fingerprint, asker=signed_in_name()))
 
 
 def _stream(assistant: Assistant, gate: Gate) -> str:
@@ -154,6 +160,7 @@ def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
     answer = result.get("answer")
     if answer is None:
         return
+    render_grade(answer)
     if answer.refused:
         render_refusal(answer, answer.decision)
     elif answer.flagged:
@@ -170,16 +177,32 @@ def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
         with st.container(border=True):
             st.markdown(view.linked_answer(answer.text, answer.hits))
         st.success("引用检查：通过（出处编号都对应本次提供的片段，数字和算式也已核对）")
+        render_copy(answer)
         render_decision(answer.decision)
         render_verdicts(answer)
         render_citations(answer)
     render_flag(answer, fingerprint)
 
 
+def render_grade(answer: RAGAnswer) -> None:
+    """「由模型判定可答：…理由」 (or why the grader refused), with its cost; the model's words escaped."""
+    grade = answer.grade
+    if grade is None:
+        return
+    line = f"{view.md_escape(grade.describe())}（{grade.cost()}）"
+    if grade.answerable and not grade.fault and not answer.refused:
+        st.info(line + "。这条回答记入复核队列的「模型判定可答」通道，顾问通过之前不要发给学员。")
+    else:
+        st.caption(line)
+
+
 def render_refusal(answer: RAGAnswer, decision: Decision | None) -> None:
     st.warning(view.md_escape(answer.text))
     st.markdown(f"**拒答原因**：{view.md_escape(answer.reason)}")
-    st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
+    if answer.grade is not None and not answer.model_called:
+        st.caption("只调用了模型判定，没有生成回答")
+    else:
+        st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
     if decision is not None:
         st.table(view.signal_frame(decision))
 
@@ -227,7 +250,39 @@ def render_flag(answer: RAGAnswer, fingerprint: str) -> None:
                 except XiaoEError as error:
                     st.error(str(error))
                 else:
-                    st.success(f"已记入复核队列 #{item}")
+                    confirm_queued(item)
+
+
+RECENT, PICKED, RECENT_SHOWN = "ask_recent", "_ask_recent_pick", 8
+
+
+def remember_question(question: str) -> None:
+    """The consultant's recent questions in this browser session, newest first, each once."""
+    recent = [q for q in st.session_state.get(RECENT, []) if q != question]
+    st.session_state[RECENT] = [question, *recent][:RECENT_SHOWN]
+
+
+def render_recent() -> None:
+    """「最近问过」: one click asks a recent question again."""
+    recent = st.session_state.get(RECENT, [])
+    if not recent:
+        return
+    with st.expander(f"最近问过（{len(recent)}）"):
+        for i, question in enumerate(recent):
+            st.button(question, key=f"recent_{i}", type="tertiary",
+                      on_click=lambda q=question: st.session_state.update({PICKED: q, "question": q}))
+
+
+def render_copy(answer: RAGAnswer) -> None:
+    """The checked answer as plain text with Streamlit's copy icon (top right of the box)."""
+    with st.expander("复制回答（点框右上角的复制图标）"):
+        st.code(answer.text, language=None, wrap_lines=True)
+
+
+def confirm_queued(item: int) -> None:
+    """A toast (seen wherever the reader scrolled) and a line with a link to the item."""
+    st.toast(f"已记入复核队列 #{item}", icon=":material/check_circle:")
+    st.success(f"已记入复核队列 #{item}：[在复核队列打开]({review_url(item)})")
 
 
 def render_candidates(run: dict, gate: Gate) -> None:
@@ -277,8 +332,10 @@ with st.form("ask_form", border=False):
     submitted = right.form_submit_button("提问", key="ask", type="primary", width="stretch")
 knobs = knob_sliders(defaults, get_settings().answerability == "on")
 
+pending = st.session_state.pop(PICKED, None) or pending
 if submitted or pending is not None:
     ask(question if submitted else pending, knobs, bundle)
+render_recent()
 
 run = st.session_state.get(RUN)
 if run is None:

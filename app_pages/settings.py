@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.provider_info import describe_providers, describe_settings
+from core.provider_info import describe_providers, describe_settings, grader_state
 from core.providers import test_connection
 from ui.auth import guard_page
 from ui.state import get_settings
@@ -46,6 +46,16 @@ for info in (overview.chat, overview.embed):
                 st.success(report.message)
             else:
                 st.error(report.message)
+
+st.subheader("模型判定（不确定区间）")
+st.markdown(f"当前状态：**{grader_state(settings)}**")
+st.caption("开启后，闸门差一点就拒答的问题（不确定区间）会先交给已配置的回答模型判定资料能否回答；"
+           "判定可答的回答都进入复核队列的「模型判定可答」通道，等顾问通过。设置和其他设置一样只能通过环境变量修改：")
+st.code("XIAOE_GRADER=band              # off 为关闭（默认）\n"
+        "XIAOE_GRADER_BAND_COVERAGE=0.25  # 关键词覆盖比下限低多少以内算不确定\n"
+        "XIAOE_GRADER_BAND_UNKNOWN=0.8    # 资料外的词最重不超过多少算不确定", language="bash")
+st.caption("改好后重启应用。开启前可以先用 `python -m core eval 题集文件 --with-model` 在自己的题集上量一量，"
+           "说明见 docs/grader.md。")
 
 st.subheader("主要设置")
 rows = describe_settings(settings)

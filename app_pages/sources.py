@@ -12,6 +12,7 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
+from core.cited_sentence import best_sentence
 from core.errors import XiaoEError
 from core.loader import read_markdown, split_sections
 from core.references import excerpt
@@ -63,6 +64,15 @@ def pager(label: str, pages: int, key: str) -> int:
     return int(number) - 1
 
 
+def cited_focus(doc, span: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The cited sentence inside the chunk (from `?cite=`, the answer's sentence), in file offsets."""
+    cite = st.query_params.get("cite")
+    if doc is None or span is None or not cite:
+        return None
+    found = best_sentence(doc.page_content, cite)
+    return (span[0] + found[0], span[0] + found[1]) if found else None
+
+
 def render_file(file: str, chunk: int | None, bundle, facts: Overview) -> None:
     info = facts.file(file)
     doc = bundle.index.chunks[info.first + chunk] if chunk is not None else None
@@ -72,10 +82,12 @@ def render_file(file: str, chunk: int | None, bundle, facts: Overview) -> None:
         st.error(error if isinstance(error, XiaoEError) else f"资料文件「{file}」读不出来（{error}），请检查文件。")
         return
     span = (doc.metadata["start"], doc.metadata["end"]) if doc is not None else None
+    focus = cited_focus(doc, span)
     if doc is not None:
         with st.container(border=True):
             st.markdown(f"**定位到的片段 #{chunk}** · 小节「{md_escape(doc.metadata.get('heading') or '文首')}」"
-                        f" · 第 {span[0]}–{span[1]} 字（下方原文中以黄色标出）")
+                        f" · 第 {span[0]}–{span[1]} 字（下方原文中以黄色标出"
+                        + ("，回答引用的那一句标为橙色）" if focus else "）"))
             if text[span[0]:span[1]] != doc.page_content:
                 st.warning("这个文件在建立索引之后改动过，标出的位置可能不准，请点「重新建立索引」。")
     pages = paginate(text, split_sections(text))
@@ -88,15 +100,17 @@ def render_file(file: str, chunk: int | None, bundle, facts: Overview) -> None:
         scroll = False
     st.markdown(f"#### {md_escape(file)}")
     page = pager("原文页码", len(pages), "source_page")
-    st.html(page_html(text, pages[page], span))
+    st.html(page_html(text, pages[page], span, focus))
     if scroll and any(s.start <= span[0] < s.end for s in pages[page]):
         st.html(SCROLL_SCRIPT, unsafe_allow_javascript=True)
     with st.expander(f"「{file}」的片段列表（{info.chunks} 个）"):
         at = pager("片段列表页码", -(-info.chunks // CHUNK_ROWS), "chunk_page") * CHUNK_ROWS
         rows = [bundle.index.chunks[info.first + i] for i in range(at, min(at + CHUNK_ROWS, info.chunks))]
-        st.table(pd.DataFrame([{"片段": d.metadata["chunk"], "小节": md_escape(d.metadata.get("heading") or "（文首）"),
-                                "位置": f"{d.metadata['start']}–{d.metadata['end']}",
-                                "预览": md_escape(excerpt(d.page_content, 60))} for d in rows]).set_index("片段"))
+        # st.dataframe shows text as data (no Markdown), and keeps the 片段编号 column visible.
+        st.dataframe(pd.DataFrame([{"片段编号": d.metadata["chunk"], "小节": d.metadata.get("heading") or "（文首）",
+                                    "位置": f"{d.metadata['start']}–{d.metadata['end']}",
+                                    "预览": excerpt(d.page_content, 60)} for d in rows]),
+                     hide_index=True, width="stretch", key="chunk_list")
 
 
 def render_files(facts: Overview) -> None:

@@ -41,7 +41,7 @@ from core.roles import require
 from core.settings import Settings
 from ui.auth import current_user, guard_page
 from ui.state import get_assistant, get_index, get_review_store, get_settings
-from ui.tuning_batch import render_batch
+from ui.tuning_batch import grader_caption, render_batch
 from ui.tuning_charts import histogram_frame, metric_curves, score_histogram
 from ui.tuning_glossary import render_misses
 from ui.tuning_sets import FLASH, render_set_manager, select_pending
@@ -308,6 +308,7 @@ m = evaluation.metrics
 st.caption(f"{m.total} 题（应回答 {m.answerable}，应拒答 {m.unanswerable}）。箭头是与当前默认值"
            f"（{settings.knobs.describe()}）相比的变化。")
 show_metrics(m, baseline.metrics)
+grader_caption(evaluation, settings, assistant)
 
 with st.container(border=True):
     save_default_box(defaults, settings, base_settings, knobs=knobs, evaluation=evaluation, baseline=baseline,

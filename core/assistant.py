@@ -1,11 +1,12 @@
 """The one composition of 小E: settings + saved defaults + glossary + index + chat model → retrieve,
-gate, answer, check.
+gate, grade (the uncertain band only, core.grader), answer, check.
 
 Every caller goes through an `Assistant`: the Ask page, `python -m core ask/demo/eval`, batch runs,
 the tuning page, the glossary page's impact counts and every bench script. Nothing else wires the
 steps together, so what the tuning page predicts is what the Ask page does. The steps themselves
 live in their own modules (core.rag retrieval and checks, core.answerability ranking and judging,
-core.gate the decision, core.llm / core.providers the models); this module only composes them.
+core.gate the decision, core.grader the model's verdict on the uncertain band, core.llm /
+core.providers the models); this module only composes them.
 It opens no database itself except through `open_assistant`, which reads the saved defaults and
 the glossary from their stores.
 """
@@ -20,6 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from core.answerability import analyzer_for, prefix_measures, rank
 from core.gate import Retrieval, decide
 from core.glossary import Glossary, expand_query, load_starter
+from core.grader import apply_grade, grade, in_band
 from core.index import SearchIndex
 from core.index_store import IndexBundle
 from core.knobs import MAX_TOP_K, Knobs
@@ -66,6 +68,19 @@ class Assistant:
         """The decision at `knobs` (default: the knobs in force); no model is involved."""
         return decide(retrieval, knobs or self.knobs)
 
+    @property
+    def grades(self) -> bool:
+        """True when the grader takes part: XIAOE_GRADER=band and a real chat model is configured."""
+        return self.settings.grader == "band" and not self.offline
+
+    def grade(self, gate: Gate) -> Gate:
+        """The gate after the grader (core.grader): a question the gate refused narrowly (the uncertain
+        band) goes to the chat model once; a valid "yes" answers, anything else refuses with the verdict
+        as the reason. Every other gate is returned as it is, without a model call."""
+        if not self.grades or not in_band(gate, self.settings.grader_band):
+            return gate
+        return apply_grade(gate, grade(gate, self.chat_model))
+
     def stream(self, gate: Gate) -> Iterator[str]:
         """The model's text for a passing gate, piece by piece (ModelError on any failure)."""
         return stream_text(gate, self.chat_model)
@@ -81,8 +96,8 @@ class Assistant:
         return self.finish(gate, "".join(self.stream(gate)))
 
     def ask(self, question: object, knobs: Knobs | None = None) -> RAGAnswer:
-        """retrieve → gate → answer → check, in one call."""
-        return self.answer(self.gate(self.retrieve(question), knobs))
+        """retrieve → gate → grade → answer → check, in one call."""
+        return self.answer(self.grade(self.gate(self.retrieve(question), knobs)))
 
     def with_model(self, chat_model: BaseChatModel | None) -> Assistant:
         return replace(self, chat_model=chat_model)

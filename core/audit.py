@@ -70,13 +70,25 @@ def record(db: Database, actor: str, action: str, target: str, detail: str = "",
         own.execute(audit_log.insert().values(**values))
 
 
+@dataclass(frozen=True)
+class LoginSummary:
+    """Sign-ins of one person: how many in the lines read, and the first and last of them (UTC)."""
+
+    actor: str
+    count: int
+    first: datetime
+    last: datetime
+
+
 def recent(db: Database, *, limit: int = 100, action: str | None = None, actor: str | None = None,
-           target: str | None = None) -> tuple[AuditEntry, ...]:
-    """The newest lines first, optionally only one action, actor or target."""
+           target: str | None = None, exclude: tuple[str, ...] = ()) -> tuple[AuditEntry, ...]:
+    """The newest lines first, optionally only one action, actor or target, or without some actions."""
     ensure(db)
     query = select(audit_log).order_by(audit_log.c.id.desc()).limit(max(limit, 0))
     if action is not None:
         query = query.where(audit_log.c.action == action)
+    if exclude:
+        query = query.where(audit_log.c.action.not_in(exclude))
     if actor is not None:
         query = query.where(audit_log.c.actor == actor)
     if target is not None:
@@ -85,6 +97,17 @@ def recent(db: Database, *, limit: int = 100, action: str | None = None, actor: 
         rows = conn.execute(query).all()
     return tuple(AuditEntry(id=r.id, at=_aware(r.at), actor=r.actor, action=r.action, target=r.target,
                             detail=r.detail) for r in rows)
+
+
+def login_summary(db: Database, *, limit: int = 5000) -> tuple[LoginSummary, ...]:
+    """Sign-ins per person over the newest `limit` login lines, most recent first: a login is a
+    summary line, not one line per sign-in flooding the audit view."""
+    summary: dict[str, LoginSummary] = {}
+    for entry in recent(db, limit=limit, action="login"):
+        seen = summary.get(entry.actor)
+        summary[entry.actor] = (LoginSummary(entry.actor, 1, entry.at, entry.at) if seen is None else
+                                LoginSummary(entry.actor, seen.count + 1, entry.at, seen.last))
+    return tuple(summary.values())
 
 
 def _values(actor: str, action: str, target: str, detail: str, at: datetime) -> dict:

@@ -32,7 +32,7 @@ from core.review import ReviewStore
 
 BATCH_ORIGIN = "batch"
 MODEL_FAILED = "模型故障"
-CSV_COLUMNS = ("行号", "问题", "预期", "结果", "是否拒答", "回答", "问题标记", "最高分", "复核条目")
+CSV_COLUMNS = ("行号", "问题", "预期", "结果", "是否拒答", "回答", "问题标记", "最高分", "模型判定", "复核条目")
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class BatchRow:
     problems: tuple[Problem, ...]
     best_score: float
     queued_id: int | None = None
+    grade: str = ""  # the grader's verdict and cost when the question was in the uncertain band
 
     @property
     def has_problem(self) -> bool:
@@ -57,7 +58,7 @@ class BatchRow:
         return {"行号": self.line, "问题": self.question, "预期": self.expectation, "结果": self.outcome,
                 "是否拒答": "是" if self.refused else "否", "回答": self.text,
                 "问题标记": "；".join(p.message for p in self.problems), "最高分": round(self.best_score, 4),
-                "复核条目": self.queued_id}
+                "模型判定": self.grade, "复核条目": self.queued_id}
 
 
 def answer_outcome(question: LabelledQuestion, result: RAGAnswer) -> str:
@@ -105,7 +106,8 @@ def run_one(question: LabelledQuestion, assistant, *, knobs: Knobs | None = None
                                extra_reasons=(extra,) if extra else ())
     return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
                     outcome=outcome, refused=result.refused, text=result.text, problems=problems,
-                    best_score=result.best_score, queued_id=queued)
+                    best_score=result.best_score, queued_id=queued,
+                    grade=f"{result.grade.describe()}；{result.grade.cost()}" if result.grade else "")
 
 
 def rows_to_csv(rows: Iterable[dict]) -> bytes:

@@ -6,7 +6,9 @@ import argparse
 import importlib
 import sys
 
+from core.cli_parser import ChineseArgumentParser, EscapingStream, has_undecodable
 from core.errors import XiaoEError
+from core.os_errors import os_reason
 
 # Each module has `register(subparsers)`; a sub-command's handler returns the exit code.
 COMMAND_MODULES = ("core.cli_ask", "core.cli_queue", "core.cli_eval", "core.cli_calibrate", "core.cli_users",
@@ -14,7 +16,7 @@ COMMAND_MODULES = ("core.cli_ask", "core.cli_queue", "core.cli_eval", "core.cli_
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m core", description="小E 审核台命令行")
+    parser = ChineseArgumentParser(prog="python -m core", description="小E 审核台命令行")
     subparsers = parser.add_subparsers(dest="command", metavar="命令")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -22,8 +24,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = EscapingStream(out), EscapingStream(err)  # stored text cannot drive the terminal
+    try:
+        return _run(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if has_undecodable(sys.argv[1:] if argv is None else argv):
+        print("错误：命令行参数里有不是 UTF-8 的字节，无法保存。请把终端的编码设为 UTF-8 后重新输入。", file=sys.stderr)
+        return 2
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
@@ -31,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except XiaoEError as error:
         print(f"错误：{error}", file=sys.stderr)
+        return 1
+    except UnicodeError:
+        print("错误：输入里有不是 UTF-8 的字节（例如从标准输入读到的密码），无法处理。"
+              "请把终端或文件的编码设为 UTF-8 后重试。", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"错误：读写文件失败（{os_reason(error)}），请检查路径和权限。", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("已取消。", file=sys.stderr)

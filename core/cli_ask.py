@@ -44,7 +44,7 @@ def run_ask(args: argparse.Namespace) -> int:
     assistant = open_assistant(Settings.from_env())
     knobs = knobs_from_args(args, assistant.knobs)
     store = None if args.no_queue else ReviewStore(open_database(assistant.settings.db_url))
-    gate = assistant.gate(assistant.retrieve(args.question), knobs)
+    gate = assistant.grade(assistant.gate(assistant.retrieve(args.question), knobs))
     try:
         result = assistant.answer(gate)
     except ModelError as error:
@@ -74,6 +74,8 @@ def render_report(result: RAGAnswer, knobs: Knobs, *, queued: int | None, queue_
                      f"{hit.source} · {hit.heading}")
     if result.decision is not None:
         lines.append("判断：" + "；".join(f"{s.name_zh} {s.compared}" for s in result.decision.signals[:3]))
+    if result.grade is not None:
+        lines.append(f"模型判定：{result.grade.describe()}（{result.grade.cost()}）")
     lines.append("")
     lines.append(f"回答：{result.text}")
     if result.refused:
@@ -98,7 +100,9 @@ def render_report(result: RAGAnswer, knobs: Knobs, *, queued: int | None, queue_
 
 def _queue_line(result: RAGAnswer, queued: int | None, queue_used: bool) -> str:
     if queued is not None:
-        return f"复核队列：已记入 #{queued}" + ("（这条回答不返回给学员）" if result.flagged else "")
+        held = result.flagged or (result.grade is not None and not result.refused)
+        lane = "（模型判定可答）" if result.grade is not None and not result.refused else ""
+        return f"复核队列：已记入{lane} #{queued}" + ("（这条回答不返回给学员）" if held else "")
     if not queue_used:
         return "复核队列：未写入（--no-queue 或演示）"
     return "复核队列：无需复核，未写入"

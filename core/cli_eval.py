@@ -1,4 +1,5 @@
-"""`python -m core eval [SET] [--min-score T] [--k K] [--min-coverage C] [--max-unknown-weight U] [--misses] [--json]`.
+"""`python -m core eval [SET] [--min-score T] [--k K] [--min-coverage C] [--max-unknown-weight U] [--misses] [--json]`
+(and `--with-model`: the whole chain with the configured model, in core/cli_eval_model.py).
 
 The labelled set goes through the same Assistant and gate as `python -m core ask` (retrieved
 and ranked once, then core.gate.decide at the given knobs), so for any set and knobs every
@@ -16,6 +17,7 @@ import json
 
 from core.assistant import open_assistant
 from core.cli_knobs import add_knob_flags, knobs_from_args
+from core.errors import ConfigError
 from core.evaluation import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
@@ -37,14 +39,23 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("eval", help="在标注题集上评测闸门，给出建议参数",
                                    description="在标注题集上评测当前（或指定的）闸门参数，并给出建议参数。"
                                                "与 ask 命令、提问页和调优页用同一个闸门。")
-    parser.add_argument("set_path", nargs="?", metavar="SET", help="题集文件（CSV 或 XLSX）；省略时用默认题集")
+    parser.add_argument("set_path", nargs="?", metavar="题集文件", help="题集文件（CSV 或 XLSX）；省略时用默认题集")
     add_knob_flags(parser)
     parser.add_argument("--misses", action="store_true", help="逐条列出判断错误的题、理由和可以怎么改")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
+    parser.add_argument("--with-model", action="store_true",
+                        help="用已配置的回答模型跑完整流程（闸门 + 模型判定 + 回答），先给出预计用量，"
+                             "最后列出答对率和模型判定的一致情况；会调用模型、产生费用")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.with_model:
+        from core.cli_eval_model import run as run_with_model
+
+        if args.json or args.misses:
+            raise ConfigError("--with-model 暂不能和 --json、--misses 一起用，请分开运行。")
+        return run_with_model(args)
     assistant = open_assistant(Settings.from_env(), with_model=False)  # the gate needs no model
     knobs = knobs_from_args(args, assistant.knobs)
     files, sections = corpus_catalog(assistant.index)

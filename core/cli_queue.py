@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from core.cli_parser import int_between
 from core.db import open_database
 from core.review import Filters, ReviewItem, ReviewStore
 from core.review_schema import (
@@ -18,6 +19,7 @@ from core.review_schema import (
 from core.settings import Settings
 
 EXCERPT_CHARS = 30
+MAX_LIST = 10_000
 
 
 def register(subparsers) -> None:
@@ -26,12 +28,13 @@ def register(subparsers) -> None:
 
     listing = actions.add_parser("list", help="列出复核队列（默认最新的 20 条）")
     _add_filters(listing)
-    listing.add_argument("--limit", type=int, default=20, help="最多显示多少条（默认 20）")
+    listing.add_argument("--limit", type=int_between(1, MAX_LIST), default=20,
+                         help=f"最多显示多少条（1–{MAX_LIST}，默认 20）")
     listing.add_argument("--json", action="store_true", help="以 JSON 输出完整条目（含候选片段）")
     listing.set_defaults(handler=list_items)
 
-    export = actions.add_parser("export", help="把复核队列导出为 CSV（Excel 可直接打开）")
-    export.add_argument("file", metavar="FILE.csv", help="导出文件路径")
+    export = actions.add_parser("export", help="把复核队列导出为 CSV 或 Excel 工作簿（.xlsx）")
+    export.add_argument("file", metavar="文件.csv", help="导出文件路径（.csv；.xlsx 写成 Excel 工作簿）")
     _add_filters(export)
     export.set_defaults(handler=export_items)
 
@@ -79,8 +82,9 @@ def list_items(args: argparse.Namespace) -> int:
 
 
 def export_items(args: argparse.Namespace) -> int:
-    count = _store().export_csv(args.file, _filters(args))
-    print(f"已导出 {count} 条到 {args.file}（UTF-8 带 BOM，可用 Excel 直接打开）。")
+    count = _store().export(args.file, _filters(args))
+    kind = "Excel 工作簿" if args.file.lower().endswith(".xlsx") else "UTF-8 带 BOM 的 CSV，可用 Excel 直接打开"
+    print(f"已导出 {count} 条到 {args.file}（{kind}）。")
     return 0
 
 

@@ -82,14 +82,18 @@ def _add(args) -> int:
 
 
 def _list(_args) -> int:
-    accounts = _store().list()
+    store = _store()
+    accounts = store.list()
     if not accounts:
         print("还没有任何账号。新建第一个管理员：python -m core users add 用户名 --admin")
         return 0
-    print("用户名\t显示名\t角色\t状态\t邮箱\t最近登录")
+    sessions = SessionStore(store)
+    print("用户名\t显示名\t角色\t状态\t登录锁定\t邮箱\t最近登录")
     for a in accounts:
         last = a.last_login_at.astimezone().strftime("%Y-%m-%d %H:%M") if a.last_login_at else "从未登录"
-        print(f"{a.username}\t{a.display_name}\t{a.role_label}\t{'已停用' if a.disabled else '可用'}\t"
+        until = sessions.locked_until(a.username)
+        lock = f"锁定到 {until.astimezone():%H:%M}（解除：users passwd）" if until else "-"
+        print(f"{a.username}\t{a.display_name}\t{a.role_label}\t{'已停用' if a.disabled else '可用'}\t{lock}\t"
               f"{a.email or '-'}\t{last}")
     return 0
 

@@ -25,6 +25,7 @@ from core.accounts import User, require
 from core.corpus_files import MAX_NAME_BYTES, NEW_FILE, decode_markdown, sanitize_filename
 from core.db import Database, Migration, Schema, create_tables, utcnow
 from core.errors import ConflictError, CorpusError
+from core.os_errors import os_reason
 from core.problems import Problem
 from core.references import extract_refs
 
@@ -253,7 +254,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
         os.replace(tmp, path)
     except OSError as error:
         Path(tmp).unlink(missing_ok=True)
-        raise CorpusError(f"无法写入资料文件「{path.name}」（{error.strerror}），请检查资料文件夹的权限。") from None
+        raise CorpusError(f"无法写入资料文件「{path.name}」（{os_reason(error)}），请检查资料文件夹的权限。") from None
 
 
 def _version(row) -> CorpusVersion:

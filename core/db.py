@@ -29,9 +29,10 @@ from sqlalchemy import (
 )
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from core.errors import StoreError
+from core.os_errors import os_reason
 
 MigrationStep = Callable[[Connection], None]
 
@@ -76,18 +77,33 @@ def explain(error: SQLAlchemyError, action: str) -> StoreError:
     return StoreError(f"{action}失败：数据库出错（{type(error).__name__}），请稍后重试并联系维护人员。")
 
 
+BAD_URL = ("XIAOE_DATABASE_URL 的格式不对（这里不显示它的内容，以免泄露密码）。应为 "
+           "sqlite:///路径 或 postgresql+psycopg://用户:密码@主机:端口/库名；密码里的 @ : / 要写成 %40 %3A %2F。")
+
+
+def _parse_url(url: str):
+    """The parsed URL, or StoreError that never echoes the URL (it may hold a password)."""
+    try:
+        parsed = make_url(url)
+        parsed.get_backend_name()
+        _ = parsed.port  # a non-numeric port fails here rather than inside the driver
+    except (ArgumentError, ValueError):
+        raise StoreError(BAD_URL) from None
+    return parsed
+
+
 class Database:
     """An SQLAlchemy engine plus the migration runner; SQLite gets WAL and a busy timeout."""
 
     def __init__(self, url: str, *, busy_timeout_ms: int = 5000) -> None:
         self.url = url
-        parsed = make_url(url)
+        parsed = _parse_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             try:
                 Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
-                raise StoreError(f"无法创建数据文件夹「{Path(parsed.database).parent}」（{error.strerror}），"
+                raise StoreError(f"无法创建数据文件夹「{Path(parsed.database).parent}」（{os_reason(error)}），"
                                  "请检查 XIAOE_DATA_DIR 设置和文件夹权限。") from None
         options = {"connect_args": {"timeout": busy_timeout_ms / 1000}} if self.is_sqlite else {}
         try:
@@ -95,6 +111,8 @@ class Database:
         except (ImportError, NoSuchModuleError) as error:
             raise StoreError(f"数据库驱动没有安装（{parsed.get_backend_name()}：{error}），"
                              "请安装对应的驱动（如 PostgreSQL 用 psycopg），或改回默认的 SQLite。") from None
+        except (ArgumentError, ValueError):
+            raise StoreError(BAD_URL) from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._migrated: set[str] = set()

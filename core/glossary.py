@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import XiaoEError
+from core.spreadsheet_cells import neutralise, restore
 from core.text import normalize
 
 STARTER_PATH = Path(__file__).resolve().parent / "data" / "glossary_starter.csv"
@@ -157,7 +158,7 @@ def read_csv(data: bytes | str) -> list[tuple[str, str]]:
             continue  # blank lines are common at the end of spreadsheet exports
         cells = row + [""] * (max(term_col, synonym_col) + 1 - len(row))
         try:
-            pair = check_entry(cells[term_col], cells[synonym_col])
+            pair = check_entry(restore(cells[term_col]), restore(cells[synonym_col]))
         except InvalidGlossary as error:
             errors.append(f"第 {number} 行：{error}")
             continue
@@ -175,12 +176,13 @@ def read_csv(data: bytes | str) -> list[tuple[str, str]]:
 
 
 def write_csv(entries: Iterable[GlossaryEntry]) -> bytes:
-    """UTF-8 with BOM (so Excel opens it as Chinese), header 标准词,同义词,添加人,添加时间."""
+    """UTF-8 with BOM (so Excel opens it as Chinese), header 标准词,同义词,添加人,添加时间; formula cells
+    neutralised as in the queue export (read_csv takes the quote off again)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(EXPORT_HEADER)
     for entry in entries:
-        writer.writerow((entry.term, entry.synonym, entry.who, entry.at))
+        writer.writerow([neutralise(cell) for cell in (entry.term, entry.synonym, entry.who, entry.at)])
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 

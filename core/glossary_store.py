@@ -128,6 +128,24 @@ class GlossaryStore:
             conn.execute(glossary_changes.insert().values(at=self._clock(), who=who, action="remove",
                                                           term=term, synonym=synonym))
 
+    def replace(self, old: tuple[str, str], new: tuple[str, str], *, who: str) -> GlossaryEntry:
+        """Edit one entry: remove `old` (term, synonym) and add `new` in one transaction."""
+        term, synonym = check_entry(*new)
+        who = _check_who(who)
+        now = self._clock()
+        with self.db.transaction("修改同义词") as conn:
+            found = _existing(conn, *old)
+            if found is None:
+                raise InvalidGlossary(f"同义词表里没有“{old[1]} → {old[0]}”，可能已被别人删除，请刷新后再看。")
+            conn.execute(glossary_entries.delete().where(glossary_entries.c.id == found))
+            if _existing(conn, term, synonym):
+                raise InvalidGlossary(f"“{synonym} → {term}”已经在同义词表里了。")
+            conn.execute(glossary_entries.insert().values(term=term, synonym=synonym, who=who, at=now))
+            conn.execute(glossary_changes.insert(), [
+                {"at": now, "who": who, "action": "remove", "term": old[0], "synonym": old[1]},
+                {"at": now, "who": who, "action": "add", "term": term, "synonym": synonym}])
+        return GlossaryEntry(term, synonym, who, _stamp(now))
+
     def changes(self, *, limit: int = 200) -> tuple[GlossaryChange, ...]:
         """The change log, newest first."""
         with self.db.read("读取同义词修改记录") as conn:

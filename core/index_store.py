@@ -36,6 +36,7 @@ from core import loader as loader_module
 from core import text as text_module
 from core.index import LexicalRetriever, SearchIndex, build_index
 from core.loader import list_markdown, make_splitter, read_markdown, split_text
+from core.os_errors import os_reason
 from core.settings import Settings
 
 FORMAT_VERSION = 2
@@ -98,7 +99,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
             return IndexBundle(index=index, files=tuple(meta["files"]), skipped=tuple(meta["skipped"]),
                                fingerprint=fingerprint, from_cache=True)
         except CACHE_ERRORS as error:
-            note = f"索引缓存 {path.name} 无法读取（{type(error).__name__}: {error}），已重新建立。"
+            note = f"索引缓存 {path.name} 无法读取（{os_reason(error)}），已重新建立。"
     chunks, files, skipped, resplit, chunk_note = _chunk_corpus(settings, corpus)
     if settings.retriever == "lexical":
         index = build_index(chunks, fingerprint=fingerprint)
@@ -106,7 +107,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
             save_index(index, path, files=files, skipped=skipped)
             _prune(settings.index_dir.glob("lexical-*.npz"), keep={path})
         except OSError as error:
-            note += f"索引无法写入 {settings.index_dir}（{error}），本次照常使用，但下次启动要重建；请检查 XIAOE_DATA_DIR 是否可写。"
+            note += f"索引无法写入 {settings.index_dir}（{os_reason(error)}），本次照常使用，但下次启动要重建；请检查 XIAOE_DATA_DIR 是否可写。"
     else:
         from core.hybrid import build_index_for  # dense and hybrid need a provider; imported only then
 
@@ -173,7 +174,7 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]
                 payload = json.dumps([[c.page_content, c.metadata] for c in pieces], ensure_ascii=False).encode("utf-8")
                 _write_atomic(entry, lambda f, payload=payload: f.write(payload))
             except OSError as error:
-                note = f"片段缓存无法写入 {folder}（{error}），下次启动会重新切分。"
+                note = f"片段缓存无法写入 {folder}（{os_reason(error)}），下次启动会重新切分。"
         if pieces:
             files.append(path.name)
             chunks.extend(pieces)

@@ -132,4 +132,18 @@ def describe_settings(settings: Settings) -> tuple[SettingRow, ...]:
         SettingRow("模型超时（秒）", "XIAOE_LLM_TIMEOUT", f"{settings.llm_timeout:g}"),
         SettingRow("失败重试次数", "XIAOE_LLM_MAX_RETRIES", str(settings.llm_max_retries)),
         SettingRow("温度", "XIAOE_LLM_TEMPERATURE", f"{settings.llm_temperature:g}"),
+        SettingRow("模型判定（不确定区间）", "XIAOE_GRADER", grader_state(settings)),
+        SettingRow("判定区间：覆盖余量", "XIAOE_GRADER_BAND_COVERAGE", f"{settings.grader_band_coverage:.2f}"),
+        SettingRow("判定区间：资料外词权重上限", "XIAOE_GRADER_BAND_UNKNOWN", f"{settings.grader_band_unknown:.2f}"),
     )
+
+
+def grader_state(settings: Settings) -> str:
+    """「band（已开启）」, or why the grader is not taking part."""
+    if settings.grader == "off":
+        return "off（关闭）"
+    if not settings.llm_configured:
+        return "band（已设置，但没有配置回答模型，不会生效）"
+    if settings.answerability == "off":
+        return "band（已设置，但可答性判断已关闭，没有不确定区间，不会生效）"
+    return "band（已开启）"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import XiaoEError
+from core.os_errors import os_reason
 from core.settings import MAX_QUESTION_CHARS
 from core.text import normalize
 
@@ -140,7 +141,7 @@ def read_question_file(path: str | Path, **options) -> QuestionSet:
         check_size(path.stat().st_size)
         data = path.read_bytes()
     except OSError as error:
-        raise QuestionSetError(f"无法读取题集文件「{path}」（{error.strerror}），请检查路径。") from None
+        raise QuestionSetError(f"无法读取题集文件「{path}」（{os_reason(error)}），请检查路径。") from None
     return parse_question_set(data, filename=path.name, **options)
 
 

@@ -27,8 +27,9 @@ from core.prompts import build_messages
 from core.references import RefReport, check_refs
 from core.settings import MAX_QUESTION_CHARS, MAX_TOP_K, REFUSAL_TEXT
 
-if TYPE_CHECKING:  # core.answerability imports Hit from here
+if TYPE_CHECKING:  # core.answerability and core.grader import Hit and Gate from here
     from core.answerability import Decision
+    from core.grader import Grade
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Gate:
     refused: bool
     reason: str
     decision: Decision | None = None  # None when the answerability decision is off
+    grade: Grade | None = None  # the grader's verdict (core.grader) for a question in the uncertain band
 
     @property
     def hits(self) -> tuple[Hit, ...]:
@@ -107,6 +109,7 @@ class RAGAnswer:
     decision: Decision | None = None
     citations: RefReport | None = None  # the checks' reports, rendered as they are (never recomputed)
     grounding: GroundingReport | None = None
+    grade: Grade | None = None  # set when the grader (core.grader) judged this question
 
     @property
     def flagged(self) -> bool:
@@ -129,7 +132,8 @@ class RAGAnswer:
                 "threshold": self.threshold, "k": self.k, "model_called": self.model_called,
                 "reason": self.reason, "hits": [h.to_dict() for h in self.candidates],
                 "problems": [p.to_dict() for p in self.problems],
-                **({"knobs": self.knobs.to_dict()} if self.knobs else {})}
+                **({"knobs": self.knobs.to_dict()} if self.knobs else {}),
+                **({"grade": self.grade.to_dict()} if self.grade else {})}
 
 
 def validate_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
@@ -165,7 +169,7 @@ def below_threshold(best: float, threshold: float) -> str:
 def refusal(gate: Gate) -> RAGAnswer:
     return RAGAnswer(question=gate.question, text=REFUSAL_TEXT, hits=(), candidates=gate.candidates,
                      threshold=gate.threshold, k=gate.k, refused=True, model_called=False, reason=gate.reason,
-                     knobs=gate.knobs, decision=gate.decision)
+                     knobs=gate.knobs, decision=gate.decision, grade=gate.grade)
 
 
 def stream_text(gate: Gate, llm: BaseChatModel | None = None) -> Iterator[str]:
@@ -201,4 +205,5 @@ def finish(gate: Gate, text: str) -> RAGAnswer:
     return RAGAnswer(question=gate.question, text=text, hits=hits, candidates=gate.candidates,
                      threshold=gate.threshold, k=gate.k, refused=model_refused, model_called=True,
                      problems=tuple(problems), reason="模型认为参考资料不足以回答" if model_refused else gate.reason,
-                     knobs=gate.knobs, decision=gate.decision, citations=citations, grounding=grounding)
+                     knobs=gate.knobs, decision=gate.decision, citations=citations, grounding=grounding,
+                     grade=gate.grade)

@@ -8,6 +8,7 @@ a version that moved is refused with `ConflictError` naming who moved it, never 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -16,10 +17,12 @@ from sqlalchemy import Connection, func, select
 
 from core.db import Database, utcnow
 from core.errors import ConflictError, StoreError, XiaoEError
+from core.grader import Grade
 from core.problems import Problem
 from core.rag import Hit, RAGAnswer
-from core.review_export import write_csv
-from core.review_input import Decision, Entry, entry_from_answer, validated
+from core.review_dedup import dedup_key, find_pending, same_sliders
+from core.review_export import write_csv, write_export
+from core.review_input import Decision, Entry, entry_from_answer, person_name, validated
 from core.review_models import (
     SORTS,
     BulkResult,
@@ -32,22 +35,27 @@ from core.review_models import (
 from core.review_query import aware, conditions, hydrate, local, order
 from core.review_schema import (
     ACTION_LABELS,
+    GRADE_SCHEMA,
     REASON_LANES,
     REVIEW_SCHEMA,
     STATUS_LABELS,
     SYSTEM_ACTOR,
     TRANSITIONS,
     InvalidReview,
+    review_asks,
     review_candidates,
     review_events,
+    review_grades,
     review_items,
+    review_keys,
     review_reasons,
 )
 
 __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
-           "record_answer"]
+           "next_pending", "record_answer"]
 
 items, reasons, candidates, events = review_items, review_reasons, review_candidates, review_events
+keys, asks = review_keys, review_asks
 
 
 class ReviewStore:
@@ -57,56 +65,100 @@ class ReviewStore:
         self.db = db
         self._clock = clock
         db.migrate(REVIEW_SCHEMA)
+        db.migrate(GRADE_SCHEMA)
 
     # --- filling -----------------------------------------------------------------------------
 
     def enqueue(self, answer: RAGAnswer, *, origin: str = "auto", fingerprint: str = "",
-                flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> int:
-        """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons."""
-        return self.enqueue_many([answer], origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
-                                 extra_reasons=extra_reasons)[0]
+                flagged_by: str | None = None, extra_reasons: Sequence[Problem] = (),
+                asker: str | None = None, merge: bool = False) -> int:
+        """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons.
+
+        With `merge`, a repeat of a pending refused/flagged/failed question joins that item
+        instead (see core/review_dedup.py); `record_answer` merges.
+        """
+        entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
+                                  extra_reasons=extra_reasons)
+        return self._insert([entry], [answer.grade], asker=asker, merge=merge)[0]
 
     def enqueue_many(self, answers: Iterable[RAGAnswer], *, origin: str = "auto", fingerprint: str = "",
                      flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> list[int]:
         """Queue several answers in one transaction (a batch evaluation); ids in input order."""
+        answers = list(answers)
         entries = [entry_from_answer(a, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
                                       extra_reasons=extra_reasons) for a in answers]
-        return self._insert(entries)
+        return self._insert(entries, [a.grade for a in answers])
 
     def enqueue_failure(self, question: str, *, message: str, kind: str = "model_error",
                         threshold: float | None = None, k: int | None = None, candidates: Sequence[Hit] = (),
-                        fingerprint: str = "") -> int:
+                        fingerprint: str = "", asker: str | None = None, merge: bool = False) -> int:
         """Queue a question whose model call failed: no answer text, the failure is the reason."""
         entry = validated(question=question, answer="", origin="model_error",
                            reasons=(Problem(kind, message),), threshold=threshold, k=k,
                            candidates=tuple(candidates), fingerprint=fingerprint, flagged_by=None)
-        return self._insert([entry])[0]
+        return self._insert([entry], asker=asker, merge=merge)[0]
 
-    def _insert(self, entries: list[Entry]) -> list[int]:
+    def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = (), *, asker: str | None = None,
+                merge: bool = False) -> list[int]:
+        """Insert entries in one transaction; a repeat of a pending item joins it (core/review_dedup.py).
+        A grader's verdict (`grades`, by position) is stored with a new item."""
         if not entries:
             return []
         now = self._clock()
+        asker = person_name(asker, "提问人")
+        grades = list(grades) + [None] * (len(entries) - len(grades))
         with self.db.transaction("写入复核队列") as conn:
-            ids = list(conn.execute(
-                items.insert().returning(items.c.id, sort_by_parameter_order=True),
-                [{"created_at": now, "origin": e.origin, "question": e.question, "answer": e.answer,
-                  "threshold": e.threshold, "k": e.k, "fingerprint": e.fingerprint, "flagged_by": e.flagged_by,
-                  "status": "pending", "version": 1} for e in entries]).scalars())
-            reason_rows = [{"item_id": item_id, "position": pos, "code": p.code, "message": p.message,
-                            "span_start": p.span[0] if p.span else None, "span_end": p.span[1] if p.span else None}
-                           for item_id, e in zip(ids, entries) for pos, p in enumerate(e.reasons)]
-            candidate_rows = [{"item_id": item_id, "rank": pos, "source": h.source, "heading": h.heading,
-                               "chunk": h.chunk, "start": h.start, "end": h.end, "score": float(h.score),
-                               "passed": bool(h.passed), "text": h.text}
-                              for item_id, e in zip(ids, entries) for pos, h in enumerate(e.candidates, start=1)]
-            if reason_rows:
-                conn.execute(reasons.insert(), reason_rows)
-            if candidate_rows:
-                conn.execute(candidates.insert(), candidate_rows)
-            conn.execute(events.insert(), [
-                {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
-                 "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
-                for item_id, e in zip(ids, entries)])
+            ids: list[int | None] = []
+            fresh: list[tuple[int, Entry, str | None]] = []
+            for position, e in enumerate(entries):
+                key = dedup_key(e.question, e.origin, e.fingerprint) if merge else None
+                found = find_pending(conn, key) if key else None
+                if found is None:
+                    ids.append(None)
+                    fresh.append((position, e, key))
+                    continue
+                item_id, threshold, k = found
+                conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker, threshold=e.threshold,
+                                                  k=e.k, counted=same_sliders(threshold, e.threshold, k, e.k)))
+                ids.append(item_id)
+            if fresh:
+                new_ids = self._insert_new(conn, [e for _, e, _ in fresh], [grades[p] for p, _, _ in fresh], now)
+                for (position, e, key), item_id in zip(fresh, new_ids):
+                    ids[position] = item_id
+                    if key:
+                        conn.execute(keys.insert().values(item_id=item_id, key=key))
+                        conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker or e.flagged_by,
+                                                          threshold=e.threshold, k=e.k, counted=True))
+        return [i for i in ids if i is not None]
+
+    @staticmethod
+    def _insert_new(conn: Connection, entries: list[Entry], grades: list[Grade | None], now: datetime) -> list[int]:
+        ids = list(conn.execute(
+            items.insert().returning(items.c.id, sort_by_parameter_order=True),
+            [{"created_at": now, "origin": e.origin, "question": e.question, "answer": e.answer,
+              "threshold": e.threshold, "k": e.k, "fingerprint": e.fingerprint, "flagged_by": e.flagged_by,
+              "status": "pending", "version": 1} for e in entries]).scalars())
+        reason_rows = [{"item_id": item_id, "position": pos, "code": p.code, "message": p.message,
+                        "span_start": p.span[0] if p.span else None, "span_end": p.span[1] if p.span else None}
+                       for item_id, e in zip(ids, entries) for pos, p in enumerate(e.reasons)]
+        candidate_rows = [{"item_id": item_id, "rank": pos, "source": h.source, "heading": h.heading,
+                           "chunk": h.chunk, "start": h.start, "end": h.end, "score": float(h.score),
+                           "passed": bool(h.passed), "text": h.text}
+                          for item_id, e in zip(ids, entries) for pos, h in enumerate(e.candidates, start=1)]
+        if reason_rows:
+            conn.execute(reasons.insert(), reason_rows)
+        if candidate_rows:
+            conn.execute(candidates.insert(), candidate_rows)
+        grade_rows = [{"item_id": item_id, "answerable": g.answerable, "chunks": ",".join(map(str, g.chunks)),
+                       "reason": g.reason, "fault": g.fault, "prompt_tokens": g.prompt_tokens,
+                       "completion_tokens": g.completion_tokens, "ms": g.ms}
+                      for item_id, g in zip(ids, grades) if g is not None]
+        if grade_rows:
+            conn.execute(review_grades.insert(), grade_rows)
+        conn.execute(events.insert(), [
+            {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
+             "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
+            for item_id, e in zip(ids, entries)])
         return ids
 
     # --- reading -----------------------------------------------------------------------------
@@ -116,7 +168,7 @@ class ReviewStore:
             row = conn.execute(select(items).where(items.c.id == item_id)).first()
             if row is None:
                 raise _not_found(item_id)
-            return hydrate(conn, [row])[0]
+            return hydrate(conn, [row], with_asks=True)[0]
 
     def list(self, filters: Filters | None = None, *, sort: str = "-created", offset: int = 0,
              limit: int = 50) -> Page:
@@ -144,6 +196,14 @@ class ReviewStore:
                 yield from hydrate(conn, rows, with_candidates=with_candidates)
                 last = rows[-1].id
 
+    def pending_ids(self, filters: Filters | None = None, *, sort: str = "-created") -> tuple[int, ...]:
+        """Ids of the pending items in `filters`, in list order: what 「…并下一条」 walks through."""
+        if sort not in SORTS:
+            raise InvalidReview(f"排序方式「{sort}」不存在，可选：{'、'.join(SORTS)}。")
+        where = conditions(replace(filters or Filters(), status="pending"))
+        with self.db.read("读取复核队列") as conn:
+            return tuple(conn.execute(select(items.c.id).where(*where).order_by(*order(sort))).scalars())
+
     def counts(self) -> QueueCounts:
         """Counts per status, and per lane and status; an item counts once in every lane it is in."""
         with self.db.read("统计复核队列") as conn:
@@ -162,6 +222,16 @@ class ReviewStore:
                     by_lane[lane.code] = dict(rows)
         return QueueCounts(by_status=by_status, by_lane=by_lane)
 
+    def grade(self, item_id: int) -> Grade | None:
+        """The grader's stored verdict and cost for an item; None when the grader did not judge it."""
+        with self.db.read("读取模型判定") as conn:
+            row = conn.execute(select(review_grades).where(review_grades.c.item_id == item_id)).first()
+        if row is None:
+            return None
+        return Grade(answerable=row.answerable, chunks=tuple(int(c) for c in row.chunks.split(",") if c),
+                     reason=row.reason, prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens,
+                     ms=row.ms, fault=row.fault)
+
     def events(self, item_id: int) -> tuple[ReviewEvent, ...]:
         """The item's audit trail, oldest first."""
         with self.db.read("读取处理记录") as conn:
@@ -173,6 +243,10 @@ class ReviewStore:
     def export_csv(self, target: str | Path | IO[str], filters: Filters | None = None) -> int:
         """Write the filtered queue as CSV for Excel (UTF-8 with BOM); returns the number of rows."""
         return write_csv(self.iter_items(filters), target)
+
+    def export(self, target: str | Path, filters: Filters | None = None) -> int:
+        """Write the filtered queue to a file: .xlsx as a workbook, .csv as CSV (see review_export)."""
+        return write_export(self.iter_items(filters), target)
 
     # --- deciding ----------------------------------------------------------------------------
 
@@ -254,12 +328,28 @@ class ReviewStore:
                              + ("；如需改判，请先重新打开。" if action != "reopen" else "；它本来就在待复核。"))
 
 
-def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str) -> int | None:
-    """Queue the answer if it was refused (拒答) or a check found problems (自动标记); else None."""
+def next_pending(order_ids: Sequence[int], current: int) -> int | None:
+    """The pending item after `current` in list order (wrapping to the top), or None when it was the last."""
+    if current in order_ids:
+        position = order_ids.index(current)
+        rest = list(order_ids[position + 1:]) + list(order_ids[:position])
+    else:
+        rest = list(order_ids)
+    return rest[0] if rest else None
+
+
+def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, asker: str | None = None) -> int | None:
+    """Queue the answer if it was refused (拒答), answered on the grader's "yes" (模型判定可答, always,
+    until a consultant approves it) or a check found problems (自动标记); else None.
+
+    Asking the same question again joins the pending item instead of adding one (core/review_dedup.py).
+    """
     if answer.refused:
-        return store.enqueue(answer, origin="refusal", fingerprint=fingerprint)
+        return store.enqueue(answer, origin="refusal", fingerprint=fingerprint, asker=asker, merge=True)
+    if answer.grade is not None:
+        return store.enqueue(answer, origin="grader", fingerprint=fingerprint, asker=asker)
     if answer.problems:
-        return store.enqueue(answer, origin="auto", fingerprint=fingerprint)
+        return store.enqueue(answer, origin="auto", fingerprint=fingerprint, asker=asker, merge=True)
     return None
 
 

@@ -71,6 +71,9 @@ def entry_from_answer(answer: RAGAnswer, *, origin: str, fingerprint: str, flagg
                       extra_reasons: Sequence[Problem]) -> Entry:
     """The answer's problems (after a refusal reason, if refused) become the item's reasons."""
     found = list(answer.problems) + list(extra_reasons)
+    if answer.grade is not None:  # the refusal reason below already carries a refusing verdict
+        g = answer.grade
+        found.insert(0, Problem("grader", f"模型判定{g.cost()}" if answer.refused else f"{g.describe()}；{g.cost()}"))
     if answer.refused:
         found.insert(0, Problem("refused", answer.reason or "模型认为参考资料不足以回答"))
     return validated(question=answer.question, answer=answer.text, origin=origin, reasons=tuple(found),

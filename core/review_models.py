@@ -7,6 +7,7 @@ from datetime import datetime
 
 from core.problems import Problem
 from core.rag import Hit
+from core.review_dedup import Ask
 from core.review_schema import (
     ACTION_LABELS,
     LANE_OF_CODE,
@@ -40,6 +41,8 @@ class ReviewItem:
     decided_at: datetime | None = None
     note: str | None = None
     corrected_answer: str | None = None
+    ask_count: int = 1  # how many times this question was asked (re-runs with other sliders not counted)
+    asks: tuple[Ask, ...] = ()  # who asked when; filled by `ReviewStore.get` only
 
     @property
     def lanes(self) -> tuple[str, ...]:
@@ -65,7 +68,7 @@ class ReviewItem:
                 "status_label": self.status_label, "question": self.question, "answer": self.answer,
                 "reasons": [p.to_dict() for p in self.reasons], "threshold": self.threshold, "k": self.k,
                 "candidates": [h.to_dict() for h in self.candidates], "fingerprint": self.fingerprint,
-                "version": self.version, "flagged_by": self.flagged_by, "reviewer": self.reviewer,
+                "version": self.version, "ask_count": self.ask_count, "flagged_by": self.flagged_by, "reviewer": self.reviewer,
                 "decided_at": _iso(self.decided_at), "note": self.note, "corrected_answer": self.corrected_answer}
 
 

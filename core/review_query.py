@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy import ColumnElement, Connection, Row, exists, or_, select
 
 from core.problems import Problem
 from core.rag import Hit
+from core.review_dedup import ask_counts, asks_of
 from core.review_models import Filters, ReviewItem
 from core.review_schema import LANES, review_candidates, review_items, review_reasons
 
@@ -60,7 +62,8 @@ def order(sort: str) -> list:
     return [column.asc(), items.c.id.asc()]
 
 
-def hydrate(conn: Connection, rows: Sequence[Row], *, with_candidates: bool = True) -> list[ReviewItem]:
+def hydrate(conn: Connection, rows: Sequence[Row], *, with_candidates: bool = True,
+            with_asks: bool = False) -> list[ReviewItem]:
     """ReviewItems for item rows, with their reasons (and candidates) fetched in one query each."""
     ids = [r.id for r in rows]
     found: dict[int, list[Problem]] = {i: [] for i in ids}
@@ -76,9 +79,15 @@ def hydrate(conn: Connection, rows: Sequence[Row], *, with_candidates: bool = Tr
                 hits[r.item_id].append(Hit(rank=r.rank, source=r.source, heading=r.heading, chunk=r.chunk,
                                            start=r.start, end=r.end, text=r.text, score=r.score,
                                            passed=bool(r.passed)))
+    counts = ask_counts(conn, ids)
     return [ReviewItem(id=r.id, created_at=aware(r.created_at), origin=r.origin, question=r.question,
                        answer=r.answer, reasons=tuple(found[r.id]), threshold=r.threshold, k=r.k,
                        candidates=tuple(hits[r.id]), fingerprint=r.fingerprint, status=r.status,
                        version=r.version, flagged_by=r.flagged_by, reviewer=r.reviewer,
-                       decided_at=aware(r.decided_at), note=r.note, corrected_answer=r.corrected_answer)
+                       decided_at=aware(r.decided_at), note=r.note, corrected_answer=r.corrected_answer,
+                       ask_count=counts.get(r.id, 1), asks=_asks(conn, r.id) if with_asks else ())
             for r in rows]
+
+
+def _asks(conn: Connection, item_id: int):
+    return tuple(replace(a, at=aware(a.at)) for a in asks_of(conn, item_id))

@@ -110,11 +110,50 @@ review_events = Table(
 )
 Index("ix_review_events_item", review_events.c.item_id, review_events.c.id)
 
+# De-duplication (core/review_dedup.py): the key an item is found by, and every asking of it.
+review_keys = Table(
+    "review_keys", metadata,
+    Column("item_id", Integer, ForeignKey("review_items.id"), primary_key=True),
+    Column("key", String(64), nullable=False),
+)
+Index("ix_review_keys_key", review_keys.c.key, review_keys.c.item_id)
+
+review_asks = Table(
+    "review_asks", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("item_id", Integer, ForeignKey("review_items.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("asker", String(MAX_NAME_CHARS)),
+    Column("threshold", Float),
+    Column("k", Integer),
+    Column("counted", Boolean, nullable=False),
+)
+Index("ix_review_asks_item", review_asks.c.item_id, review_asks.c.id)
+
+
+# The grader's verdict and cost for a queued item (core.grader), one row per graded item. Its own
+# component with its own migration numbers, so that it never collides with another branch's
+# next review migration; it is migrated right after the review tables it refers to.
+review_grades = Table(
+    "review_grades", metadata,
+    Column("item_id", Integer, ForeignKey("review_items.id"), primary_key=True),
+    Column("answerable", Boolean, nullable=False),
+    Column("chunks", String(200), nullable=False),  # the chunk numbers the model named, "1,3"
+    Column("reason", Text, nullable=False),
+    Column("fault", String(32), nullable=False),  # "" when a verdict came back, else the ModelError kind
+    Column("prompt_tokens", Integer, nullable=False),
+    Column("completion_tokens", Integer, nullable=False),
+    Column("ms", Integer, nullable=False),
+)
 
 REVIEW_SCHEMA = Schema("review", (
     Migration(1, "review queue tables", create_tables(review_items, review_reasons, review_candidates,
                                                        review_events)),
     Migration(2, "append-only review events", append_only("review_events")),
+    Migration(3, "de-duplication keys and askings", create_tables(review_keys, review_asks)),
+))
+GRADE_SCHEMA = Schema("review_grades", (
+    Migration(1, "grader verdicts of queued items", create_tables(review_grades)),
 ))
 
 
@@ -133,6 +172,7 @@ ORIGIN_LANES = (
     Lane("refusal", "拒答"),
     Lane("model_error", "模型故障"),
     Lane("batch", "批量评测"),
+    Lane("grader", "模型判定可答"),  # answered because the grader said yes: kept until a consultant approves
 )
 REASON_LANES = (
     Lane("citation", "引用问题", ("bad_ref", "no_refs")),

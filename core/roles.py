@@ -14,6 +14,8 @@ PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
     "flag": ("标记回答", frozenset({"consultant", "admin"})),
     "review": ("复核回答", frozenset({"consultant", "admin"})),
     "export": ("导出复核队列", frozenset({"consultant", "admin"})),
+    "propose_synonym": ("提议同义词", frozenset({"consultant", "admin"})),
+    "edit_glossary": ("修改同义词表或批准提议", frozenset({"admin"})),
     "set_threshold": ("修改默认阈值", frozenset({"admin"})),
     "edit_corpus": ("上传或修改资料文件", frozenset({"admin"})),
     "manage_accounts": ("管理账号", frozenset({"admin"})),

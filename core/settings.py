@@ -11,9 +11,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
 from core.knobs import MAX_TOP_K, Knobs, calibration
+
+if TYPE_CHECKING:
+    from core.grader import Band
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,6 +34,11 @@ DEFAULT_MAX_UNKNOWN_WEIGHT = _CALIBRATION.knobs.max_unknown_weight
 THRESHOLD_ONLY_MIN_SCORE = _CALIBRATION.threshold_only
 DEFAULT_TOP_K = _CALIBRATION.knobs.k
 MAX_QUESTION_CHARS = 2000
+# The grader's band (core.grader, docs/grader.md): how far below the coverage floor a question may
+# fall, and how heavy its heaviest corpus-absent word may be, and still go to the model. Chosen by
+# reasoning, not measured: no real model is available to the project's tests.
+GRADER_BAND_COVERAGE = 0.25
+GRADER_BAND_UNKNOWN = 0.8
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,9 @@ class Settings:
     embed_api_key: str = field(default="", repr=False)
     answerability: str = "on"  # "off": refuse on the per-chunk threshold alone, as the seed did
     auth: str = "on"  # "off" only for a local single-user demo or tests: no login gate
+    grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.grader)
+    grader_band_coverage: float = GRADER_BAND_COVERAGE
+    grader_band_unknown: float = GRADER_BAND_UNKNOWN
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_score <= 1.0:
@@ -80,12 +92,25 @@ class Settings:
             raise ConfigError(f"可答性判断开关 XIAOE_ANSWERABILITY（{self.answerability}）只能是 on 或 off。")
         if self.auth not in ("on", "off"):
             raise ConfigError(f"登录开关 XIAOE_AUTH（{self.auth}）只能是 on 或 off。")
+        if self.grader not in ("off", "band"):
+            raise ConfigError(f"模型判定开关 XIAOE_GRADER（{self.grader}）只能是 off（关闭）或 band（让模型判定不确定区间的问题）。")
+        if not 0.0 <= self.grader_band_coverage <= 1.0:
+            raise ConfigError(f"判定区间覆盖余量 XIAOE_GRADER_BAND_COVERAGE（{self.grader_band_coverage}）必须在 0 到 1 之间。")
+        if not 0.0 <= self.grader_band_unknown <= 1.0:
+            raise ConfigError(f"判定区间资料外词权重上限 XIAOE_GRADER_BAND_UNKNOWN（{self.grader_band_unknown}）必须在 0 到 1 之间。")
 
     @property
     def knobs(self) -> Knobs:
         """The gate's knobs as these settings give them."""
         return Knobs(threshold=self.min_score, k=self.top_k, min_coverage=self.min_coverage,
                      max_unknown_weight=self.max_unknown_weight)
+
+    @property
+    def grader_band(self) -> Band:
+        """The grader's uncertain band (core.grader.in_band)."""
+        from core.grader import Band
+
+        return Band(coverage_margin=self.grader_band_coverage, unknown_limit=self.grader_band_unknown)
 
     @property
     def db_url(self) -> str:

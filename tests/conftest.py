@@ -41,7 +41,8 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("XIAOE_CORPUS_DIR", str(CORPUS))
     for name in ("XIAOE_MIN_SCORE", "XIAOE_TOP_K", "XIAOE_MIN_COVERAGE", "XIAOE_MAX_UNKNOWN_WEIGHT",
            "XIAOE_ANSWERABILITY", "XIAOE_MAX_QUESTION_CHARS", "XIAOE_LLM_BASE_URL", "XIAOE_LLM_MODEL",
-                 "XIAOE_LLM_API_KEY", "XIAOE_EMBED_BASE_URL", "XIAOE_EMBED_MODEL", "XIAOE_RETRIEVER"):
+                 "XIAOE_LLM_API_KEY", "XIAOE_EMBED_BASE_URL", "XIAOE_EMBED_MODEL", "XIAOE_RETRIEVER",
+                 "XIAOE_GRADER", "XIAOE_GRADER_BAND_COVERAGE", "XIAOE_GRADER_BAND_UNKNOWN"):
         monkeypatch.delenv(name, raising=False)
     return data
 

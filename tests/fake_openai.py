@@ -3,7 +3,9 @@
 It speaks just enough of the API for langchain-openai: `POST /v1/chat/completions` (plain
 JSON, or SSE when the request says `"stream": true`) and `POST /v1/embeddings` (vectors from
 HashingEmbeddings, so they are deterministic). Each test sets the attributes it needs
-(reply, status, delay, garbage, cut_stream) and reads `requests` afterwards. It leaves out
+(reply, status, delay, garbage, cut_stream, or `script`: a function from the request body to
+the reply, e.g. a grader verdict for JSON-mode requests and an answer for streamed ones) and
+reads `requests` afterwards. It leaves out
 everything else of the API (tools, logprobs, usage accounting).
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -41,6 +44,7 @@ class FakeOpenAI:
     garbage: bool = False  # a 200 reply whose body is an HTML page, as from a misconfigured proxy
     cut_stream: bool = False  # drop the connection in the middle of a streamed answer
     stream_piece: int = 5
+    script: Callable[[dict], str] | None = None  # the reply for this request body, instead of `reply`
     requests: list[Recorded] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -77,15 +81,19 @@ class FakeOpenAI:
         if self.delay:
             self._closing.wait(self.delay)
 
+    def _reply(self, body: dict) -> str:
+        return self.script(body) if self.script is not None else self.reply
+
     def _chat_completion(self, body: dict) -> dict:
         return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", ""),
                 "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": self.reply}}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                             "message": {"role": "assistant", "content": self._reply(body)}}],
+                "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}}
 
     def _chat_events(self, body: dict) -> list[bytes]:
-        pieces = [self.reply[i:i + self.stream_piece] for i in range(0, len(self.reply), self.stream_piece)]
+        reply = self._reply(body)
+        pieces = [reply[i:i + self.stream_piece] for i in range(0, len(reply), self.stream_piece)]
         deltas = [{"role": "assistant", "content": ""}] + [{"content": p} for p in pieces]
         events = []
         for i, delta in enumerate(deltas):

@@ -66,11 +66,19 @@ def test_queue_list_json_carries_reasons_and_candidates(store, capsys):
 @pytest.mark.parametrize(("args", "message"), [
     (["--lane", "不存在"], "通道「不存在」不存在"),
     (["--status", "done"], "状态「done」不存在"),
-    (["--limit", "0"], "--limit（0）至少是 1"),
 ])
 def test_queue_list_bad_option_is_a_chinese_error(store, capsys, args, message):
     assert main(["queue", "list", *args]) == 1
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("limit", ["0", "99999999999999999999", "abc"])
+def test_queue_list_limit_out_of_range_names_the_flag_in_chinese(store, capsys, limit):
+    with pytest.raises(SystemExit) as exit_:
+        main(["queue", "list", "--limit", limit])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "错误：参数 --limit：" in err and "1–10000" in err
+    assert "Traceback" not in err and "usage" not in err
 
 
 def test_queue_export_writes_excel_ready_csv(store, tmp_path, capsys):

@@ -66,7 +66,7 @@ def other_store(url: str) -> ReviewStore:
 def test_review_migrations_apply_on_a_fresh_file(url):
     db = Database(url)
     ReviewStore(db)
-    assert db.applied("review") == [1, 2]
+    assert db.applied("review") == [1, 2, 3]
 
 
 def test_review_migrations_bring_an_existing_file_up_to_date(url):
@@ -81,7 +81,7 @@ def test_review_migrations_bring_an_existing_file_up_to_date(url):
     old.dispose()
     db = Database(url)
     store = ReviewStore(db)
-    assert db.applied("review") == [1, 2]
+    assert db.applied("review") == [1, 2, 3]
     assert store.get(7).question == "旧问题"
     # migration 2 made the audit trail append-only
     with pytest.raises(StoreError), db.transaction() as conn:
@@ -339,7 +339,7 @@ def test_export_round_trip_with_chinese_text(filled, tmp_path):
     assert set(by_id) == {ids["citation"], ids["refusal"], ids["percent"]}
     citation = by_id[ids["citation"]]
     assert (citation["问题"], citation["状态"], citation["通道"]) == ("退费怎么算？", "待复核", "自动标记 · 引用问题")
-    assert citation["问题原因"] == "bad_ref：引用了不存在的编号 [7]，本次只提供了 1~2"
+    assert citation["问题原因"] == "引用编号不存在：引用了不存在的编号 [7]，本次只提供了 1~2"  # label, not the code
 
 
 def test_export_to_a_text_stream_starts_with_the_bom(filled):

@@ -16,6 +16,8 @@ TABLE = [
     ("flag", True, True),
     ("review", True, True),
     ("export", True, True),
+    ("propose_synonym", True, True),
+    ("edit_glossary", False, True),
     ("set_threshold", False, True),
     ("edit_corpus", False, True),
     ("manage_accounts", False, True),

@@ -16,6 +16,7 @@ from pandas.io.formats.style import Styler
 
 from core.answerability import RERANK_BASE
 from core.citations import CITATION_RE, numbers
+from core.cited_sentence import claim_before
 from core.grounding import GroundingReport, SentenceVerdict
 from core.problems import Problem
 from core.rag import Gate, Hit, RAGAnswer
@@ -67,16 +68,18 @@ def linked_answer(text: str, hits: Sequence[Hit], *, mark: Sequence[tuple[int, i
     out = []
     for a, b in zip(cuts, cuts[1:]):
         piece = text[a:b]
-        rendered = _linked_marker(piece, hits) if CITATION_RE.fullmatch(piece) else md_escape(piece)
+        rendered = (_linked_marker(piece, hits, claim_before(text, a)) if CITATION_RE.fullmatch(piece)
+                    else md_escape(piece))
         out.append(f":red-background[{rendered}]" if marked[a] and rendered.strip() else rendered)
     return "".join(out)
 
 
-def _linked_marker(marker: str, hits: Sequence[Hit]) -> str:
+def _linked_marker(marker: str, hits: Sequence[Hit], cite: str | None = None) -> str:
+    """`cite` (the sentence before the marker) lets the Sources page highlight the sentence it rests on."""
     parts = []
     for n in numbers(marker):
         if 1 <= n <= len(hits):
-            parts.append(f"[\\[{n}\\]]({source_url(hits[n - 1].source, hits[n - 1].chunk)})")
+            parts.append(f"[\\[{n}\\]]({source_url(hits[n - 1].source, hits[n - 1].chunk, cite)})")
         else:
             parts.append(f"\\[{n}\\]")
     return "".join(parts)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from urllib.parse import urlparse
 
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
@@ -21,13 +22,15 @@ from streamlit.errors import StreamlitSecretNotFoundError
 from core.accounts import AccountStore
 from core.db import open_database
 from core.errors import AuthError, ConfigError, XiaoEError
-from core.roles import User, require
+from core.roles import PERMISSIONS, User, require
 from core.sessions import Session, SessionExpired, SessionStore
+from ui import session_cookie
 from ui.answer_view import md_escape
 from ui.state import get_settings
 
 LOCAL_USER = User(username="local", display_name="本机用户", role="admin")
 TOKEN, USER, METHOD, NOTICE = "auth_token", "auth_user", "auth_method", "auth_notice"
+COOKIE_WRITE = "auth_cookie_write"  # the token to put in the cookie on the next full run ("" clears it)
 REVIEWER = "reviewer"  # the name pages already use to attribute decisions
 # url_path -> permission needed to see the page; pages not listed are open to every signed-in role.
 RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts"}
@@ -99,16 +102,41 @@ def gate() -> User:
         st.stop()
     if no_accounts:
         _only("app_pages/setup.py", "首次设置", ":material/key:")
-    user = _resume(sessions) or _sso_sign_in(sessions)
+    user = _resume(sessions) or _resume_from_cookie(sessions) or _sso_sign_in(sessions)
+    _flush_cookie()
     if user is None:
         _only("app_pages/login.py", "登录", ":material/login:")
     st.session_state[REVIEWER] = user.label
     return user
 
 
+def _resume_from_cookie(sessions: SessionStore) -> User | None:
+    """A reload or another tab: the browser's sign-in cookie resumes the same server-side session."""
+    token = session_cookie.read_token()
+    if not token or st.session_state.get("_auth_cookie_refused") == token:
+        return None
+    try:
+        session = sessions.resume(token)
+    except SessionExpired as expired:
+        st.session_state["_auth_cookie_refused"] = token  # this tab keeps sending it until reconnected
+        st.session_state[COOKIE_WRITE] = ""
+        st.session_state[NOTICE] = str(expired)
+        return None
+    st.session_state[TOKEN] = session.token
+    st.session_state[METHOD] = session.method
+    st.session_state[USER] = session.user
+    return session.user
+
+
+def _flush_cookie() -> None:
+    pending = st.session_state.pop(COOKIE_WRITE, None)
+    if pending is not None:
+        session_cookie.write(pending or None)
+
+
 # The app's other addresses: a deep link to one of them before sign-in shows the same gate page
 # (instead of Streamlit's English "Page not found"), and after sign-in the router opens it.
-GATED_PATHS = ("ask", "sources", "review", "tuning", "settings", "accounts")
+GATED_PATHS = ("ask", "sources", "review", "tuning", "glossary", "settings", "accounts")
 
 
 def _only(script: str, title: str, icon: str) -> None:
@@ -126,6 +154,8 @@ def _resume(sessions: SessionStore) -> User | None:
         session = sessions.resume(token)
     except SessionExpired as expired:
         _forget()
+        st.session_state["_auth_cookie_refused"] = token  # the same token may still be in this tab's cookie
+        st.session_state[COOKIE_WRITE] = ""
         st.session_state[NOTICE] = str(expired)
         return None
     st.session_state[USER] = session.user
@@ -133,12 +163,24 @@ def _resume(sessions: SessionStore) -> User | None:
 
 
 def sign_in(username: str, password: str) -> User:
-    """Password sign-in from the login page; AuthError carries the message to show."""
-    return _remember(get_sessions().sign_in(username, password))
+    """Password sign-in from the login page; AuthError carries the message to show.
+
+    The token rotates: a new one for every sign-in, and the one this browser held before is revoked.
+    """
+    user = _remember(get_sessions().sign_in(username, password))
+    _revoke_previous()
+    return user
+
+
+def _revoke_previous() -> None:
+    old = session_cookie.read_token()
+    if old and old != st.session_state.get(TOKEN):
+        get_sessions().sign_out(old)
 
 
 def _remember(session: Session) -> User:
     st.session_state[TOKEN] = session.token
+    st.session_state[COOKIE_WRITE] = session.token
     st.session_state[USER] = session.user
     st.session_state[METHOD] = session.method
     st.session_state[REVIEWER] = session.user.label
@@ -149,8 +191,10 @@ def _remember(session: Session) -> User:
 def sign_out() -> None:
     token, method = st.session_state.get(TOKEN), st.session_state.get(METHOD)
     if token:
-        get_sessions().sign_out(token)
+        get_sessions().sign_out(token)  # every tab sharing the cookie is signed out on its next action
+        st.session_state["_auth_cookie_refused"] = token
     _forget()
+    st.session_state[COOKIE_WRITE] = ""
     if method == "sso":
         st.logout()  # also drops the identity cookie, else the next run would sign in again
     else:
@@ -206,6 +250,24 @@ def allowed_pages(pages: list, user: User) -> list:
             continue
         kept.append(page)
     return kept
+
+
+def denied_notice(user: User) -> None:
+    """A consultant who opens an admin page's address lands on the start page: say why (「无权限」)."""
+    try:
+        url = st.context.url
+    except (AttributeError, RuntimeError):
+        return
+    if not isinstance(url, str):  # AppTest
+        return
+    path = urlparse(url).path.rstrip("/").rsplit("/", 1)[-1]
+    permission = RESTRICTED_PAGES.get(path)
+    if permission is None or user.can(permission) or st.session_state.get("_denied_shown") == url:
+        return
+    st.session_state["_denied_shown"] = url
+    what = PERMISSIONS[permission][0]
+    st.toast(f"无权限：不能{what}", icon=":material/block:")
+    st.warning(f"无权限：你的角色是「{user.role_label}」，不能{what}，已转到首页。如有需要，请联系管理员。")
 
 
 def render_account(user: User) -> None:

@@ -11,11 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from core.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text, requeue_stale
+from core.corpus_diff import side_by_side
 from core.corpus_files import MAX_NAME_CHARS
 from core.db import open_database
 from core.errors import XiaoEError
 from core.roles import User
 from ui.auth import current_user
+from ui.diff_view import show_diff
 from ui.state import get_settings, rebuild_index
 
 FLASH = "_corpus_admin_flash"
@@ -72,8 +74,8 @@ def _edit(admin: CorpusAdmin, user: User) -> None:
     edited = st.text_area("内容（Markdown）", value=text, height=420, key=f"corpus_text_{sha[:16]}")
     changes = diff_text(text, edited, old_label=f"{source}（当前）", new_label=f"{source}（修改后）")
     if changes:
-        with st.expander("查看改动"):
-            st.code(changes, language="diff")
+        with st.expander("查看改动（左旧右新，删除标红、新增标绿）"):
+            show_diff(side_by_side(text, edited), key="corpus_edit_diff")
     if st.button("保存并重建索引", key="corpus_edit_save", type="primary", disabled=not changes):
         _save(admin, user, source, edited, expected=sha, action="edit")
 
@@ -99,9 +101,8 @@ def _history(admin: CorpusAdmin, user: User) -> None:
     cols = st.columns(2)
     old = cols[0].selectbox("旧版本", numbers, index=1, key="corpus_diff_old", format_func=lambda n: f"第 {n} 版")
     new = cols[1].selectbox("新版本", numbers, index=0, key="corpus_diff_new", format_func=lambda n: f"第 {n} 版")
-    changes = diff_text(by_number[old].content, by_number[new].content, old_label=f"第 {old} 版",
-                        new_label=f"第 {new} 版")
-    st.code(changes or "两个版本内容相同。", language="diff")
+    st.caption(f"左边第 {old} 版，右边第 {new} 版：删除的行标红，新增的行标绿。")
+    show_diff(side_by_side(by_number[old].content, by_number[new].content), key="corpus_versions_diff")
     if st.button(f"恢复为第 {old} 版", key="corpus_restore", help="把旧版本的内容另存为最新版本；中间的版本都会保留。"):
         _run(admin, user, lambda: admin.restore(user, by_number[old].id))
 

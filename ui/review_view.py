@@ -12,6 +12,7 @@ from datetime import date, datetime, time, timedelta
 
 import pandas as pd
 
+from core.labels import reason_label
 from core.references import excerpt
 from core.review import Filters, ReviewEvent, ReviewItem, ReviewStore
 from core.review_schema import LANES, STATUS_LABELS
@@ -22,10 +23,15 @@ ALL = "全部"
 QUESTION_CHARS = 40
 REASON_CHARS = 60
 TIME_FORMAT = "%Y-%m-%d %H:%M"
-QUEUE_COLUMNS = ["编号", "创建时间", "通道", "状态", "问题", "原因", "复核人", "版本"]
+QUEUE_COLUMNS = ["编号", "状态", "问题", "次数", "通道", "原因", "创建时间", "复核人", "版本"]
 CANDIDATE_COLUMNS = ["排名", "分数", "阈值", "结果", "原文", "文件", "小节", "片段号", "片段"]
 EVENT_COLUMNS = ["时间", "操作人", "操作", "状态变化", "版本", "备注", "修改后的回答"]
 SORT_LABELS = {"-created": "最新在前", "created": "最早在前", "-decided": "最近处理在前"}
+
+
+def review_url(item_id: int) -> str:
+    """Relative link to one item on the Review Queue page; works pasted into a new tab."""
+    return f"review?item={int(item_id)}"
 
 
 def status_options() -> list[str]:
@@ -55,7 +61,7 @@ def when(value: datetime | None) -> str:
 def queue_frame(items: Sequence[ReviewItem]) -> pd.DataFrame:
     """One row per item, in page order (row positions are what the table selection returns)."""
     rows = [{"编号": item.id, "创建时间": when(item.created_at), "通道": " · ".join(item.lane_labels),
-             "状态": item.status_label, "问题": excerpt(item.question, QUESTION_CHARS),
+             "状态": item.status_label, "问题": excerpt(item.question, QUESTION_CHARS), "次数": item.ask_count,
              "原因": excerpt("；".join(p.message for p in item.reasons), REASON_CHARS) or "—",
              "复核人": item.reviewer or "", "版本": item.version} for item in items]
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
@@ -73,7 +79,7 @@ def marked_answer(item: ReviewItem) -> str:
 
 
 def reason_lines(item: ReviewItem) -> str:
-    return "\n".join(f"- `{p.code}` {md_escape(p.message)}" for p in item.reasons)
+    return "\n".join(f"- **{reason_label(p.code)}** {md_escape(p.message)}" for p in item.reasons)
 
 
 def candidate_frame(item: ReviewItem) -> pd.DataFrame:

@@ -21,9 +21,16 @@ PAGE_CHARS = 6000
 HIT_ID = "xiaoe-hit"
 
 
-def source_url(source: str, chunk: int) -> str:
-    """Relative link to the Sources page at `chunk` of `source`; works pasted into a new tab."""
-    return f"{SOURCES_PATH}?source={quote(source, safe='')}&chunk={int(chunk)}"
+CITE_CHARS = 60  # enough of the claim to find its sentence; keeps links short
+
+
+def source_url(source: str, chunk: int, cite: str | None = None) -> str:
+    """Relative link to the Sources page at `chunk` of `source`; works pasted into a new tab.
+
+    `cite` (the answer's sentence that cites the chunk) lets the page highlight the sentence it rests on.
+    """
+    url = f"{SOURCES_PATH}?source={quote(source, safe='')}&chunk={int(chunk)}"
+    return url + f"&cite={quote(cite[:CITE_CHARS], safe='')}" if cite else url
 
 
 @dataclass(frozen=True)
@@ -108,26 +115,34 @@ def page_of(pages: Sequence[Sequence[Segment]], offset: int) -> int:
     return 0
 
 
-def page_html(text: str, page: Sequence[Segment], span: tuple[int, int] | None = None) -> str:
-    """One page of a file as HTML: escaped headings and bodies, the `span` wrapped in <mark>."""
+def page_html(text: str, page: Sequence[Segment], span: tuple[int, int] | None = None,
+              focus: tuple[int, int] | None = None) -> str:
+    """One page of a file as HTML: escaped headings and bodies, the `span` wrapped in <mark>, and the
+    cited sentence `focus` (inside the span) in a stronger colour."""
     parts = ['<div class="xiaoe-file">']
     for segment in page:
         heading = segment.heading or "（文首）"
         suffix = "（续）" if segment.cont else ""
         parts.append(f'<h4 style="margin:1.2em 0 0.3em 0">{html.escape(heading)}{suffix}</h4>')
         parts.append('<div style="white-space:pre-wrap;line-height:1.7">'
-                     f"{_marked(text, segment.start, segment.end, span)}</div>")
+                     f"{_marked(text, segment.start, segment.end, span, focus)}</div>")
     parts.append("</div>")
     return "".join(parts)
 
 
-def _marked(text: str, start: int, end: int, span: tuple[int, int] | None) -> str:
+def _marked(text: str, start: int, end: int, span: tuple[int, int] | None,
+            focus: tuple[int, int] | None = None) -> str:
     if span is None or span[1] <= start or span[0] >= end:
         return html.escape(text[start:end])
     a, b = max(span[0], start), min(span[1], end)
     mark_id = f' id="{HIT_ID}"' if a == span[0] else ""
+    inner = html.escape(text[a:b])
+    if focus is not None and focus[0] < b and focus[1] > a:
+        f0, f1 = max(focus[0], a), min(focus[1], b)
+        inner = (html.escape(text[a:f0]) + '<mark style="background:#ffb347;padding:0 1px">'
+                 + html.escape(text[f0:f1]) + "</mark>" + html.escape(text[f1:b]))
     return (html.escape(text[start:a]) + f'<mark{mark_id} style="background:#ffe08a;padding:0 1px">'
-            + html.escape(text[a:b]) + "</mark>" + html.escape(text[b:end]))
+            + inner + "</mark>" + html.escape(text[b:end]))
 
 
 SCROLL_SCRIPT = f"""<script>

@@ -109,5 +109,5 @@ def get_assistant(bundle: IndexBundle, glossary: Glossary | None) -> Assistant:
     settings = get_settings()
     key = (settings.answerability, settings.knobs, settings.max_question_chars, settings.llm_base_url,
            settings.llm_model, settings.llm_timeout, settings.llm_max_retries, settings.llm_temperature,
-           bool(settings.llm_api_key))
+           bool(settings.llm_api_key), settings.grader, settings.grader_band)
     return _assistant(bundle.fingerprint, glossary.fingerprint if glossary else "", key, settings, bundle, glossary)

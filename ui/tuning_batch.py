@@ -21,10 +21,13 @@ import streamlit as st
 from core.assistant import Assistant
 from core.batch_eval import rows_to_csv, run_one
 from core.errors import XiaoEError
-from core.evaluation import OUTCOMES
+from core.evaluation import OUTCOMES, Evaluation
 from core.knobs import Knobs
+from core.model_eval import band_count
+from core.provider_info import grader_state
 from core.question_sets import StoredSet
 from core.review import ReviewStore
+from core.settings import Settings
 
 STATE = "tune_batch"
 CANCEL = "tune_batch_cancelled"
@@ -44,6 +47,8 @@ def render_batch(stored: StoredSet, assistant: Assistant, *, knobs: Knobs, queue
     questions = stored.questions.questions
     key = (stored.info.name, stored.info.version, stored.questions.content_hash, assistant.fingerprint)
     model = "离线答题器" if assistant.offline else f"模型 {assistant.settings.llm_model}"
+    if assistant.grades:
+        model += "（不确定区间的题先由模型判定能否回答，见「模型判定」列）"
     st.caption(f"把「{stored.info.name}」第 {stored.info.version} 版的 {len(questions)} 道题逐一交给小E 作答"
                f"（同一个闸门 + {model} + 出处检查），{knobs.describe()}。"
                + ("有问题的回答会进入复核队列的「批量评测」通道。" if queue else "复核队列暂不可用，本次只出结果不入队。"))
@@ -79,6 +84,18 @@ def _run(state: dict, questions, assistant: Assistant, queue: ReviewStore | None
         state["next"] = i + 1
         bar.progress((i + 1) / total, text=f"已完成 {i + 1}/{total}：{questions[i].question[:30]}")
     state["status"] = "done"
+
+
+def grader_caption(evaluation: Evaluation, settings: Settings, assistant: Assistant) -> None:
+    """The grader's band on this set at the sliders' knobs: how many questions would go to the model."""
+    if not evaluation.evaluated.decides:
+        return
+    count = band_count(evaluation.gates, settings.grader_band)
+    state = "已开启" if assistant.grades else "未生效（" + grader_state(settings) + "）"
+    st.caption(f"模型判定（XIAOE_GRADER）{state}：按当前参数，这份题集有 {count} 题在不确定区间"
+               f"（关键词覆盖比下限低 {settings.grader_band_coverage:.0%} 以内，资料外的词权重不超过 "
+               f"{settings.grader_band_unknown:.2f}）；开启后这些题会先交给模型判定，其余题不调用模型。"
+               "区间的两个边界在设置页查看，用环境变量修改；上面的指标只算闸门，含模型的结果请用「批量运行」。")
 
 
 def _show(state: dict, total: int) -> None:

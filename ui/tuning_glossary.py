@@ -12,9 +12,11 @@ import streamlit as st
 
 from core.errors import XiaoEError
 from core.evaluation import FALSE_REFUSAL, EvaluatedSet, Evaluation
+from core.glossary_admin import GlossaryAdmin
 from core.glossary_store import GlossaryStore
 from core.misses import explain_misses
 from ui.answer_view import md_escape
+from ui.auth import current_user
 
 FLASH = "tune_flash"
 MAX_MISSES_SHOWN = 30
@@ -46,14 +48,11 @@ def _synonym_form(store: GlossaryStore, i: int, words: tuple[str, ...], actor: s
         term = right.text_input("资料里的说法（标准词）", key=f"tune_synonym_term_{i}", max_chars=20)
         if not button.form_submit_button("加入同义词"):
             return
-    if not actor:
-        st.error("请先在页面上方填写「操作人」，同义词表要记录是谁加的。")
-        return
-    try:
-        entry = store.add(term, word, who=actor)
+    try:  # an admin adds; a consultant's addition waits as a proposal (the role is checked in core)
+        submitted = GlossaryAdmin(store.db).submit(current_user(), term, word)
     except XiaoEError as error:
         st.error(str(error))
         return
-    st.session_state[FLASH] = f"已加入同义词：“{entry.synonym}”视为“{entry.term}”。下面是重新评测的结果。"
+    st.session_state[FLASH] = submitted.message + ("下面是重新评测的结果。" if submitted.proposal_id is None else "")
     st.rerun()
 

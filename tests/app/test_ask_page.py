@@ -247,3 +247,28 @@ def test_ask_page_without_answerability_orders_by_score_alone(open_app, monkeypa
     table = candidates_table(ask(open_app(), "商务那个级别要多少钱"))
     assert "本片段关键词覆盖" not in table.columns
     assert list(table["排序分"]) == sorted(table["排序分"], reverse=True)
+
+
+BAND_Q = "周末有人工客服吗"  # narrowly refused by the gate: the grader's band (tests/test_grader.py)
+
+
+def test_ask_page_marks_a_grader_answer_and_queues_it_in_its_lane(open_app, app_env, monkeypatch, fake_openai):
+    import json
+
+    fake_openai.script = lambda body: json.dumps(
+        {"answerable": True, "chunks": [1], "reason": "片段1写了<b>客服</b>时间"}, ensure_ascii=False
+    ) if "response_format" in body else "人工客服周末也在线[1]。"
+    monkeypatch.setenv("XIAOE_GRADER", "band")
+    monkeypatch.setenv("XIAOE_LLM_BASE_URL", fake_openai.base_url)
+    monkeypatch.setenv("XIAOE_LLM_MODEL", "fake-chat")
+    monkeypatch.setenv("XIAOE_LLM_MAX_RETRIES", "0")
+    at = ask(open_app(), BAND_Q)
+    assert not at.exception
+    info = " ".join(texts(at.info))
+    assert "由模型判定可答：片段1写了<b>客服</b>时间" in info and "模型判定可答" in info and "tokens" in info
+    assert r"\<b\>" in " ".join(str(i.value) for i in at.info)  # the model's words are escaped, not Markdown
+    assert [i.origin for i in queued(app_env)] == ["grader"]
+    assert sum(1 for r in fake_openai.requests if "response_format" in r.body) == 1
+    ask(at, LEVELS)  # a clear answer: no grader request, no grader line
+    assert sum(1 for r in fake_openai.requests if "response_format" in r.body) == 1
+    assert not any("模型判定" in t for t in texts(at.info))

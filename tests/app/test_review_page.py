@@ -63,8 +63,13 @@ def page(store, open_app):
     return open_
 
 
+def table(at: AppTest):
+    """The queue table: its key changes with the rows it shows (ui/review_triage.py)."""
+    return at.dataframe(key=at.session_state["review_table_key"])
+
+
 def select(at: AppTest, *rows: int) -> AppTest:
-    at.session_state["queue_table"] = {"selection": {"rows": list(rows), "columns": []}}
+    at.session_state[at.session_state["review_table_key"]] = {"selection": {"rows": list(rows), "columns": []}}
     at.run()
     assert not at.exception
     return at
@@ -81,10 +86,10 @@ def markdown(at: AppTest) -> str:
 
 def test_review_page_shows_counts_and_pending_items(page):
     at = page()
-    metrics = {m.label: m.value for m in at.metric}
-    assert (metrics["待复核"], metrics["已通过"], metrics["合计"]) == ("3", "0", "3")
-    assert metrics["引用问题"] == "1" and metrics["拒答"] == "1"
-    assert list(at.dataframe(key="queue_table").value["编号"]) == [3, 2, 1]
+    line = at.caption[0].value
+    assert "待复核 3 个不同问题 · 已通过 0 · 已驳回 0 · 合计 3" in line
+    assert "引用问题 1" in line and "拒答 1" in line
+    assert list(table(at).value["编号"]) == [3, 2, 1]
 
 
 @pytest.mark.parametrize(("widget", "value", "ids"), [
@@ -98,14 +103,14 @@ def test_review_page_filters(page, widget, value, ids):
     control = at.selectbox(key=widget) if widget != "f_search" else at.text_input(key=widget)
     control.set_value(value).run()
     assert not at.exception
-    assert list(at.dataframe(key="queue_table").value["编号"]) == ids
+    assert list(table(at).value["编号"]) == ids
 
 
 def test_review_page_detail_marks_the_span_escapes_and_links_sources(page):
     at = select(page(), 2)
     shown = markdown(at)
     assert ":red-background[" in shown and "\\[7\\]" in shown
-    assert "(sources?source=02-%E9%80%80" in shown and "&chunk=4)" in shown
+    assert "(sources?source=02-%E9%80%80" in shown and "&chunk=4&cite=" in shown
     assert "<script>" not in shown
     assert any("<script>alert(1)</script>" in t.value for t in at.text)  # st.text shows it literally
     candidates = frame_with(at, "结果")
@@ -117,7 +122,7 @@ def test_review_page_detail_marks_the_span_escapes_and_links_sources(page):
 def test_review_page_needs_a_reviewer_before_deciding(page):
     at = select(page(), 0)
     assert at.button(key="approve_3").disabled
-    assert "请先在页面上方填写复核人姓名。" in [c.value for c in at.caption]
+    assert "请先在左上方填写复核人姓名。" in [c.value for c in at.caption]
 
 
 def test_review_page_approve_with_correction(page, store):
@@ -128,9 +133,9 @@ def test_review_page_approve_with_correction(page, store):
     item = store.get(2)
     assert (item.status, item.reviewer, item.corrected_answer) == ("approved", "王老师", "口语课一共四级 [1]")
     assert "#2 已通过" in at.success[0].value
-    assert list(at.dataframe(key="queue_table").value["编号"]) == [3, 1]
-    # row 1 now holds #1; the old selection must not open it as if the reviewer had chosen it
-    assert not at.subheader
+    assert list(table(at).value["编号"]) == [3, 1]
+    # row 1 now holds #1; the open item is still #2 (chosen by id), not whatever slid into row 1
+    assert [s.value.split(" · ")[:2] for s in at.subheader] == [["#2", "已通过"]]
 
 
 def test_review_page_reopen_a_decided_item(page, store):

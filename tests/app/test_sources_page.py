@@ -109,3 +109,13 @@ def test_sources_page_paginates_a_long_file_and_jumps_to_the_chunk(open_app, app
     view = file_view(at)
     assert len(view) < 3 * PAGE_CHARS and 'id="xiaoe-hit"' in view
     assert "第 299 节</h4>" in view and "第 0 节</h4>" not in view
+
+
+def test_sources_page_highlights_the_cited_sentence_inside_the_chunk(open_app, app_env):
+    text = chunk_of(app_env, LEVELS_FILE, 1).page_content
+    sentence = next(s for s in re.split(r"(?<=[。！？\n])", text) if len(s.strip()) > 8).strip()
+    at = open_app(page=PAGE, params={"source": LEVELS_FILE, "chunk": "1", "cite": sentence})
+    assert not at.exception
+    focus = re.search(r'<mark style="background:#ffb347[^>]*>(.*?)</mark>', file_view(at), re.S).group(1)
+    assert sentence in focus or focus.strip() in text  # the sentence, not the whole chunk
+    assert len(focus) < len(text)

@@ -36,7 +36,8 @@ def test_md_escape_keeps_line_breaks():
 
 def test_linked_answer_links_only_numbers_that_name_a_hit():
     rendered = linked_answer("一共四级[1]，另见[3]。", [hit(1)])
-    assert rendered == ("一共四级[\\[1\\]](" + source_url("01-口语课分级说明.md", 5) + ")，另见\\[3\\]。")
+    assert rendered == ("一共四级[\\[1\\]](" + source_url("01-口语课分级说明.md", 5, cite="一共四级") + ")，另见\\[3\\]。")
+    assert "&cite=%E4%B8%80%E5%85%B1%E5%9B%9B%E7%BA%A7)" in rendered  # the claim, for the cited-sentence highlight
 
 
 def test_linked_answer_marks_problem_spans():

@@ -155,3 +155,14 @@ def wait_idle(page) -> None:
 def idle() -> Callable[[object], None]:
     """`idle(page)` waits until the app's script run has finished."""
     return wait_idle
+
+
+SCREENSHOTS_ENV = "XIAOE_SCREENSHOTS"  # `make screenshots` sets it to docs/screenshots
+
+
+def doc_shot(page, name: str) -> None:
+    """Save a screenshot for the docs only when asked (`make screenshots`), never as a test side effect."""
+    target = os.environ.get(SCREENSHOTS_ENV)
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(target) / name))

@@ -49,7 +49,7 @@ def test_ask_e2e_answers_levels_with_a_citation(page, app_server, idle, tmp_path
     answer = page.locator("[data-testid=stMarkdownContainer]").filter(has=page.locator("a", has_text="[1]")).first
     assert "四级" in answer.inner_text()
     link = page.locator("a", has_text="[1]").first
-    assert re.fullmatch(r"sources\?source=[^&]+\.md&chunk=\d+", link.get_attribute("href"))
+    assert re.fullmatch(r"sources\?source=[^&]+\.md&chunk=\d+(&cite=[^&]+)?", link.get_attribute("href"))
     assert page.get_by_text("引用检查：通过").is_visible()
     page.screenshot(path=str(tmp_path / "ask.png"))
     README_SHOT.parent.mkdir(parents=True, exist_ok=True)

@@ -79,13 +79,13 @@ def test_auth_e2e_consultant_sees_no_settings_and_cannot_save_the_threshold(page
     assert nav.get_by_role("link", name="账号管理").count() == 0
 
     open_page(page, idle, "阈值调优")
-    page.get_by_text("只有管理员可以修改默认阈值").wait_for()
+    page.get_by_text("只有管理员可以修改默认值").wait_for()
     thumb = page.locator("[data-testid=stSlider]").filter(has_text="阈值（").get_by_role("slider")
     thumb.focus()
     for _ in range(3):
         thumb.press("ArrowRight")
     idle(page)
-    assert page.get_by_role("button", name="设为默认阈值").is_disabled()
+    assert page.get_by_role("button", name="设为默认", exact=True).is_disabled()
     db = Database(f"sqlite:///{auth_server.data_dir / 'xiaoe.sqlite3'}")
     assert DefaultsStore(db).current() is None
 

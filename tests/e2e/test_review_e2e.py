@@ -6,7 +6,7 @@ import pytest
 
 from core.db import Database
 from core.review import ReviewStore
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, doc_shot
 
 README_SHOT = ROOT / "docs" / "screenshots" / "review.png"
 
@@ -52,15 +52,15 @@ def test_review_e2e_fabricated_answer_is_queued_then_rejected(page, scripted_ser
     page.get_by_label("复核人").fill("王老师")
     page.get_by_label("复核人").press("Enter")
     idle(page)
-    page.get_by_role("button", name="驳回").click()
+    page.get_by_role("button", name="驳回", exact=True).click()
     page.get_by_text("驳回必须写明理由").wait_for()
     page.get_by_label("备注（驳回时必填）").fill("级别和课时都是编的")
-    page.get_by_role("button", name="驳回").click()
+    page.get_by_role("button", name="驳回", exact=True).click()
     page.get_by_text(f"#{item.id} 已驳回").wait_for()
     idle(page)
     page.get_by_text(f"#{item.id} · 已驳回").wait_for()
     page.screenshot(path=str(tmp_path / "rejected.png"))
-    page.screenshot(path=str(README_SHOT))  # the README's picture of the queue
+    doc_shot(page, README_SHOT.name)  # the README's picture of the queue (make screenshots)
 
     decided = store.get(item.id)
     assert (decided.status, decided.reviewer, decided.note) == ("rejected", "王老师", "级别和课时都是编的")

@@ -46,8 +46,8 @@ def test_sources_e2e_corpus_html_is_shown_as_text_and_never_runs(page, hostile_s
     page.locator("mark#xiaoe-hit").wait_for()
     page.get_by_text("<script>window.__xiaoe_ran = 1</script>").first.wait_for()
     idle(page)
-    page.get_by_text("的片段列表").click()  # the chunk table renders cells as Markdown: must stay literal
-    page.locator("[data-testid=stTable] table").filter(has_text="预览").first.wait_for()
+    page.get_by_text("的片段列表").click()  # the chunk list is a dataframe: cells are data, never Markdown
+    page.locator("[data-testid=stDataFrame] canvas table td[role=gridcell]").first.wait_for(state="attached")
     main = page.locator("[data-testid=stMain]")
     assert main.get_by_text('<img src="x" onerror="window.__xiaoe_ran = 2">').first.is_visible()
     assert main.get_by_text("<b>不是粗体</b>").first.is_visible()

@@ -1,0 +1,32 @@
+"""Chinese labels for the codes kept in the data (reason codes, audit actions); codes stay in the database.
+
+A code without a label is shown as itself, so a new code is never hidden, only untranslated.
+"""
+
+from __future__ import annotations
+
+REASON_LABELS = {
+    "refused": "拒答", "manual": "人工标记", "bad_ref": "引用编号不存在", "no_refs": "没有标注出处",
+    "unsupported_number": "数字无出处", "bad_arithmetic": "计算错误", "uncited_claim": "无出处陈述",
+    "stale_corpus": "资料已更新", "timeout": "模型超时", "connection": "连不上模型", "auth": "模型密钥无效",
+    "rate_limit": "模型限流", "server": "模型服务出错", "bad_response": "模型回复无法解析",
+    "model_error": "模型故障",
+}
+
+AUDIT_ACTION_LABELS = {
+    "login": "登录", "login_locked": "登录锁定", "login_unlock": "解除登录锁定",
+    "account_add": "新建账号", "account_passwd": "重设密码", "account_disable": "停用账号",
+    "account_enable": "启用账号", "account_role": "修改角色", "corpus_upload": "上传资料",
+    "corpus_edit": "在线编辑资料", "corpus_restore": "恢复资料旧版", "corpus_baseline": "记录资料原有版本",
+    "defaults_save": "保存默认阈值", "glossary_add": "添加同义词", "glossary_remove": "删除同义词",
+    "glossary_import": "导入同义词", "glossary_propose": "提议同义词", "glossary_approve": "批准同义词",
+    "glossary_reject": "驳回同义词提议",
+}
+
+
+def reason_label(code: str) -> str:
+    return REASON_LABELS.get(code, code)
+
+
+def audit_action_label(code: str) -> str:
+    return AUDIT_ACTION_LABELS.get(code, code)

@@ -1,0 +1,86 @@
+"""同义词表 in a real browser: a consultant's proposal is unused until an admin approves it; CSV export → import round-trip."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.accounts import AccountStore
+from core.db import Database
+from core.glossary import expand_query
+from core.glossary_admin import GlossaryAdmin
+from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
+from tests.e2e.conftest import doc_shot
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def glossary_server(start_server):
+    server = start_server(extra_env={"XIAOE_AUTH": "on"})
+    db = Database(f"sqlite:///{server.data_dir / 'xiaoe.sqlite3'}")
+    add_staff(AccountStore(db, hasher=FAST_HASHER))
+    server.glossary = GlossaryAdmin(db)
+    return server
+
+
+def sign_in(browser, server, idle, username: str):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="zh-CN", accept_downloads=True)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    page.goto(server.url)
+    idle(page)
+    page.get_by_label("用户名").fill(username)
+    page.get_by_label("密码").fill(PASSWORD)
+    page.get_by_role("button", name="登录", exact=True).click()
+    page.get_by_role("heading", name="提问与检查").wait_for()
+    page.goto(f"{server.url}/glossary")
+    page.get_by_role("heading", name="同义词表", exact=True).wait_for()
+    idle(page)
+    return context, page
+
+
+def test_glossary_e2e_proposal_waits_for_an_admin_then_the_gate_uses_it(browser, glossary_server, idle):
+    context, page = sign_in(browser, glossary_server, idle, "amy")
+    page.get_by_label("学员说法（同义词）").fill("扣")
+    page.get_by_label("资料用词（标准词）").fill("火星文")
+    page.get_by_role("button", name="提交提议").click()
+    page.get_by_text("已提交同义词提议").first.wait_for()
+    assert expand_query("扣是什么", glossary_server.glossary.load()) == "扣是什么"  # not used yet
+    context.close()
+
+    context, page = sign_in(browser, glossary_server, idle, "boss")
+    page.get_by_text("扣 → 火星文").first.wait_for()
+    idle(page)
+    page.locator("[data-testid=stDataFrame]").first.wait_for()
+    doc_shot(page, "glossary.png")
+    page.get_by_role("button", name="批准", exact=True).click()
+    page.get_by_text("已批准提议").first.wait_for()
+    assert expand_query("扣是什么", glossary_server.glossary.load()) == "扣是什么 火星文"
+    context.close()
+
+
+def test_glossary_e2e_csv_round_trip(browser, glossary_server, idle, tmp_path):
+    context, page = sign_in(browser, glossary_server, idle, "boss")
+    before = {(e.term, e.synonym) for e in glossary_server.glossary.load().entries}
+    with page.expect_download() as download:
+        page.get_by_role("button", name="导出 CSV").click()
+    exported = tmp_path / "同义词表.csv"
+    download.value.save_as(exported)
+    assert exported.read_bytes().startswith("\ufeff标准词,同义词".encode())
+
+    page.get_by_label("搜索（同义词、标准词或添加人）").fill("入学测试")
+    page.get_by_label("搜索（同义词、标准词或添加人）").press("Enter")
+    idle(page)
+    page.get_by_role("tab", name="修改或删除").click()
+    page.get_by_role("button", name="删除这条").click()
+    page.get_by_text("已删除").first.wait_for()
+    idle(page)
+    assert ("分级测试", "入学测试") not in {(e.term, e.synonym) for e in glossary_server.glossary.load().entries}
+
+    page.get_by_role("tab", name="导入与导出").click()
+    page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(exported))
+    page.get_by_text("同义词表.csv").first.wait_for()
+    page.get_by_role("button", name="导入", exact=True).click()
+    page.get_by_text("已导入 1 条新的同义词").first.wait_for()
+    assert {(e.term, e.synonym) for e in glossary_server.glossary.load().entries} == before
+    context.close()

@@ -1,0 +1,59 @@
+"""Side-by-side corpus diffs: aligned rows with their kind, folding, and the diff of a 资料已更新 item."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from core.corpus_admin import CorpusAdmin
+from core.corpus_diff import ADDED, CHANGED, FOLDED, REMOVED, SAME, DiffRow, side_by_side, stale_changes
+from core.db import Database
+from core.rag import Hit
+from core.review_models import ReviewItem
+from core.roles import User
+
+ADMIN = User("boss", "王校长", "admin")
+
+
+def test_side_by_side_aligns_changed_removed_and_added_lines():
+    old = "a\nb\nc\nd"
+    new = "a\nB\nc\ne\nf"
+    assert side_by_side(old, new, context=1) == (
+        DiffRow(1, "a", 1, "a", SAME), DiffRow(2, "b", 2, "B", CHANGED), DiffRow(3, "c", 3, "c", SAME),
+        DiffRow(4, "d", 4, "e", CHANGED), DiffRow(None, "", 5, "f", ADDED))
+    assert side_by_side("a\nb", "a") == (DiffRow(1, "a", 1, "a", SAME), DiffRow(2, "b", None, "", REMOVED))
+    assert side_by_side("same", "same") == ()
+
+
+def test_side_by_side_folds_long_unchanged_runs():
+    old = "\n".join(str(i) for i in range(20))
+    rows = side_by_side(old, old.replace("10", "十"), context=2)
+    assert [r.kind for r in rows] == [FOLDED, SAME, SAME, CHANGED, SAME, SAME, FOLDED]
+    assert rows[0].old == "……8 行相同……"
+
+
+class Clock:
+    def __init__(self):
+        self.now = datetime(2025, 3, 1, 8, tzinfo=UTC)
+
+    def __call__(self):
+        return self.now
+
+
+def test_stale_changes_diff_from_the_version_when_queued_to_the_newest(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "退费.md").write_text("# 退费\n\n开课 7 天内全额退费。\n", encoding="utf-8")
+    clock = Clock()
+    admin = CorpusAdmin(Database(f"sqlite:///{tmp_path / 'x.sqlite3'}"), corpus, now=clock)
+    admin.save(ADMIN, "退费.md", "# 退费\n\n开课 7 天内全额退费。\n开课后退八成。\n")
+    clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)
+    queued = datetime(2025, 3, 3, 8, tzinfo=UTC)
+    clock.now = datetime(2025, 3, 4, 8, tzinfo=UTC)
+    admin.save(ADMIN, "退费.md", "# 退费\n\n开课 3 天内全额退费。\n开课后退八成。\n")
+    hit = Hit(rank=1, source="退费.md", heading="退费", chunk=0, start=0, end=10, text="开课 7 天内全额退费。",
+              score=0.5, passed=True)
+    item = ReviewItem(id=1, created_at=queued, origin="auto", question="退费？", answer="开课 7 天内全额退费 [1]",
+                      reasons=(), threshold=0.2, k=3, candidates=(hit,), fingerprint="f", status="pending", version=2)
+    (change,) = stale_changes(admin, item)
+    assert (change.source, change.old_version, change.new_version) == ("退费.md", 2, 3)
+    assert [(r.old, r.new) for r in change.rows if r.kind == CHANGED] == [("开课 7 天内全额退费。", "开课 3 天内全额退费。")]

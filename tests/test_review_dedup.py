@@ -1,0 +1,76 @@
+"""Queue de-duplication: one item per question, decision and corpus, with a count and the askings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from core.db import Database
+from core.review import Filters, ReviewStore, record_answer
+from core.review_dedup import dedup_key, normalized_question
+from tests.test_review import Clock, answer
+
+
+@pytest.fixture
+def store(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'queue.sqlite3'}")
+    yield ReviewStore(db, clock=Clock())
+    db.dispose()
+
+
+def refused(question: str = "寒假班几号开始？", threshold: float = 0.2):
+    return replace(answer(question=question, text="这件事资料里没写", problems=(), refused=True, reason="没有片段达到阈值"),
+                   threshold=threshold)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("寒假班几号开始？", "寒假班 几号开始?"),
+    ("寒假班几号开始？", "  寒假班几号开始。 "),
+    ("ＡＢＣ班怎么退费", "abc班怎么退费！"),
+])
+def test_normalized_question_ignores_width_case_space_and_punctuation(a, b):
+    assert normalized_question(a) == normalized_question(b)
+
+
+def test_dedup_key_differs_by_decision_and_fingerprint_and_skips_manual():
+    base = dedup_key("退费？", "refusal", "fp1")
+    assert base == dedup_key("退费", "refusal", "fp1")
+    assert base != dedup_key("退费", "auto", "fp1")
+    assert base != dedup_key("退费", "refusal", "fp2")
+    assert dedup_key("退费", "manual", "fp1") is None
+
+
+def test_record_answer_same_question_three_times_and_a_slider_rerun_is_one_item_with_count_3(store):
+    ids = {record_answer(store, refused(q), fingerprint="f", asker=who)
+           for q, who in [("寒假班几号开始？", "Amy"), ("寒假班几号开始?", "Bob"), ("寒假班 几号开始", "Amy")]}
+    ids.add(record_answer(store, refused(threshold=0.35), fingerprint="f", asker="Amy"))  # slider re-run
+    assert len(ids) == 1
+    item = store.get(ids.pop())
+    assert item.ask_count == 3
+    assert [(a.asker, a.counted) for a in item.asks] == [("Amy", True), ("Bob", True), ("Amy", True), ("Amy", False)]
+    assert store.list(Filters(status="pending")).total == 1
+
+
+def test_record_answer_other_decision_is_a_second_item(store):
+    first = record_answer(store, refused(), fingerprint="f")
+    flagged = answer(question="寒假班几号开始？")  # answered this time, with a citation problem
+    second = record_answer(store, flagged, fingerprint="f")
+    assert first != second
+    assert store.get(second).ask_count == 1
+    assert store.counts().status("pending") == 2
+
+
+def test_record_answer_after_a_decision_starts_a_new_item(store):
+    first = record_answer(store, refused(), fingerprint="f")
+    store.decide(first, action="approve", reviewer="王老师", expected_version=1)
+    assert record_answer(store, refused(), fingerprint="f") != first
+
+
+def test_record_answer_other_corpus_fingerprint_is_a_second_item(store):
+    assert record_answer(store, refused(), fingerprint="f1") != record_answer(store, refused(), fingerprint="f2")
+
+
+def test_enqueue_without_merge_keeps_every_item(store):
+    ids = [store.enqueue(refused(), origin="refusal", fingerprint="f") for _ in range(2)]
+    assert ids[0] != ids[1]

@@ -1,0 +1,95 @@
+"""Triage state of the Review Queue page: which item is open (by id), which are ticked, and the decision callbacks.
+
+The open item is kept as an id in session state, never as a row position, so it survives
+decisions, filters and page changes. The table widget's key changes whenever the rows it shows
+change, so a tick can never slide onto a row that moved into its place. Messages are kept per
+place (`FLASH`) and drawn next to the buttons that caused them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from core.errors import XiaoEError
+from core.review import Filters, ReviewItem, ReviewStore, next_pending
+from core.roles import require
+from ui.answer_view import md_escape
+from ui.auth import current_user
+from ui.review_view import review_url
+
+OPEN = "review_item"      # the id of the item shown in the detail pane
+FLASH = "review_flash"    # (kind, message) drawn once next to the decision buttons
+TICKED = "review_ticked"  # ids ticked in the table when the bulk form was drawn
+TABLE_KEY = "review_table_key"
+DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开"}
+
+
+def table_key(ids: tuple[int, ...]) -> str:
+    """A widget key bound to the exact rows shown (and the decisions made), so old ticks never carry over."""
+    generation = st.session_state.get("_review_generation", 0)
+    digest = hashlib.sha256(f"{generation}:{ids}".encode()).hexdigest()[:12]
+    key = f"queue_table_{digest}"
+    st.session_state[TABLE_KEY] = key
+    return key
+
+
+def _next_generation() -> None:
+    st.session_state["_review_generation"] = st.session_state.get("_review_generation", 0) + 1
+
+
+def flash(kind: str, message: str) -> None:
+    st.session_state[FLASH] = (kind, message)
+
+
+def show_flash() -> None:
+    if FLASH in st.session_state:
+        kind, message = st.session_state.pop(FLASH)
+        getattr(st, kind)(message)
+        if kind == "success":
+            st.toast(message.split("：")[0], icon=":material/check_circle:")
+
+
+def decide(store: ReviewStore, item: ReviewItem, action: str, filters: Filters | None = None,
+           sort: str = "-created") -> None:
+    """Button callback: decide `item` at the version on screen; with `filters`, open the next pending item."""
+    corrected = st.session_state.get(f"corrected_{item.id}", "")
+    changed = corrected.strip() != (item.corrected_answer or "")
+    try:
+        require(current_user(), "review")
+        order = store.pending_ids(filters, sort=sort) if filters is not None else ()
+        saved = store.decide(item.id, action=action, reviewer=st.session_state.get("reviewer", ""),
+                             expected_version=item.version, note=st.session_state.get(f"note_{item.id}"),
+                             corrected_answer=corrected if changed else None)
+    except XiaoEError as error:
+        flash("error", md_escape(str(error)))
+        return
+    message = f"#{saved.id} 已{DONE[action]}，现为「{saved.status_label}」（第 {saved.version} 版）"
+    if filters is not None:
+        following = next_pending(order, item.id)
+        st.session_state[OPEN] = following
+        message += f"：已打开下一条 #{following}" if following else "：本筛选已经没有待复核的条目"
+    flash("success", f"{message}。[查看 #{saved.id}]({review_url(saved.id)})")
+    _next_generation()
+
+
+def decide_many(store: ReviewStore, versions: dict[int, int], action: str) -> None:
+    """Bulk callback: exactly the ids that were ticked on screen, each at the version shown."""
+    try:
+        require(current_user(), "review")
+        result = store.bulk_decide(versions, action=action, reviewer=st.session_state.get("reviewer", ""),
+                                   note=st.session_state.get("bulk_note"))
+    except XiaoEError as error:
+        flash("error", md_escape(str(error)))
+        return
+    decided = "、".join(f"#{i}" for i in result.decided) or "无"
+    message = f"已批量{DONE[action]} {len(result.decided)} 条：{decided}。"
+    if result.skipped:
+        message += f"跳过 {len(result.skipped)} 条：" + "；".join(f"#{i} {why}" for i, why in result.skipped)
+    flash("warning" if result.skipped else "success", message)
+    _next_generation()
+
+
+def open_item(item_id: int | None) -> None:
+    st.session_state[OPEN] = item_id
