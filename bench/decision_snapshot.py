@@ -1,48 +1,36 @@
 """Write every labelled question's decision (outcome, answer/refuse, score, terms, reason) as JSON lines.
 
-Run from the repository root:  python bench/decision_snapshot.py OUT.jsonl [--rules SPEC]
+Run from the repository root:  PYTHONPATH=. python bench/decision_snapshot.py OUT.jsonl
 Two snapshots taken before and after a refactor of the term rules are compared with
 `python bench/decision_snapshot.py --compare A.jsonl B.jsonl`, which prints the questions whose
 decision changed and exits 1 if any did. Sets: every labelled answerability set in tests/data/
-(k=3, the decision's threshold, the starter glossary), as bench/answerability.py runs them.
+(the one gate at the knobs in force, the starter glossary), as bench/answerability.py runs them;
+XIAOE_ANSWERABILITY_RULES switches rules off as everywhere.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.sets import bench_assistant, run
 
-from core.answerability import DECISION_THRESHOLD, evaluate_decisions  # noqa: E402
-from core.glossary import load_starter  # noqa: E402
-from core.index_store import load_or_build  # noqa: E402
-from core.settings import Settings  # noqa: E402
-
-DATA = ROOT / "tests" / "data"
 SETS = ("calibration.csv", "calibration_spoken.csv", "student_questions.csv", "student_questions_v2.csv",
         "student_questions_v3.csv", "student_heldout.csv", "student_heldout_v5.csv", "student_heldout_v6.csv",
         "student_heldout_v7.csv")
 
 
-def read_rows(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-def snapshot(out: Path, sets: tuple[str, ...], k: int = 3) -> int:
-    bundle = load_or_build(Settings.from_env())
-    glossary = load_starter()
+def snapshot(out: Path, sets: tuple[str, ...]) -> int:
+    assistant = bench_assistant()
     count = 0
     with out.open("w", encoding="utf-8") as handle:
         for name in sets:
-            for o in evaluate_decisions(read_rows(DATA / name), bundle, glossary, DECISION_THRESHOLD, k):
-                d = o.decision
-                handle.write(json.dumps({"set": name, "question": o.question, "outcome": o.outcome,
+            evaluated, evaluation = run(assistant, name)
+            for i, (question, retrieval) in enumerate(zip(evaluated.questions, evaluated.retrievals)):
+                d = assistant.gate(retrieval).decision
+                handle.write(json.dumps({"set": name, "question": question.question, "outcome": evaluation.outcome(i),
                                          "answerable": d.answerable, "score": d.score, "coverage": d.coverage,
                                          "terms": [t.text for t in d.terms], "reason": d.reason},
                                         ensure_ascii=False) + "\n")
