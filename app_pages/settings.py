@@ -55,7 +55,7 @@ st.code("XIAOE_GRADER=band              # off 为关闭（默认）\n"
         "XIAOE_GRADER_BAND_COVERAGE=0.25  # 关键词覆盖比下限低多少以内算不确定\n"
         "XIAOE_GRADER_BAND_UNKNOWN=0.8    # 资料外的词最重不超过多少算不确定", language="bash")
 st.caption("改好后重启应用。开启前可以先用 `python -m core eval 题集文件 --with-model` 在自己的题集上量一量，"
-           "说明见 docs/grader.md。")
+           "说明见使用文档中的「模型判定」一篇。")
 
 st.subheader("主要设置")
 rows = describe_settings(settings)

@@ -38,6 +38,7 @@ Index("ix_audit_log_target", audit_log.c.target, audit_log.c.id)
 AUDIT_SCHEMA = Schema("audit", (
     Migration(1, "audit log table", create_tables(audit_log)),
     Migration(2, "append-only audit log", append_only("audit_log")),
+    Migration(3, "append-only also against replacing inserts and TRUNCATE", append_only("audit_log")),
 ))
 
 

@@ -12,7 +12,7 @@ from core.os_errors import os_reason
 
 # Each module has `register(subparsers)`; a sub-command's handler returns the exit code.
 COMMAND_MODULES = ("core.cli_ask", "core.cli_queue", "core.cli_eval", "core.cli_calibrate", "core.cli_users",
-                   "core.cli_index")
+                   "core.cli_index", "core.cli_db")
 
 
 def build_parser() -> argparse.ArgumentParser:

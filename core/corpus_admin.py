@@ -23,7 +23,7 @@ from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, Text,
 from core import audit
 from core.accounts import User, require
 from core.corpus_files import MAX_NAME_BYTES, NEW_FILE, decode_markdown, sanitize_filename
-from core.db import Database, Migration, Schema, create_tables, utcnow
+from core.db import Database, Migration, Schema, append_only, create_tables, utcnow
 from core.errors import ConflictError, CorpusError
 from core.os_errors import os_reason
 from core.problems import Problem
@@ -59,6 +59,8 @@ def _append_only(conn) -> None:
 CORPUS_SCHEMA = Schema("corpus", (
     Migration(1, "corpus versions table", create_tables(corpus_versions)),
     Migration(2, "append-only corpus versions", _append_only),
+    Migration(3, "append-only on PostgreSQL too, and against replacing inserts and TRUNCATE",
+              append_only("corpus_versions", keys=(("id",), ("source", "version")))),
 ))
 
 ACTION_LABELS = {"baseline": "原有版本", "upload": "上传", "edit": "在线编辑", "restore": "恢复旧版"}

@@ -2,8 +2,11 @@
 
 Each store module owns a `Schema`: a name plus numbered migrations. `Database.migrate(schema)`
 applies the ones not yet recorded in `schema_migrations`, each in its own transaction, so
-opening a store on a fresh or an existing file brings it up to date. Database failures become
-`StoreError` with a Chinese message; the URL's password never appears in one.
+opening a store on a fresh or an existing file brings it up to date. Migrations hold the
+database's migration lock (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL) and check
+again under it, so several processes opening one fresh database at once apply each step once.
+Database failures become `StoreError` with the same Chinese message on both engines; the URL's
+password never appears in one.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from sqlalchemy import (
     event,
     text,
 )
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
@@ -63,12 +67,34 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+# One advisory lock number for every migration of a PostgreSQL database ("xiaoe" in ASCII).
+MIGRATION_LOCK_KEY = 0x7869616F65
+# PostgreSQL SQLSTATEs that mean "someone else holds it, try again", as SQLite's "database is locked" does:
+# lock_not_available, serialization_failure, deadlock_detected, query_canceled (lock_timeout/statement_timeout).
+_BUSY_SQLSTATES = {"55P03", "40001", "40P01", "57014"}
+# could not connect / connection lost / server shutting down / too many connections
+_UNREACHABLE_SQLSTATES = {"08000", "08001", "08003", "08004", "08006", "57P01", "57P02", "57P03", "53300"}
+
+
 def explain(error: SQLAlchemyError, action: str) -> StoreError:
-    """A Chinese message for a database failure, saying what to do."""
-    text = str(getattr(error, "orig", error)).lower()
-    if isinstance(error, OperationalError) and "locked" in text:
+    """A Chinese message for a database failure, saying what to do; the same failure reads the same on
+    SQLite and PostgreSQL."""
+    orig = getattr(error, "orig", error)
+    text = str(orig).lower()
+    sqlstate = getattr(orig, "sqlstate", None) or ""
+    if "append-only" in text:
+        return StoreError(f"{action}失败：这类记录只能追加，不能修改、覆盖或删除（数据库拒绝了这次改动）。"
+                          "如需更正，请新增一条记录说明。")
+    if (isinstance(error, OperationalError) and "locked" in text) or sqlstate in _BUSY_SQLSTATES:
         return StoreError(f"{action}失败：数据库正被其他程序占用（database is locked），请稍等几秒再试；"
                           "若持续出现，请关闭其他正在写入该数据库的程序。")
+    if sqlstate == "42501":  # insufficient_privilege: an application role without DDL or UPDATE rights
+        return StoreError(f"{action}失败：数据库账号没有这项操作的权限。若要升级表结构，请用数据库所有者账号运行 "
+                          "python -m core db upgrade；审计、复核事件和资料版本只能追加，本就不允许修改或删除。")
+    if sqlstate in _UNREACHABLE_SQLSTATES or (isinstance(error, OperationalError) and (
+            "connection refused" in text or "could not connect" in text or "connection failed" in text)):
+        return StoreError(f"{action}失败：连不上数据库服务器，请确认 PostgreSQL 已启动，"
+                          "并检查 XIAOE_DATABASE_URL 里的主机、端口、用户名和密码。")
     if isinstance(error, DatabaseError) and ("unable to open" in text or "readonly" in text
                                                  or "read-only" in text or "not a database" in text
                                                  or "disk i/o" in text):
@@ -93,7 +119,8 @@ def _parse_url(url: str):
 
 
 class Database:
-    """An SQLAlchemy engine plus the migration runner; SQLite gets WAL and a busy timeout."""
+    """An SQLAlchemy engine plus the migration runner. SQLite gets WAL and a busy timeout; PostgreSQL the same
+    wait as its lock_timeout, so a write blocked by another writer fails the same way on both."""
 
     def __init__(self, url: str, *, busy_timeout_ms: int = 5000) -> None:
         self.url = url
@@ -115,9 +142,14 @@ class Database:
             raise StoreError(BAD_URL) from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        elif parsed.get_backend_name() == "postgresql":
+            event.listen(self.engine, "connect", _postgresql_lock_timeout(busy_timeout_ms))
         self._migrated: set[str] = set()
-        with self.transaction("初始化数据库") as conn:
-            _meta.create_all(conn, tables=[schema_migrations])
+        with self.read("初始化数据库") as conn:
+            ready = sa_inspect(conn).has_table("schema_migrations")
+        if not ready:
+            with self.migration_lock("初始化数据库") as conn:
+                _meta.create_all(conn, tables=[schema_migrations])  # checks again, now under the lock
 
     @contextmanager
     def transaction(self, action: str = "数据库操作") -> Iterator[Connection]:
@@ -136,27 +168,56 @@ class Database:
         except SQLAlchemyError as error:
             raise explain(error, action) from None
 
+    @contextmanager
+    def migration_lock(self, action: str) -> Iterator[Connection]:
+        """One transaction holding the database-wide migration lock until it ends: BEGIN IMMEDIATE on
+        SQLite (the write lock, waiting up to the busy timeout), pg_advisory_xact_lock on PostgreSQL."""
+        try:
+            if self.is_sqlite:
+                # pysqlite would open a deferred transaction itself; in AUTOCOMMIT we say BEGIN IMMEDIATE.
+                with self.engine.connect() as raw:
+                    conn = raw.execution_options(isolation_level="AUTOCOMMIT")
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    try:
+                        yield conn
+                    except BaseException:
+                        conn.exec_driver_sql("ROLLBACK")
+                        raise
+                    conn.exec_driver_sql("COMMIT")
+            else:
+                with self.engine.begin() as conn:
+                    if conn.dialect.name == "postgresql":
+                        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+                    yield conn
+        except SQLAlchemyError as error:
+            raise explain(error, action) from None
+
     def migrate(self, schema: Schema) -> None:
-        """Apply the schema's migrations that are not recorded yet, each in one transaction."""
+        """Apply the schema's migrations that are not recorded yet, each in one transaction under the
+        migration lock; a step another process applied meanwhile is seen under the lock and skipped."""
         if schema.component in self._migrated:
             return
         with self.read("检查数据库版本") as conn:
-            done = set(conn.execute(sa_select(schema_migrations.c.version).where(
-                schema_migrations.c.component == schema.component)).scalars())
+            done = set(conn.execute(self._versions(schema.component)).scalars())
         for migration in sorted(schema.migrations, key=lambda m: m.version):
             if migration.version in done:
                 continue
-            with self.transaction(f"升级数据库（{schema.component} #{migration.version}）") as conn:
+            with self.migration_lock(f"升级数据库（{schema.component} #{migration.version}）") as conn:
+                if migration.version in set(conn.execute(self._versions(schema.component)).scalars()):
+                    continue
                 migration.apply(conn)
                 conn.execute(schema_migrations.insert().values(
                     component=schema.component, version=migration.version,
                     name=migration.name, applied_at=utcnow()))
         self._migrated.add(schema.component)
 
+    @staticmethod
+    def _versions(component: str):
+        return sa_select(schema_migrations.c.version).where(schema_migrations.c.component == component)
+
     def applied(self, component: str) -> list[int]:
         with self.read() as conn:
-            return sorted(conn.execute(sa_select(schema_migrations.c.version).where(
-                schema_migrations.c.component == component)).scalars())
+            return sorted(conn.execute(self._versions(component)).scalars())
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -170,6 +231,15 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
+def _postgresql_lock_timeout(milliseconds: int):
+    def on_connect(dbapi_connection, _record) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET lock_timeout = {int(milliseconds)}")
+        cursor.close()
+        dbapi_connection.commit()  # psycopg opened a transaction for the SET; the setting lasts the session
+    return on_connect
+
+
 def create_tables(*tables: Table) -> MigrationStep:
     """A migration step that creates the given tables (and their indexes)."""
     def step(conn: Connection) -> None:
@@ -177,22 +247,36 @@ def create_tables(*tables: Table) -> MigrationStep:
     return step
 
 
-def append_only(table: str) -> MigrationStep:
-    """A migration step that makes UPDATE and DELETE on `table` fail inside the database itself,
-    so an audit trail stays append-only whatever code touches it. `table` is a code constant."""
+def append_only(table: str, *, keys: tuple[tuple[str, ...], ...] = (("id",),)) -> MigrationStep:
+    """A migration step that makes the database itself refuse to change or remove rows of `table`:
+    UPDATE, DELETE, an insert that would replace a row (SQLite `INSERT OR REPLACE`, PostgreSQL
+    `ON CONFLICT … DO UPDATE`, which fires the UPDATE trigger) and, on PostgreSQL, TRUNCATE.
+    `keys` lists the table's unique keys (the replaced row is found through them). Idempotent, so
+    it can be rerun over the older UPDATE/DELETE-only triggers. `table` and `keys` are code constants."""
+    refusal = f"{table} is append-only"
+
     def step(conn: Connection) -> None:
         if conn.dialect.name == "sqlite":
             for verb in ("UPDATE", "DELETE"):
                 conn.execute(text(
-                    f"CREATE TRIGGER {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
-                    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END"))
-        elif conn.dialect.name == "postgresql":  # not exercised here: the test machine has no PostgreSQL
+                    f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
+                    f"BEGIN SELECT RAISE(ABORT, '{refusal}'); END"))
+            # INSERT OR REPLACE deletes the old row without firing DELETE triggers: refuse the insert itself.
+            clash = " OR ".join(
+                f"EXISTS (SELECT 1 FROM {table} WHERE " + " AND ".join(f"{c} = NEW.{c}" for c in key) + ")"
+                for key in keys)
             conn.execute(text(
-                f"CREATE FUNCTION {table}_append_only() RETURNS trigger LANGUAGE plpgsql AS "
-                f"$$ BEGIN RAISE EXCEPTION '{table} is append-only'; END $$"))
+                f"CREATE TRIGGER IF NOT EXISTS {table}_no_replace BEFORE INSERT ON {table} WHEN {clash} "
+                f"BEGIN SELECT RAISE(ABORT, '{refusal}'); END"))
+        elif conn.dialect.name == "postgresql":
             conn.execute(text(
-                f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
-                f"FOR EACH ROW EXECUTE FUNCTION {table}_append_only()"))
+                f"CREATE OR REPLACE FUNCTION {table}_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+                f"$$ BEGIN RAISE EXCEPTION '{refusal}'; END $$"))
+            for name, when in ((f"{table}_append_only", "BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW"),
+                               (f"{table}_no_truncate", "BEFORE TRUNCATE ON {t} FOR EACH STATEMENT")):
+                conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
+                conn.execute(text(f"CREATE TRIGGER {name} {when.format(t=table)} "
+                                  f"EXECUTE FUNCTION {table}_append_only()"))
     return step
 
 

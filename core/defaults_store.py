@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table, Text, inspect, select, text
 
-from core.db import Database, Migration, Schema, create_tables, open_database, utcnow
+from core.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
 from core.errors import ConfigError
 from core.knobs import Knobs
 from core.settings import Settings
@@ -57,6 +57,7 @@ DEFAULTS_SCHEMA = Schema("defaults", (
     Migration(1, "saved default threshold and k, append-only",
               create_tables(default_changes)),
     Migration(2, "the two decision knobs are saved with the threshold and k", _add_decision_knobs),
+    Migration(3, "append-only enforced by the database", append_only("default_changes")),
 ))
 
 

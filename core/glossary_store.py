@@ -67,6 +67,7 @@ GLOSSARY_SCHEMA = Schema("glossary", (
     Migration(1, "glossary entries and change log", create_tables(glossary_entries, glossary_changes)),
     Migration(2, "append-only glossary change log", append_only("glossary_changes")),
     Migration(3, "starter glossary from core/data/glossary_starter.csv", _load_starter),
+    Migration(4, "append-only also against replacing inserts and TRUNCATE", append_only("glossary_changes")),
 ))
 
 

@@ -139,11 +139,11 @@ def describe_settings(settings: Settings) -> tuple[SettingRow, ...]:
 
 
 def grader_state(settings: Settings) -> str:
-    """「band（已开启）」, or why the grader is not taking part."""
+    """「已开启」, or why the grader is not taking part (the codes off/band stay in the settings)."""
     if settings.grader == "off":
-        return "off（关闭）"
+        return "关闭"
     if not settings.llm_configured:
-        return "band（已设置，但没有配置回答模型，不会生效）"
+        return "已设置，但没有配置回答模型，不会生效"
     if settings.answerability == "off":
-        return "band（已设置，但可答性判断已关闭，没有不确定区间，不会生效）"
-    return "band（已开启）"
+        return "已设置，但可答性判断已关闭，没有不确定区间，不会生效"
+    return "已开启"

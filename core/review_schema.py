@@ -151,6 +151,7 @@ REVIEW_SCHEMA = Schema("review", (
                                                        review_events)),
     Migration(2, "append-only review events", append_only("review_events")),
     Migration(3, "de-duplication keys and askings", create_tables(review_keys, review_asks)),
+    Migration(4, "append-only also against replacing inserts and TRUNCATE", append_only("review_events")),
 ))
 GRADE_SCHEMA = Schema("review_grades", (
     Migration(1, "grader verdicts of queued items", create_tables(review_grades)),

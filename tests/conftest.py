@@ -13,8 +13,24 @@ if str(ROOT) not in sys.path:
 
 from core.index import build_index  # noqa: E402
 from core.loader import load_documents  # noqa: E402
+from tests.db_engines import (  # noqa: E402, F401 - the dual-engine fixtures, shared by every store test
+    database_engine,
+    database_url,
+    postgresql_database_url,
+    postgresql_server,
+    skip_postgresql_when_unset,
+    summary_line,
+)
 
 CORPUS = ROOT / "corpus"
+
+
+def pytest_collection_modifyitems(config, items):
+    skip_postgresql_when_unset(items)
+
+
+def pytest_terminal_summary(terminalreporter):
+    summary_line(terminalreporter)
 
 
 @pytest.fixture(autouse=True)

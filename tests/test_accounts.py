@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 from argon2 import PasswordHasher
+from sqlalchemy import text
 
 from core import audit
 from core.accounts import AccountError, AccountStore
@@ -18,21 +17,28 @@ def db_path(tmp_path):
     return tmp_path / "xiaoe.sqlite3"
 
 
+def stored_hashes(store: AccountStore) -> list[str]:
+    with store.db.read() as conn:
+        return list(conn.execute(text("SELECT password_hash FROM accounts")).scalars())
+
+
 @pytest.fixture
-def store(db_path):
-    store = make_accounts(f"sqlite:///{db_path}")
+def store(database_url):
+    store = make_accounts(database_url)
     yield store
     store.db.dispose()
 
 
-def test_accounts_hash_is_argon2id_and_password_never_stored(store, db_path):
+def test_accounts_hash_is_argon2id_and_password_never_stored(store, db_path, database_engine):
     add_staff(store)
     store.set_password("amy", "another secret 7", actor="boss")
-    raw = db_path.read_bytes() + (db_path.parent / "xiaoe.sqlite3-wal").read_bytes()
-    assert PASSWORD.encode() not in raw
-    assert b"another secret 7" not in raw
-    hashes = sqlite3.connect(db_path).execute("SELECT password_hash FROM accounts").fetchall()
-    assert all(h.startswith("$argon2id$") for (h,) in hashes)
+    if database_engine == "sqlite":  # the file itself (the fixture's SQLite file is db_path)
+        raw = db_path.read_bytes() + (db_path.parent / "xiaoe.sqlite3-wal").read_bytes()
+        assert PASSWORD.encode() not in raw
+        assert b"another secret 7" not in raw
+    hashes = stored_hashes(store)
+    assert len(hashes) == 2 and all(h.startswith("$argon2id$") for h in hashes)
+    assert not any(PASSWORD in h or "another secret 7" in h for h in hashes)
 
 
 def test_accounts_audit_never_mentions_password(store):
@@ -147,14 +153,15 @@ def test_accounts_failed_change_writes_no_audit_line(store):
     assert len(audit.recent(store.db)) == before
 
 
-def test_accounts_outdated_hash_parameters_are_upgraded_on_login(db_path):
-    url = f"sqlite:///{db_path}"
-    old = AccountStore(Database(url), hasher=FAST_HASHER, now=Clock())
+def test_accounts_outdated_hash_parameters_are_upgraded_on_login(database_url):
+    old = AccountStore(Database(database_url), hasher=FAST_HASHER, now=Clock())
     old.add("amy", PASSWORD, actor="test")
-    stronger = AccountStore(Database(url), hasher=PasswordHasher(time_cost=2, memory_cost=16, parallelism=1))
+    stronger = AccountStore(Database(database_url), hasher=PasswordHasher(time_cost=2, memory_cost=16, parallelism=1))
     assert stronger.check_password("amy", PASSWORD) is not None
-    (stored,) = sqlite3.connect(db_path).execute("SELECT password_hash FROM accounts").fetchone()
+    (stored,) = stored_hashes(stronger)
     assert "m=16,t=2,p=1" in stored
+    old.db.dispose()
+    stronger.db.dispose()
 
 
 def test_accounts_find_by_email_or_username(store):

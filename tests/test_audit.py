@@ -11,8 +11,8 @@ from tests.auth_helpers import T0, Clock
 
 
 @pytest.fixture
-def db(tmp_path):
-    db = Database(f"sqlite:///{tmp_path / 'xiaoe.sqlite3'}")
+def db(database_url):
+    db = Database(database_url)
     yield db
     db.dispose()
 

@@ -40,8 +40,8 @@ def corpus(tmp_path):
 
 
 @pytest.fixture
-def db(tmp_path):
-    db = Database(f"sqlite:///{tmp_path / 'xiaoe.sqlite3'}")
+def db(database_url):
+    db = Database(database_url)
     yield db
     db.dispose()
 

@@ -1,7 +1,9 @@
-"""The database helper: migrations once, in order, on a fresh and an existing file; clear errors."""
+"""The database helper: migrations once, in order, on a fresh and an existing database, also when 8 processes
+open a fresh one at once; the same Chinese errors on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 
 import pytest
@@ -9,6 +11,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, insert, select,
 
 from core.db import Database, Migration, Schema, create_tables
 from core.errors import StoreError
+from tests.db_race import open_every_store
 
 meta = MetaData()
 notes = Table("notes", meta, Column("id", Integer, primary_key=True), Column("body", String(50)))
@@ -22,14 +25,15 @@ def _add_column(conn) -> None:
     conn.execute(text("ALTER TABLE notes ADD COLUMN author VARCHAR(50)"))
 
 
-def test_database_migrates_a_fresh_file(tmp_path):
-    db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+def test_database_migrates_a_fresh_file(database_url):
+    db = Database(database_url)
     db.migrate(_schema())
     assert db.applied("notes") == [1]
+    db.dispose()
 
 
-def test_database_applies_only_new_migrations_to_an_existing_file(tmp_path):
-    url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+def test_database_applies_only_new_migrations_to_an_existing_file(database_url):
+    url = database_url
     first = Database(url)
     first.migrate(_schema())
     with first.transaction() as conn:
@@ -40,6 +44,7 @@ def test_database_applies_only_new_migrations_to_an_existing_file(tmp_path):
     assert second.applied("notes") == [1, 2]
     with second.read() as conn:
         assert conn.execute(select(notes.c.body)).scalar_one() == "保留"
+    second.dispose()
 
 
 def test_database_uses_wal_mode(tmp_path):
@@ -48,8 +53,8 @@ def test_database_uses_wal_mode(tmp_path):
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar_one().lower() == "wal"
 
 
-def test_database_transaction_rolls_back_on_error(tmp_path):
-    db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+def test_database_transaction_rolls_back_on_error(database_url):
+    db = Database(database_url)
     db.migrate(_schema())
     with pytest.raises(RuntimeError):
         with db.transaction() as conn:
@@ -74,6 +79,26 @@ def test_database_locked_file_gives_chinese_store_error(tmp_path):
         blocker.close()
 
 
+def test_database_blocked_write_reads_the_same_on_both_engines(database_url, database_engine, tmp_path):
+    db = Database(database_url, busy_timeout_ms=100)
+    db.migrate(_schema())
+    if database_engine == "sqlite":
+        blocker = sqlite3.connect(tmp_path / "xiaoe.sqlite3")
+        blocker.execute("BEGIN EXCLUSIVE")
+    else:
+        blocker = Database(database_url).engine.connect()
+        blocker.execute(text("LOCK TABLE notes IN ACCESS EXCLUSIVE MODE"))
+    try:
+        with pytest.raises(StoreError) as caught, db.transaction("保存") as conn:
+            conn.execute(insert(notes).values(body="x"))
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert str(caught.value) == ("保存失败：数据库正被其他程序占用（database is locked），请稍等几秒再试；"
+                                 "若持续出现，请关闭其他正在写入该数据库的程序。")
+    db.dispose()
+
+
 def test_database_unreadable_file_gives_chinese_store_error(tmp_path):
     path = tmp_path / "broken.sqlite3"
     path.write_bytes(b"this is not a database file at all" * 100)
@@ -82,5 +107,38 @@ def test_database_unreadable_file_gives_chinese_store_error(tmp_path):
 
 
 def test_database_missing_driver_gives_chinese_store_error():
-    with pytest.raises(StoreError, match="驱动"):
-        Database("postgresql+psycopg://xiaoe:secret@127.0.0.1:1/xiaoe")
+    with pytest.raises(StoreError, match="驱动") as caught:
+        Database("postgresql+pg8000://xiaoe:secret@127.0.0.1:1/xiaoe")  # pg8000 is not a dependency
+    assert "secret" not in str(caught.value)
+
+
+def test_database_unreachable_server_gives_chinese_store_error_without_the_password():
+    with pytest.raises(StoreError, match="连不上数据库服务器") as caught:
+        Database("postgresql+psycopg://xiaoe:secret@127.0.0.1:1/xiaoe")  # nothing listens on port 1
+    assert "secret" not in str(caught.value)
+
+
+def _open_every_store(url: str, barrier, results) -> None:
+    """One process of the race: wait for the others, then open every store on the fresh database."""
+    barrier.wait(timeout=60)
+    results.put(open_every_store(url))
+
+
+def test_database_fresh_database_opened_by_8_processes_at_once(database_url):
+    # fork: the children start with the stores already imported, so they reach the barrier together
+    context = multiprocessing.get_context("fork")
+    barrier, results = context.Barrier(8), context.Queue()
+    workers = [context.Process(target=_open_every_store, args=(database_url, barrier, results)) for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    outcomes = [results.get(timeout=120) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=30)
+    assert [o for o in outcomes if o != "ok"] == []
+    db = Database(database_url)
+    with db.read() as conn:
+        rows = conn.execute(text("SELECT component, version, count(*) FROM schema_migrations "
+                                 "GROUP BY component, version HAVING count(*) > 1")).all()
+    assert rows == []
+    assert db.applied("review") == [1, 2, 3] and db.applied("audit") == [1, 2, 3]
+    db.dispose()

@@ -19,8 +19,8 @@ QUESTION = "保留学籍最长多久？"
 
 
 @pytest.fixture
-def settings(tmp_path):
-    return Settings.from_env({"XIAOE_DATA_DIR": str(tmp_path)})
+def settings(tmp_path, database_url):
+    return Settings.from_env({"XIAOE_DATA_DIR": str(tmp_path), "XIAOE_DATABASE_URL": database_url})
 
 
 def knobs(threshold: float, k: int, coverage: float = 0.59, unknown: float = 0.42) -> Knobs:

@@ -25,8 +25,8 @@ G = Glossary((GlossaryEntry("学费", "价格"), GlossaryEntry("学费", "多少
 
 
 @pytest.fixture
-def store(tmp_path):
-    db = Database(f"sqlite:///{tmp_path / 'glossary.sqlite3'}")
+def store(database_url):
+    db = Database(database_url)
     yield GlossaryStore(db)
     db.dispose()
 
@@ -83,8 +83,8 @@ def test_store_loads_the_starter_on_first_open(store):
     assert store.load().canonical("价格") == ("学费",)
 
 
-def test_store_starter_is_not_reloaded_after_removal(tmp_path):
-    url = f"sqlite:///{tmp_path / 'g.sqlite3'}"
+def test_store_starter_is_not_reloaded_after_removal(database_url):
+    url = database_url
     first = Database(url)
     GlossaryStore(first).remove("学费", "价格", who="王老师")
     first.dispose()

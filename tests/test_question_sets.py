@@ -180,8 +180,8 @@ class Clock:
 
 
 @pytest.fixture
-def store(tmp_path):
-    db = Database(f"sqlite:///{tmp_path / 'sets.sqlite3'}")
+def store(database_url):
+    db = Database(database_url)
     yield QuestionSetStore(db, clock=Clock())
     db.dispose()
 

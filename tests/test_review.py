@@ -45,8 +45,8 @@ class Clock:
 
 
 @pytest.fixture
-def url(tmp_path) -> str:
-    return f"sqlite:///{tmp_path / 'queue.sqlite3'}"
+def url(database_url) -> str:
+    return database_url
 
 
 @pytest.fixture
@@ -386,7 +386,8 @@ def test_a_file_that_is_not_a_database_becomes_store_error(tmp_path):
         ReviewStore(Database(f"sqlite:///{path}"))
 
 
-def test_locked_database_becomes_store_error(url, tmp_path):
+def test_locked_database_becomes_store_error(tmp_path):  # SQLite's file lock; PostgreSQL has row locks
+    url = f"sqlite:///{tmp_path / 'queue.sqlite3'}"
     ReviewStore(Database(url)).enqueue(answer(), fingerprint="f")
     blocker = sqlite3.connect(tmp_path / "queue.sqlite3", timeout=0.1)
     blocker.execute("BEGIN EXCLUSIVE")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import text
 
 from core import audit
 from core.errors import AuthError
@@ -19,13 +19,8 @@ def clock():
 
 
 @pytest.fixture
-def db_path(tmp_path):
-    return tmp_path / "xiaoe.sqlite3"
-
-
-@pytest.fixture
-def sessions(db_path, clock):
-    accounts = make_accounts(f"sqlite:///{db_path}", clock)
+def sessions(database_url, clock):
+    accounts = make_accounts(database_url, clock)
     add_staff(accounts)
     yield SessionStore(accounts, now=clock)
     accounts.db.dispose()
@@ -85,11 +80,12 @@ def test_sessions_success_resets_the_failure_count(sessions):
     assert sessions.sign_in("amy", PASSWORD).user.username == "amy"
 
 
-def test_sessions_lock_is_stored_in_the_database(sessions, db_path, clock):
+def test_sessions_lock_is_stored_in_the_database(sessions, database_url, clock):
     fail(sessions, times=5)
-    again = SessionStore(make_accounts(f"sqlite:///{db_path}", clock), now=clock)  # a restarted server
+    again = SessionStore(make_accounts(database_url, clock), now=clock)  # a restarted server
     with pytest.raises(AccountLocked):
         again.sign_in("amy", PASSWORD)
+    again.accounts.db.dispose()
 
 
 def test_sessions_lock_is_per_user_name(sessions):
@@ -177,10 +173,11 @@ def test_sessions_forged_token_is_refused(sessions):
         sessions.resume("not-a-token")
 
 
-def test_sessions_token_is_stored_only_as_a_hash(sessions, db_path):
+def test_sessions_token_is_stored_only_as_a_hash(sessions):
     session = sessions.sign_in("amy", PASSWORD)
-    rows = sqlite3.connect(db_path).execute("SELECT token_hash FROM sessions").fetchall()
-    assert rows and all(session.token not in h for (h,) in rows)
+    with sessions.accounts.db.read() as conn:
+        rows = list(conn.execute(text("SELECT token_hash FROM sessions")).scalars())
+    assert rows and all(session.token not in h for h in rows)
     assert session.token not in repr(session)
 
 

@@ -70,7 +70,7 @@ def test_settings_page_shows_the_grader_off_and_how_to_turn_it_on(settings_page)
     at = settings_page()
     text = page_text(at)
     assert "模型判定（不确定区间）" in [s.value for s in at.subheader]
-    assert "off（关闭）" in text
+    assert "当前状态：**关闭**" in text
     assert any("XIAOE_GRADER=band" in c.value for c in at.code)
 
 
@@ -80,5 +80,5 @@ def test_settings_page_says_the_grader_needs_a_model(settings_page):
 
 def test_settings_page_shows_the_grader_on(settings_page, fake_openai):
     at = settings_page(XIAOE_GRADER="band", XIAOE_LLM_BASE_URL=fake_openai.base_url, XIAOE_LLM_MODEL="fake-chat")
-    assert "band（已开启）" in page_text(at)
+    assert "当前状态：**已开启**" in page_text(at)
     assert not fake_openai.requests  # showing the state calls nothing

@@ -1,0 +1,268 @@
+"""Load test: N simulated consultants (processes) ask, flag and decide on one shared database for a bounded time.
+
+Run from the repository root (loopback only; stops by itself after --seconds):
+    python bench/load.py --consultants 50 --seconds 60 --think 2 \
+        --postgres-url postgresql+psycopg://postgres@127.0.0.1:5432/xiaoe_bench
+Without --postgres-url (or XIAOE_TEST_DATABASE_URL) only the SQLite row is measured. PostgreSQL runs in a
+fresh schema of that database, dropped afterwards; SQLite in one file in a temporary folder.
+
+Each consultant asks questions from the labelled sets through `ask()` (core.assistant, as the Ask page), queues what
+the page queues (`record_answer`), flags every answer with probability --flag-share by hand, waits a think time
+drawn from 0..2×--think, and every --reviewer-every-th consultant also decides one pending item (with the
+version it read, as the review page does) after each question. Printed per engine: p50/p95 ask latency on the
+server side (answer + queue write, not the think time), asks and decisions per second, conflicts (expected:
+two reviewers on one item), errors, lost updates (a decision reported as saved that the event log does not
+show exactly once) and the database's peak connection count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+from sqlalchemy.exc import OperationalError  # noqa: E402
+from sqlalchemy.pool import NullPool  # noqa: E402
+
+from core import db as core_db  # noqa: E402
+from core.assistant import Assistant, open_assistant  # noqa: E402
+from core.db import Database  # noqa: E402
+from core.errors import ConflictError  # noqa: E402
+from core.problems import Problem  # noqa: E402
+from core.review import Filters, ReviewStore, record_answer  # noqa: E402
+from core.settings import Settings  # noqa: E402
+
+QUESTION_SETS = ("student_questions.csv", "student_questions_v2.csv", "student_questions_v3.csv",
+                 "calibration.csv", "calibration_spoken.csv")
+FINGERPRINT = "load-test"
+TARGET_P95_MS = 500
+
+
+def ask(assistant: Assistant, question: str):
+    """The Ask page's core path in one call: retrieve → gate → answer → check (offline answerer, no model server)."""
+    return assistant.ask(question)
+
+
+def load_questions() -> list[str]:
+    questions = []
+    for name in QUESTION_SETS:
+        with open(ROOT / "tests" / "data" / name, encoding="utf-8-sig", newline="") as handle:
+            questions += [row["question"] for row in csv.DictReader(handle) if row.get("question")]
+    return questions
+
+
+def consultant(number: int, job: dict, results) -> None:
+    """One simulated consultant in its own (forked) process; puts its tallies on `results`."""
+    for inherited in core_db._databases.values():  # forked: leave the parent's sockets alone, open our own
+        inherited.engine.dispose(close=False)
+    core_db._databases.clear()
+    rng = random.Random(number)
+    assistant, questions = job["assistant"], job["questions"]
+    reviewer = number % job["reviewer_every"] == 0
+    tally = {"ask_ms": [], "write_ms": [], "flags": 0, "decided": [], "conflicts": 0, "errors": []}
+    try:
+        store = ReviewStore(Database(job["url"]))
+    except Exception as error:  # noqa: BLE001 - e.g. the server's connection limit: counted as an error
+        tally["errors"].append(f"{type(error).__name__}: {error}"[:200])
+        results.put(tally)
+        return
+
+    def attempt(step) -> None:
+        try:
+            step()
+        except ConflictError:
+            tally["conflicts"] += 1
+        except Exception as error:  # noqa: BLE001 - every other failure is counted and shown, not hidden
+            tally["errors"].append(f"{type(error).__name__}: {error}"[:200])
+
+    def ask_and_queue() -> None:
+        start = time.perf_counter()
+        answer = ask(assistant, rng.choice(questions))
+        answered = time.perf_counter()
+        record_answer(store, answer, fingerprint=FINGERPRINT)
+        done = time.perf_counter()
+        tally["ask_ms"].append((done - start) * 1000)
+        tally["write_ms"].append((done - answered) * 1000)
+        if rng.random() < job["flag_share"]:
+            store.enqueue(answer, origin="manual", fingerprint=FINGERPRINT, flagged_by=f"顾问{number}",
+                          extra_reasons=(Problem("manual", "负载测试标记"),))
+            tally["flags"] += 1
+
+    def decide_one() -> None:
+        page = store.list(Filters(status="pending"), limit=20)
+        if page.items:
+            item = rng.choice(page.items)
+            store.decide(item.id, action=rng.choice(("approve", "reject")), reviewer=f"顾问{number}",
+                         expected_version=item.version, note="负载测试")
+            tally["decided"].append((item.id, item.version))
+
+    job["start"].wait(timeout=600)  # everyone starts together, once the last process is forked
+    deadline = job["deadline"].value
+    while time.monotonic() < deadline:
+        attempt(ask_and_queue)
+        if reviewer:
+            attempt(decide_one)
+        time.sleep(max(0.0, min(rng.uniform(0, 2 * job["think"]), deadline - time.monotonic())))
+    store.db.dispose()
+    results.put(tally)
+
+
+def connections(url: str) -> int | None:
+    """Connections the server holds for this run now, the sampler's own left out (PostgreSQL); None for SQLite."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        return None
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name "
+                                     "AND pid <> pg_backend_pid()"),
+                                {"name": parsed.query["application_name"]}).scalar_one()
+    except OperationalError:  # the server is full (max_connections): the consultants hold every slot
+        return None
+    finally:
+        engine.dispose()
+
+
+def lost_updates(url: str, decided: list[tuple[int, int]]) -> int:
+    """Saved decisions the event log does not show exactly once, plus versions written twice."""
+    engine = create_engine(url, poolclass=NullPool)
+    with engine.connect() as conn:
+        events = conn.execute(text("SELECT item_id, version FROM review_events WHERE action <> 'enqueue'")).all()
+    engine.dispose()
+    written = [(item_id, version) for item_id, version in events]
+    twice = (len(written) - len(set(written))) + (len(decided) - len(set(decided)))
+    missing = sum(1 for item_id, version in set(decided) if (item_id, version + 1) not in set(written))
+    return twice + missing
+
+
+def run(engine: str, url: str, args, questions: list[str], workdir: Path) -> dict:
+    env = {"XIAOE_DATA_DIR": str(workdir / engine), "XIAOE_CORPUS_DIR": str(ROOT / "corpus"),
+           "XIAOE_DATABASE_URL": url}
+    assistant = open_assistant(Settings.from_env(env), with_model=False)  # built once, inherited by every fork
+    ask(assistant, questions[0])  # warm caches, as a running console has
+    ReviewStore(core_db.open_database(url))  # migrations before the crowd arrives
+    for database in core_db._databases.values():  # no pooled connection may cross the fork
+        database.engine.dispose()
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    job = {"url": url, "assistant": assistant, "questions": questions,
+           "start": context.Event(), "deadline": context.Value("d", 0.0), "think": args.think,
+           "flag_share": args.flag_share, "reviewer_every": args.reviewer_every}
+    workers = [context.Process(target=consultant, args=(n, job, results)) for n in range(args.consultants)]
+    for worker in workers:
+        worker.start()
+    started = time.monotonic()  # CLOCK_MONOTONIC: the same clock in every process
+    job["deadline"].value = started + args.seconds
+    job["start"].set()
+    peak, tallies = 0, []
+    while len(tallies) < len(workers) and time.monotonic() < started + args.seconds + 60:
+        peak = max(peak, connections(url) or 0)
+        while not results.empty():
+            tallies.append(results.get())
+        time.sleep(0.5)
+    for worker in workers:
+        worker.join(timeout=5)
+        if worker.is_alive():
+            worker.terminate()
+    asks = [ms for t in tallies for ms in t["ask_ms"]]
+    writes = [ms for t in tallies for ms in t["write_ms"]]
+    decided = [d for t in tallies for d in t["decided"]]
+    errors = [e for t in tallies for e in t["errors"]] + ["进程没有按时结束"] * (len(workers) - len(tallies))
+    return {
+        "engine": engine, "consultants": args.consultants, "asks": len(asks),
+        "p50": statistics.median(asks) if asks else float("nan"),
+        "p95": statistics.quantiles(asks, n=20)[18] if len(asks) >= 20 else float("nan"),
+        "write_p95": statistics.quantiles(writes, n=20)[18] if len(writes) >= 20 else float("nan"),
+        "asks_per_s": len(asks) / args.seconds, "decisions_per_s": len(decided) / args.seconds,
+        "flags": sum(t["flags"] for t in tallies), "conflicts": sum(t["conflicts"] for t in tallies),
+        "errors": errors, "lost": lost_updates(url, decided),
+        "connections": peak if make_url(url).get_backend_name() == "postgresql" else None,
+    }
+
+
+def postgres_schema(base: str) -> tuple[str, callable]:
+    """A URL into a fresh schema of `base`'s database, and the function that drops it."""
+    schema = f"xl_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(base, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    given = make_url(base)
+    options = f"{given.query.get('options', '')} -csearch_path={schema}".strip()  # keep the caller's -c settings
+    url = given.update_query_dict({"options": options, "application_name": schema})  # to count our connections
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+    return url.render_as_string(hide_password=False), drop
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="小E 负载测试：多名模拟顾问同时提问、标记、复核。")
+    parser.add_argument("--consultants", type=int, default=50, help="模拟顾问数（每人一个进程），默认 50")
+    parser.add_argument("--seconds", type=float, default=60, help="每种数据库跑多少秒，默认 60")
+    parser.add_argument("--think", type=float, default=2.0, help="两次提问之间的平均思考时间（秒），默认 2")
+    parser.add_argument("--flag-share", type=float, default=0.2, help="顾问手动标记回答的比例，默认 0.2")
+    parser.add_argument("--reviewer-every", type=int, default=5, help="每几名顾问中有一名复核人，默认 5")
+    parser.add_argument("--postgres-url", default=os.environ.get("XIAOE_TEST_DATABASE_URL", ""),
+                        help="共享的 PostgreSQL（postgresql+psycopg://…）；默认取 XIAOE_TEST_DATABASE_URL")
+    parser.add_argument("--engines", default="postgresql,sqlite", help="要测的数据库，默认 postgresql,sqlite")
+    args = parser.parse_args()
+    if not 1 <= args.consultants <= 200 or not 1 <= args.seconds <= 600:
+        parser.error("--consultants 须在 1~200，--seconds 须在 1~600")
+    questions = load_questions()
+    load_before = os.getloadavg()[0]
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for engine in args.engines.split(","):
+            if engine == "postgresql":
+                if not args.postgres_url:
+                    print("跳过 PostgreSQL：没有 --postgres-url 或 XIAOE_TEST_DATABASE_URL。")
+                    continue
+                url, cleanup = postgres_schema(args.postgres_url)
+            else:
+                url, cleanup = f"sqlite:///{Path(folder) / 'load.sqlite3'}", lambda: None
+            try:
+                rows.append(run(engine, url, args, questions, Path(folder)))
+            finally:
+                database = core_db._databases.pop(url, None)
+                if database is not None:
+                    database.dispose()
+                cleanup()
+    print_table(rows, args, load_before)
+    return 0 if all(not r["errors"] and r["lost"] == 0 for r in rows) else 1
+
+
+def print_table(rows: list[dict], args, load_before: float) -> None:
+    print(f"\n{args.consultants} 名模拟顾问，每种数据库 {args.seconds:g} 秒，平均思考 {args.think:g} 秒，"
+          f"{multiprocessing.cpu_count()} 核，开始时负载 {load_before:.1f}，结束时 {os.getloadavg()[0]:.1f}")
+    header = ("数据库", "顾问", "提问数", "提问/秒", "p50 毫秒", "p95 毫秒", "其中写库 p95", "复核/秒", "冲突", "标记", "错误",
+              "丢失更新", "连接数峰值")
+    print(" | ".join(header))
+    for r in rows:
+        print(" | ".join(str(v) for v in (
+            r["engine"], r["consultants"], r["asks"], f"{r['asks_per_s']:.1f}", f"{r['p50']:.0f}",
+            f"{r['p95']:.0f}", f"{r['write_p95']:.0f}", f"{r['decisions_per_s']:.2f}", r["conflicts"], r["flags"], len(r["errors"]),
+            r["lost"], "—" if r["connections"] is None else r["connections"])))
+        for message in sorted(set(r["errors"]))[:3]:
+            print(f"  错误示例（{r['engine']}）：{message}")
+    verdict = all(r["p95"] <= TARGET_P95_MS and not r["errors"] and r["lost"] == 0 for r in rows)
+    print(f"目标（p95 ≤ {TARGET_P95_MS} 毫秒、0 错误、0 丢失更新）：{'达到' if verdict else '未达到'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
