@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui.auth import allowed_pages, denied_notice, gate, render_account
 from ui.chrome import chinese_chrome
+from ui.escape import md_escape
 from ui.state import get_index, get_settings
 
 st.set_page_config(page_title="小E 审核台", page_icon=":material/school:", layout="wide")
@@ -28,13 +29,13 @@ with st.sidebar:
     render_account(user)
     bundle, error = get_index()
     if error:
-        st.error(error)  # a broken corpus or setting is named here; the other pages stay usable
+        st.error(md_escape(error))  # a broken corpus or setting is named here; the other pages stay usable
     else:
         st.caption(f"资料 {len(bundle.files)} 份 · 片段 {len(bundle.index):,} 个 · 指纹 {bundle.fingerprint}")
         for note in bundle.skipped:
-            st.warning(note)
+            st.warning(md_escape(note))
         settings = get_settings()  # get_index succeeded, so the settings are valid
-        st.caption(f"回答模型：{settings.llm_model}" if settings.llm_configured else "回答模型：离线答题器（不联网）")
+        st.caption(f"回答模型：{md_escape(settings.llm_model)}" if settings.llm_configured else "回答模型：离线答题器（不联网）")
 
 denied_notice(user)  # before the page: an admin-only address opened by a consultant falls back to the start page
 st.navigation(allowed_pages(PAGES, user)).run()

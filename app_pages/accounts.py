@@ -9,7 +9,8 @@ from core import audit
 from core.accounts import ROLES
 from core.errors import XiaoEError
 from core.labels import audit_action_label
-from ui.auth import get_sessions, guard_page
+from ui.auth import authorize, get_sessions, guard_page
+from ui.escape import md_escape
 
 FLASH = "_accounts_flash"
 
@@ -24,7 +25,7 @@ def run(action, success: str) -> None:
         action()
     except XiaoEError as error:
         st.session_state.pop("_accounts_clear_new", None)
-        st.error(str(error))
+        st.error(md_escape(str(error)))
     else:
         st.session_state[FLASH] = success
         st.rerun()
@@ -37,11 +38,11 @@ try:
     store = sessions.accounts
     accounts = store.list()
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 
 if FLASH in st.session_state:
-    st.success(st.session_state.pop(FLASH))
+    st.success(md_escape(st.session_state.pop(FLASH)))
 
 st.dataframe(pd.DataFrame([{"用户名": a.username, "显示名": a.display_name, "角色": a.role_label,
                             "状态": "已停用" if a.disabled else "可用", "邮箱": a.email or "",
@@ -61,12 +62,12 @@ with add_tab, st.form("account_add", clear_on_submit=False):
     display = cols[1].text_input("显示名", key="new_display", max_chars=50, placeholder="例如 张老师")
     email = cols[0].text_input("单位邮箱（可选）", key="new_email", max_chars=254, help="用于「使用单位账号登录」")
     role = cols[1].selectbox("角色", list(ROLES), format_func=ROLES.get, key="new_role")
-    password = st.text_input("初始密码（至少 8 个字符，请当面或电话告知本人）", type="password", key="new_password",
+    password = st.text_input("初始密码（至少 10 个字符，请当面或电话告知本人）", type="password", key="new_password",
                              max_chars=256, autocomplete="new-password")
     if st.form_submit_button("新建账号", key="account_add_submit", type="primary"):
         st.session_state["_accounts_clear_new"] = True  # consumed only if `run` succeeds and reruns
         run(lambda: store.add(username, password, actor=user.username, role=role, display_name=display or None,
-                              email=email or None),
+                              email=email or None, authorize=authorize()),
             f"已新建账号「{username.strip().lower()}」。")
 
 with change_tab:
@@ -77,20 +78,20 @@ with change_tab:
         cols = st.columns(3)
         if target.disabled:
             if cols[0].button("重新启用", key="account_enable"):
-                run(lambda: store.set_disabled(chosen, False, actor=user.username), f"已重新启用「{chosen}」。")
+                run(lambda: store.set_disabled(chosen, False, actor=user.username, authorize=authorize()), f"已重新启用「{chosen}」。")
         elif cols[0].button("停用", key="account_disable", disabled=chosen == user.username,
                             help="不能停用自己" if chosen == user.username else "停用后不能登录，已登录的会被退出"):
-            run(lambda: store.set_disabled(chosen, True, actor=user.username), f"已停用「{chosen}」。")
+            run(lambda: store.set_disabled(chosen, True, actor=user.username, authorize=authorize()), f"已停用「{chosen}」。")
         other = "consultant" if target.role == "admin" else "admin"
         if cols[1].button(f"改为{ROLES[other]}", key="account_role", disabled=chosen == user.username):
-            run(lambda: store.set_role(chosen, other, actor=user.username), f"「{chosen}」现在是{ROLES[other]}。")
+            run(lambda: store.set_role(chosen, other, actor=user.username, authorize=authorize()), f"「{chosen}」现在是{ROLES[other]}。")
         with cols[2].popover("重设密码"), st.form("account_passwd", clear_on_submit=True):
             new_password = st.text_input("新密码", type="password", key="reset_password", max_chars=256,
                                          autocomplete="new-password")
             if st.form_submit_button("保存新密码", key="account_passwd_submit"):
                 def reset() -> None:
-                    store.set_password(chosen, new_password, actor=user.username)
-                    sessions.unlock(chosen, actor=user.username)
+                    store.set_password(chosen, new_password, actor=user.username, authorize=authorize())
+                    sessions.unlock(chosen, actor=user.username, authorize=authorize())
                 run(reset, f"已重设「{chosen}」的密码，登录锁定（如有）已解除。")
 
 with log_tab:

@@ -20,7 +20,8 @@ from core.problems import Problem
 from core.rag import Gate, RAGAnswer, refusal
 from core.review import record_answer
 from ui import answer_view as view
-from ui.auth import guard_page, signed_in_name
+from ui.auth import authorize, guard_page, signed_in_name
+from ui.escape import md_escape
 from ui.review_view import review_url
 from ui.source_view import source_url
 from ui.state import get_assistant, get_glossary, get_index, get_review_store, get_settings
@@ -41,7 +42,7 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
     try:
         glossary = get_glossary()
     except XiaoEError as error:
-        st.warning(f"同义词表读不出来，这次检索不做同义词扩展：{error}")
+        st.warning(md_escape(f"同义词表读不出来，这次检索不做同义词扩展：{error}"))
         glossary = None
     try:
         assistant = assistant_for(bundle, glossary)
@@ -50,7 +51,7 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
         (st.warning if (question or "").strip() else st.info)(str(error))
         return
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     run = {"retrieval": retrieval, "fingerprint": bundle.fingerprint, "glossary": glossary}
     st.session_state[RUN] = run
@@ -151,9 +152,9 @@ def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
         st.button("重新生成回答", key="regenerate", type="primary",
                   on_click=lambda: st.session_state.update({REGENERATE: True}))
     if result.get("queue_error"):
-        st.warning(result["queue_error"])
+        st.warning(md_escape(result["queue_error"]))
     if result.get("error"):
-        st.error(result["error"])
+        st.error(md_escape(result["error"]))
         if result.get("queued"):
             st.caption(f"已记入复核队列（模型故障）#{result['queued']}")
         return
@@ -246,9 +247,10 @@ def render_flag(answer: RAGAnswer, fingerprint: str) -> None:
                 reasons = (Problem("manual", note.strip()),) if note.strip() else ()
                 try:
                     item = get_review_store().enqueue(answer, origin="manual", fingerprint=fingerprint,
-                                                      flagged_by=name, extra_reasons=reasons)
+                                                      flagged_by=name, extra_reasons=reasons,
+                                                      authorize=authorize())
                 except XiaoEError as error:
-                    st.error(str(error))
+                    st.error(md_escape(str(error)))
                 else:
                     confirm_queued(item)
 
@@ -313,7 +315,7 @@ user = guard_page("ask")
 st.title("提问与检查")
 bundle, index_error = get_index()
 if index_error:
-    st.error(index_error)
+    st.error(md_escape(index_error))
     st.stop()
 defaults = slider_defaults()
 

@@ -7,6 +7,7 @@ import streamlit as st
 from core.errors import XiaoEError
 from core.sessions import IDLE_LIMIT, LOCK_DURATION, MAX_FAILURES
 from ui.auth import NOTICE, current_user, sign_in, sso_providers, sso_ready
+from ui.escape import md_escape
 
 st.title("登录小E 审核台")
 if current_user() is not None:  # only on a bare-page run (see ui.auth.guard_page); the router skips this page
@@ -14,7 +15,7 @@ if current_user() is not None:  # only on a bare-page run (see ui.auth.guard_pag
     st.stop()
 notice = st.session_state.pop(NOTICE, None)
 if notice:
-    st.warning(notice)
+    st.warning(md_escape(notice))
 
 with st.form("login", enter_to_submit=True):
     username = st.text_input("用户名", key="login_username", max_chars=64, autocomplete="username")
@@ -26,7 +27,7 @@ if submitted:
     try:
         sign_in(username, password)
     except XiaoEError as error:  # AuthError: one message for an unknown name and a wrong password
-        st.error(str(error))
+        st.error(md_escape(str(error)))
     else:
         st.rerun()
 

@@ -22,10 +22,12 @@ from ui.auth import current_user, signed_in_name
 from ui.review_detail import show_history
 from ui.review_view import (
     SORT_LABELS,
+    answer_preview,
     build_filters,
     csv_bytes,
     lane_options,
     marked_answer,
+    preview_note,
     queue_frame,
     reason_lines,
     status_options,
@@ -93,13 +95,18 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
     with st.container(height=150, border=True):
         if item.answer:
             st.markdown(marked_answer(item))
+            if note := preview_note(item):
+                st.caption(note)
+                st.download_button("下载完整回答", data=item.answer.encode("utf-8"), file_name=f"回答-{item.id}.txt",
+                                   mime="text/plain", key=f"full_answer_{item.id}", on_click="ignore")
         else:
             st.caption("模型调用失败，没有生成回答。" if item.origin == "model_error" else "（没有回答正文）")
         st.markdown(reason_lines(item) or "（无问题原因）")
     show_decision_form(store, item, filters, sort)
     if item.answer:
-        frame = verdict_frame(item.answer, check_grounding(item.answer, [h.document for h in item.candidates if h.passed],
-                                                          item.question))
+        preview = answer_preview(item)  # a runaway answer is checked and shown as far as its preview goes
+        frame = verdict_frame(preview, check_grounding(preview, [h.document for h in item.candidates if h.passed],
+                                                       item.question))
         if not frame.empty:
             st.markdown("**逐句核对**（✓ 表示这句的数字和出处都对得上）")
             st.table(frame)

@@ -9,6 +9,7 @@ from core.errors import XiaoEError
 from core.provider_info import describe_providers, describe_settings, grader_state
 from core.providers import test_connection
 from ui.auth import guard_page
+from ui.escape import md_escape
 from ui.state import get_settings
 
 guard_page("view_settings")
@@ -18,7 +19,7 @@ st.caption("这里只显示当前生效的设置。修改方法：设置同名�
 try:
     settings = get_settings()
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 
 overview = describe_providers(settings)
@@ -27,7 +28,7 @@ st.subheader("当前使用")
 st.table(pd.DataFrame({"项目": ["回答方式", "检索方式"], "当前值": [overview.answerer, overview.retriever]}),
          hide_index=True)
 for warning in overview.warnings:
-    st.warning(warning)
+    st.warning(md_escape(warning))
 
 st.subheader("模型服务")
 for info in (overview.chat, overview.embed):
@@ -43,9 +44,9 @@ for info in (overview.chat, overview.embed):
             with st.spinner("正在测试连接…"):
                 report = test_connection(settings, info.role)
             if report.ok:
-                st.success(report.message)
+                st.success(md_escape(report.message))
             else:
-                st.error(report.message)
+                st.error(md_escape(report.message))
 
 st.subheader("模型判定（不确定区间）")
 st.markdown(f"当前状态：**{grader_state(settings)}**")

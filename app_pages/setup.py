@@ -26,7 +26,7 @@ if get_sessions().accounts.count():  # opened by a direct link after the first a
     st.stop()
 st.warning("还没有任何账号，所以暂时不能登录。请先新建第一个管理员账号。")
 st.markdown(f"在服务器上打开终端，进入项目文件夹（`{PROJECT_ROOT}`），运行下面这一行命令，"
-            "然后按提示输入两次密码（至少 8 个字符，输入时不显示）：")
+            "然后按提示输入两次密码（至少 10 个字符，输入时不显示）：")
 st.code(first_admin_command(settings), language="bash")
 st.caption("命令里的 admin 是用户名，可以换成你自己的，例如 wang.laoshi；加 --display-name 王老师 可设置显示名。")
 if settings.database_url:

@@ -35,11 +35,11 @@ def apply_query_params(facts: Overview) -> None:
         return
     info = facts.file(source)
     if info is None:
-        st.warning(f"链接里的资料文件「{source}」不在当前索引里，可能已改名或删除；下面显示的是其他文件。")
+        st.warning(f"链接里的资料文件「{md_escape(source)}」不在当前索引里，可能已改名或删除；下面显示的是其他文件。")
         return
     number = int(chunk) if chunk is not None and chunk.isdigit() else None
     if chunk is not None and (number is None or number >= info.chunks):
-        st.warning(f"链接里的片段编号「{chunk}」无效：「{source}」只有 0–{info.chunks - 1} 号片段。")
+        st.warning(f"链接里的片段编号「{md_escape(str(chunk))}」无效：「{md_escape(source)}」只有 0–{info.chunks - 1} 号片段。")
         number = None
     if (source, chunk) != st.session_state.get(APPLIED):
         st.session_state[APPLIED] = (source, chunk)
@@ -79,7 +79,7 @@ def render_file(file: str, chunk: int | None, bundle, facts: Overview) -> None:
     try:
         text = read_markdown(get_settings().corpus_dir / file)
     except (OSError, XiaoEError) as error:
-        st.error(error if isinstance(error, XiaoEError) else f"资料文件「{file}」读不出来（{error}），请检查文件。")
+        st.error(md_escape(str(error) if isinstance(error, XiaoEError) else f"资料文件「{file}」读不出来（{error}），请检查文件。"))
         return
     span = (doc.metadata["start"], doc.metadata["end"]) if doc is not None else None
     focus = cited_focus(doc, span)
@@ -128,7 +128,7 @@ def render_index(bundle, facts: Overview) -> None:
     cols[2].metric("指纹", bundle.fingerprint)
     cols[3].metric("建立时间", _local_time(bundle.index.built_at))
     for note in bundle.skipped:
-        st.warning(note)
+        st.warning(md_escape(note))
     if st.session_state.pop("_sources_rebuilt", False):
         st.success("索引已重新建立。")
     if st.button("重新建立索引", key="rebuild", help="资料文件改动后点这里；几秒内完成，期间提问会稍等。"):
@@ -148,7 +148,7 @@ guard_page()
 st.title("资料原文")
 bundle, index_error = get_index()
 if index_error:
-    st.error(index_error)
+    st.error(md_escape(index_error))
     st.stop()
 facts = get_overview(bundle)
 if not facts.files:

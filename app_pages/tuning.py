@@ -39,7 +39,8 @@ from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_catalog
 from core.roles import require
 from core.settings import Settings
-from ui.auth import current_user, guard_page
+from ui.auth import authorize, current_user, guard_page
+from ui.escape import md_escape
 from ui.state import get_assistant, get_index, get_review_store, get_settings
 from ui.tuning_batch import grader_caption, render_batch
 from ui.tuning_charts import histogram_frame, metric_curves, score_histogram
@@ -143,9 +144,10 @@ def confirm_save(defaults: DefaultsStore, base_settings: Settings, knobs: Knobs,
         return
     try:
         require(current_user(), "set_threshold")
-        saved = defaults.save(knobs, actor=actor, settings=base_settings, metrics=snapshot, note=note)
+        saved = defaults.save(knobs, actor=actor, settings=base_settings, metrics=snapshot, note=note,
+                              authorize=authorize())
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     _close_confirmation()
     st.session_state[FLASH] = f"已设为默认：{saved.summary}。提问页、命令行和批量运行从现在起使用它。"
@@ -261,17 +263,17 @@ try:
     glossary_store = GlossaryStore(db)
     glossary = glossary_store.load()
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 bundle, index_error = get_index()
 if index_error or bundle is None:
-    st.error(index_error or "资料索引还没有建立，请到「资料原文」页检查资料文件夹。")
+    st.error(md_escape(index_error) if index_error else "资料索引还没有建立，请到「资料原文」页检查资料文件夹。")
     st.stop()
 assistant = get_assistant(bundle, glossary)
 files, sections = corpus_catalog(bundle.index)
 
 if FLASH in st.session_state:
-    st.success(st.session_state.pop(FLASH))
+    st.success(md_escape(st.session_state.pop(FLASH)))
 select_pending()
 
 top = st.columns([2, 2, 2])
@@ -289,7 +291,7 @@ with top[2]:
 try:
     stored = stored_set(base_settings.db_url, name, version)
 except XiaoEError as error:
-    st.error(str(error))
+    st.error(md_escape(str(error)))
     st.stop()
 try:
     evaluated = evaluated_for(stored.questions.content_hash, bundle.fingerprint, glossary.fingerprint,
@@ -352,6 +354,6 @@ if tabs["批量运行"].open:
         try:
             queue = get_review_store()
         except XiaoEError as error:
-            st.warning(f"复核队列暂不可用：{error}")
+            st.warning(md_escape(f"复核队列暂不可用：{error}"))
             queue = None
         render_batch(stored, assistant, knobs=knobs, queue=queue, actor=actor)

@@ -17,24 +17,25 @@ from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Boolean, Column, DateTime, Integer, MetaData, String, Table, func, select
+from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select
 
 from core import audit
 from core.db import Database, Migration, Schema, create_tables, utcnow
-from core.errors import XiaoEError
-from core.roles import PERMISSIONS, ROLES, User, require
+from core.password_policy import (  # noqa: F401 - MIN_PASSWORD_CHARS re-exported
+    MAX_PASSWORD_CHARS,
+    MIN_PASSWORD_CHARS,
+    AccountError,
+    check_new_password,
+    fold,
+)
+from core.roles import PERMISSIONS, ROLES, Authorize, User, require
 
 __all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "User", "normalize_username", "require"]
 
 USERNAME_RE = re.compile(r"^[\w.@-]{2,64}$")
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-MIN_PASSWORD_CHARS = 8
-MAX_PASSWORD_CHARS = 256
 MAX_DISPLAY_CHARS = 50
 
-
-class AccountError(XiaoEError):
-    """An account value cannot be accepted (name taken, password too short...); the message says what to change."""
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,8 @@ ACCOUNTS_SCHEMA = Schema("accounts", (Migration(1, "accounts table", create_tabl
 
 
 def normalize_username(value: str) -> str:
-    """NFC, trimmed, case-folded: 'Admin' and 'admin' are one account."""
-    return unicodedata.normalize("NFC", (value or "").strip()).casefold()
+    """NFKC, trimmed, case-folded: 'Admin', 'admin' and full-width 'ａｄｍｉｎ' are one account."""
+    return fold(value.strip()) if isinstance(value, str) else ""
 
 
 class AccountStore:
@@ -128,22 +129,25 @@ class AccountStore:
     # --- passwords ---------------------------------------------------------------------------
 
     def check_password(self, username: str, password: str) -> Account | None:
-        """The account if `password` is its password (disabled ones included), else None.
+        """The account if `password` is its password (disabled ones included), else None."""
+        with self.db.transaction("核对密码") as conn:
+            return self.verify(conn, username, password)
+
+    def verify(self, conn: Connection, username: str, password: str) -> Account | None:
+        """`check_password` inside the caller's transaction (the sign-in holds its throttle rows meanwhile).
 
         Unknown names still pay for one argon2 verify, so timing does not tell them apart.
         """
         key = normalize_username(username)
-        with self.db.read("读取账号") as conn:
-            row = conn.execute(select(accounts).where(accounts.c.username == key)).first()
+        row = conn.execute(select(accounts).where(accounts.c.username == key)).first()
         if row is None:
             self._verify(self._dummy(), password)
             return None
         if not self._verify(row.password_hash, password):
             return None
         if self.hasher.check_needs_rehash(row.password_hash):
-            with self.db.transaction("更新密码参数") as conn:
-                conn.execute(accounts.update().where(accounts.c.username == key)
-                             .values(password_hash=self.hasher.hash(password)))
+            conn.execute(accounts.update().where(accounts.c.username == key)
+                         .values(password_hash=self.hasher.hash(password)))
         return _account(row)
 
     def _verify(self, stored: str, password: str) -> bool:
@@ -165,13 +169,15 @@ class AccountStore:
     # --- changing ----------------------------------------------------------------------------
 
     def add(self, username: str, password: str, *, actor: str, role: str = "consultant",
-            display_name: str | None = None, email: str | None = None) -> Account:
+            display_name: str | None = None, email: str | None = None,
+            authorize: Authorize | None = None) -> Account:
         key = _valid_username(username)
         role = _valid_role(role)
         name = _valid_display_name(display_name or key)
         mail = _valid_email(email)
-        digest = self.hasher.hash(_valid_password(password))
-        with self.db.transaction("新建账号") as conn:
+        digest = self.hasher.hash(check_new_password(password, key, mail))
+        with self.db.transaction("新建账号", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             if conn.execute(select(accounts.c.id).where(accounts.c.username == key)).first():
                 raise AccountError(f"账号「{key}」已经存在，请换一个用户名，或用 users passwd 重设它的密码。")
             if mail and conn.execute(select(accounts.c.id).where(accounts.c.email == mail)).first():
@@ -184,18 +190,22 @@ class AccountStore:
                          conn=conn, now=self._now)
         return self.get(key)
 
-    def set_password(self, username: str, password: str, *, actor: str) -> None:
-        key = self.get(username).username
-        digest = self.hasher.hash(_valid_password(password))
-        with self.db.transaction("修改密码") as conn:
+    def set_password(self, username: str, password: str, *, actor: str, authorize: Authorize | None = None) -> None:
+        account = self.get(username)
+        key = account.username
+        digest = self.hasher.hash(check_new_password(password, key, account.email))
+        with self.db.transaction("修改密码", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             conn.execute(accounts.update().where(accounts.c.username == key).values(password_hash=digest))
             audit.record(self.db, actor, "account_passwd", key, "重设密码", conn=conn, now=self._now)
 
-    def set_disabled(self, username: str, disabled: bool, *, actor: str) -> Account:
+    def set_disabled(self, username: str, disabled: bool, *, actor: str,
+                     authorize: Authorize | None = None) -> Account:
         account = self.get(username)
         if account.disabled == disabled:
             return account
-        with self.db.transaction("停用账号" if disabled else "启用账号") as conn:
+        with self.db.transaction("停用账号" if disabled else "启用账号", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             if disabled and account.role == "admin":
                 self._keep_one_admin(conn, account.username)
             conn.execute(accounts.update().where(accounts.c.username == account.username)
@@ -204,11 +214,12 @@ class AccountStore:
                          "停用账号" if disabled else "重新启用账号", conn=conn, now=self._now)
         return self.get(account.username)
 
-    def set_role(self, username: str, role: str, *, actor: str) -> Account:
+    def set_role(self, username: str, role: str, *, actor: str, authorize: Authorize | None = None) -> Account:
         account, role = self.get(username), _valid_role(role)
         if account.role == role:
             return account
-        with self.db.transaction("修改角色") as conn:
+        with self.db.transaction("修改角色", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
             if account.role == "admin":
                 self._keep_one_admin(conn, account.username)
             conn.execute(accounts.update().where(accounts.c.username == account.username).values(role=role))
@@ -223,6 +234,12 @@ class AccountStore:
             accounts.c.username != leaving)).scalar_one()
         if others == 0:
             raise AccountError(f"「{leaving}」是最后一个可用的管理员，不能停用或降级；请先新建或启用另一个管理员。")
+
+
+def _authorized(conn: Connection, authorize: Authorize | None) -> None:
+    """The acting admin's session, re-checked inside the change's transaction (None: the CLI)."""
+    if authorize is not None:
+        authorize(conn, "manage_accounts")
 
 
 # --- validation ---------------------------------------------------------------------------------
@@ -255,15 +272,6 @@ def _valid_email(value: str | None) -> str | None:
     if len(mail) > 254 or not EMAIL_RE.match(mail):
         raise AccountError(f"邮箱「{mail[:60]}」格式不对，应类似 name@example.com。")
     return mail
-
-
-def _valid_password(password: str) -> str:
-    # The message names lengths only: a password never appears in a message.
-    if len(password or "") < MIN_PASSWORD_CHARS or not password.strip():
-        raise AccountError(f"密码至少需要 {MIN_PASSWORD_CHARS} 个字符（不能全是空格），请换一个更长的密码。")
-    if len(password) > MAX_PASSWORD_CHARS:
-        raise AccountError(f"密码最多 {MAX_PASSWORD_CHARS} 个字符，请换一个短一些的密码。")
-    return password
 
 
 def _account(row) -> Account:

@@ -17,12 +17,12 @@ from core.defaults_store import DEFAULTS_SCHEMA
 from core.glossary_store import GLOSSARY_SCHEMA
 from core.provider_info import safe_db_url
 from core.question_sets import QUESTION_SETS_SCHEMA
-from core.review_schema import REVIEW_SCHEMA
+from core.review_schema import GRADE_SCHEMA, REVIEW_SCHEMA
 from core.sessions import SESSIONS_SCHEMA
 from core.settings import Settings
 
 # Every store's schema, in an order where a table is created before any table that refers to it.
-SCHEMAS: tuple[Schema, ...] = (AUDIT_SCHEMA, ACCOUNTS_SCHEMA, SESSIONS_SCHEMA, REVIEW_SCHEMA, CORPUS_SCHEMA,
+SCHEMAS: tuple[Schema, ...] = (AUDIT_SCHEMA, ACCOUNTS_SCHEMA, SESSIONS_SCHEMA, REVIEW_SCHEMA, GRADE_SCHEMA, CORPUS_SCHEMA,
                                GLOSSARY_SCHEMA, DEFAULTS_SCHEMA, QUESTION_SETS_SCHEMA)
 
 

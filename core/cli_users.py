@@ -10,7 +10,7 @@ from __future__ import annotations
 import getpass
 import sys
 
-from core.accounts import ROLES, AccountError, AccountStore
+from core.accounts import ROLES, AccountError, AccountStore, normalize_username
 from core.db import open_database
 from core.sessions import SessionStore
 from core.settings import Settings
@@ -44,6 +44,10 @@ def register(subparsers) -> None:
     passwd.add_argument("--password-stdin", action="store_true", help="从标准输入读一行作为密码（用于脚本）")
     passwd.set_defaults(handler=_passwd)
 
+    unlock = sub.add_parser("unlock", help="解除账号的登录锁定（所有来源），不改密码")
+    unlock.add_argument("name", help="用户名（没有这个账号也可以解除，锁定按输入的用户名记录）")
+    unlock.set_defaults(handler=_unlock)
+
     role = sub.add_parser("role", help="修改角色：consultant（顾问）或 admin（管理员）")
     role.add_argument("name", help="用户名")
     role.add_argument("role", choices=sorted(ROLES), help="新角色")
@@ -65,7 +69,7 @@ def read_password(*, from_stdin: bool) -> str:
     """One line from stdin (scripts), else asked twice on the terminal without echo."""
     if from_stdin or not sys.stdin.isatty():
         return sys.stdin.readline().rstrip("\r\n")
-    first = getpass.getpass("新密码（至少 8 个字符，输入时不显示）：")
+    first = getpass.getpass("新密码（至少 10 个字符，输入时不显示）：")
     if getpass.getpass("再输入一次：") != first:
         raise AccountError("两次输入的密码不一致，账号没有改动，请重新运行命令。")
     return first
@@ -110,6 +114,13 @@ def _passwd(args) -> int:
     store.set_password(account.username, read_password(from_stdin=args.password_stdin), actor=_actor())
     SessionStore(store).unlock(account.username, actor=_actor())
     print(f"账号「{account.username}」的密码已重设，登录锁定（如有）已解除。")
+    return 0
+
+
+def _unlock(args) -> int:
+    store = _store()
+    SessionStore(store).unlock(args.name, actor=_actor())
+    print(f"「{normalize_username(args.name)}」的登录锁定（如有）已解除，失败次数已清零。")
     return 0
 
 

@@ -113,8 +113,10 @@ def _parse_url(url: str):
         parsed = make_url(url)
         parsed.get_backend_name()
         _ = parsed.port  # a non-numeric port fails here rather than inside the driver
-    except (ArgumentError, ValueError):
+    except (ArgumentError, ValueError, TypeError):
         raise StoreError(BAD_URL) from None
+    if "@" in (parsed.host or ""):  # a password's unescaped "@" split the URL: the host is "Pw9@127.0.0.1"
+        raise StoreError(BAD_URL)
     return parsed
 
 
@@ -152,10 +154,18 @@ class Database:
                 _meta.create_all(conn, tables=[schema_migrations])  # checks again, now under the lock
 
     @contextmanager
-    def transaction(self, action: str = "数据库操作") -> Iterator[Connection]:
-        """One transaction: commit on success, roll back on any error; DB errors become StoreError."""
+    def transaction(self, action: str = "数据库操作", *, immediate: bool = False) -> Iterator[Connection]:
+        """One transaction: commit on success, roll back on any error; DB errors become StoreError.
+
+        `immediate=True` takes SQLite's write lock before the first statement (BEGIN IMMEDIATE), so
+        what the transaction reads cannot change before it writes; the pysqlite driver would
+        otherwise run leading SELECTs outside any transaction. On PostgreSQL callers lock the rows
+        they read (SELECT … FOR UPDATE / FOR SHARE) instead.
+        """
         try:
             with self.engine.begin() as conn:
+                if immediate and self.is_sqlite:
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
                 yield conn
         except SQLAlchemyError as error:
             raise explain(error, action) from None

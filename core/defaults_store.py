@@ -19,6 +19,7 @@ from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table
 from core.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
 from core.errors import ConfigError
 from core.knobs import Knobs
+from core.roles import Authorize
 from core.settings import Settings
 
 MAX_ACTOR_CHARS = 100
@@ -117,8 +118,10 @@ class DefaultsStore:
         return tuple(_change(row) for row in rows)
 
     def save(self, knobs: Knobs, *, actor: str, settings: Settings, metrics: Mapping | None = None,
-             note: str = "") -> DefaultChange:
-        """Make all four knobs the default together; the old values are the newest save, else `settings`."""
+             note: str = "", authorize: Authorize | None = None) -> DefaultChange:
+        """Make all four knobs the default together; the old values are the newest save, else `settings`.
+
+        With `authorize`, the saver's session is re-checked inside the same transaction."""
         if not isinstance(knobs, Knobs):
             raise ConfigError("默认值必须是一组完整的闸门参数（阈值、k、关键词覆盖下限、资料外词权重上限）。")
         actor = (actor or "").strip()
@@ -131,7 +134,9 @@ class DefaultsStore:
             raise ConfigError(f"备注有 {len(note)} 个字，超过了 {MAX_NOTE_CHARS} 字的上限。")
         payload = json.dumps(dict(metrics or {}), ensure_ascii=False, sort_keys=True, default=str)
         now = self._clock()
-        with self.db.transaction("保存默认阈值") as conn:
+        with self.db.transaction("保存默认阈值", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "set_threshold")
             # Read the old value inside the write transaction so old → new is exact even when
             # two consultants save at nearly the same time.
             last = conn.execute(select(default_changes).order_by(default_changes.c.id.desc()).limit(1)).first()

@@ -16,6 +16,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
+from core.deadline import DeadlineChatModel
 from core.errors import ConfigError, ModelError
 from core.llm import OfflineAnswerer
 from core.model_errors import as_model_error, register_secret
@@ -48,7 +49,10 @@ def _check_call_limits(settings: Settings) -> None:
 
 
 def make_chat_model(settings: Settings) -> BaseChatModel:
-    """ChatOpenAI for the configured OpenAI-compatible server, else the offline answerer."""
+    """ChatOpenAI for the configured OpenAI-compatible server, else the offline answerer.
+
+    The server's answer must be complete within XIAOE_LLM_TIMEOUT seconds (connection, first
+    token and whole stream together), else ModelError(kind="timeout")."""
     if not settings.llm_configured:
         return OfflineAnswerer()
     check_base_url(settings.llm_base_url, "XIAOE_LLM_BASE_URL")
@@ -56,12 +60,14 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
     register_secret(settings.llm_api_key)
     from langchain_openai import ChatOpenAI  # late: ~0.5 s of imports the offline default never needs
 
-    return ChatOpenAI(base_url=settings.llm_base_url, model=settings.llm_model,
-                      api_key=settings.llm_api_key or PLACEHOLDER_KEY,
-                      temperature=settings.llm_temperature, timeout=settings.llm_timeout,
-                      max_retries=settings.llm_max_retries,
-                      # compatible servers speak Chat Completions, never OpenAI's Responses API
-                      use_responses_api=False)
+    inner = ChatOpenAI(base_url=settings.llm_base_url, model=settings.llm_model,
+                       api_key=settings.llm_api_key or PLACEHOLDER_KEY,
+                       temperature=settings.llm_temperature, timeout=settings.llm_timeout,
+                       max_retries=settings.llm_max_retries,
+                       # compatible servers speak Chat Completions, never OpenAI's Responses API
+                       use_responses_api=False)
+    # XIAOE_LLM_TIMEOUT bounds the whole answer, not each read (core/deadline.py)
+    return DeadlineChatModel(inner=inner, seconds=settings.llm_timeout)
 
 
 def make_embeddings(settings: Settings) -> ProviderEmbeddings:

@@ -138,6 +138,9 @@ class RAGAnswer:
 
 def validate_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
     """The stripped question, or InvalidQuestion with a message saying what to do."""
+    if question is not None and not isinstance(question, str):
+        raise InvalidQuestion(f"问题必须是文字（str），收到的是 {type(question).__name__}；"
+                              "如果是字节串，请先按 UTF-8 解码成文字再提问。")
     text = (question or "").strip()
     if not text:
         raise InvalidQuestion("问题是空的，请先输入学员的问题再提交。")

@@ -50,6 +50,7 @@ from core.review_schema import (
     review_keys,
     review_reasons,
 )
+from core.roles import Authorize
 
 __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
            "next_pending", "record_answer"]
@@ -71,15 +72,16 @@ class ReviewStore:
 
     def enqueue(self, answer: RAGAnswer, *, origin: str = "auto", fingerprint: str = "",
                 flagged_by: str | None = None, extra_reasons: Sequence[Problem] = (),
-                asker: str | None = None, merge: bool = False) -> int:
+                asker: str | None = None, merge: bool = False, authorize: Authorize | None = None) -> int:
         """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons.
 
         With `merge`, a repeat of a pending refused/flagged/failed question joins that item
-        instead (see core/review_dedup.py); `record_answer` merges.
+        instead (see core/review_dedup.py); `record_answer` merges. With `authorize` (a staff
+        member flagging it), their session is checked in the same transaction.
         """
         entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
                                   extra_reasons=extra_reasons)
-        return self._insert([entry], [answer.grade], asker=asker, merge=merge)[0]
+        return self._insert([entry], [answer.grade], asker=asker, merge=merge, authorize=authorize)[0]
 
     def enqueue_many(self, answers: Iterable[RAGAnswer], *, origin: str = "auto", fingerprint: str = "",
                      flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> list[int]:
@@ -99,7 +101,7 @@ class ReviewStore:
         return self._insert([entry], asker=asker, merge=merge)[0]
 
     def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = (), *, asker: str | None = None,
-                merge: bool = False) -> list[int]:
+                merge: bool = False, authorize: Authorize | None = None) -> list[int]:
         """Insert entries in one transaction; a repeat of a pending item joins it (core/review_dedup.py).
         A grader's verdict (`grades`, by position) is stored with a new item."""
         if not entries:
@@ -107,7 +109,9 @@ class ReviewStore:
         now = self._clock()
         asker = person_name(asker, "提问人")
         grades = list(grades) + [None] * (len(entries) - len(grades))
-        with self.db.transaction("写入复核队列") as conn:
+        with self.db.transaction("写入复核队列", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "flag")
             ids: list[int | None] = []
             fresh: list[tuple[int, Entry, str | None]] = []
             for position, e in enumerate(entries):
@@ -252,28 +256,33 @@ class ReviewStore:
 
     def decide(self, item_id: int, *, action: str, reviewer: str, expected_version: int,
                note: str | None = None, corrected_answer: str | None = None,
-               add_reason: Problem | None = None) -> ReviewItem:
+               add_reason: Problem | None = None, authorize: Authorize | None = None) -> ReviewItem:
         """Approve, reject (a note is required) or reopen one item, if it is still at `expected_version`.
 
         `add_reason` appends a reason in the same transaction, e.g. `stale_corpus` when a changed
         source file reopens an approved answer, so the item also shows in that reason's lane.
+        With `authorize`, the reviewer's session is re-checked inside that transaction and the
+        decision is attributed to the session's user, whatever `reviewer` says.
         """
         decision = Decision.build(action, reviewer, note, corrected_answer, add_reason)
-        with self.db.transaction("保存复核结果") as conn:
+        with self.db.transaction("保存复核结果", immediate=authorize is not None) as conn:
+            decision = _as_session_user(conn, decision, authorize)
             failure = self._apply(conn, item_id, expected_version, decision)
             if failure is not None:
                 raise failure
         return self.get(item_id)
 
     def bulk_decide(self, versions: Mapping[int, int], *, action: str, reviewer: str,
-                    note: str | None = None, add_reason: Problem | None = None) -> BulkResult:
+                    note: str | None = None, add_reason: Problem | None = None,
+                    authorize: Authorize | None = None) -> BulkResult:
         """Decide many items in one transaction; `versions` maps each id to the version the reviewer saw.
 
         Items that moved on, or whose status does not allow the action, are skipped and reported.
         """
         decision = Decision.build(action, reviewer, note, None, add_reason)
         decided, skipped = [], []
-        with self.db.transaction("批量保存复核结果") as conn:
+        with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
+            decision = _as_session_user(conn, decision, authorize)
             for item_id, version in versions.items():
                 failure = self._apply(conn, item_id, version, decision)
                 if failure is None:
@@ -351,6 +360,12 @@ def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, as
     if answer.problems:
         return store.enqueue(answer, origin="auto", fingerprint=fingerprint, asker=asker, merge=True)
     return None
+
+
+def _as_session_user(conn: Connection, decision: Decision, authorize: Authorize | None) -> Decision:
+    if authorize is None:
+        return decision
+    return replace(decision, reviewer=authorize(conn, "review").label)
 
 
 def _not_found(item_id: int) -> StoreError:

@@ -1,18 +1,21 @@
 """Validation of what goes into the review queue: bounds, names, origins and decisions.
 
 Every message names the value and the limit, in Chinese, so a consultant knows what to change.
+Answers have no length limit: a runaway answer is exactly what a reviewer must see (the page
+shows a preview). Text a database cannot store (lone surrogates anywhere, NUL on PostgreSQL) is
+replaced by a visible U+FFFD and the item gets a `text_repaired` reason, so it is never lost.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.errors import InvalidQuestion
 from core.problems import Problem
 from core.rag import Hit, RAGAnswer
 from core.review_schema import (
-    MAX_ANSWER_CHARS,
     MAX_CORRECTED_CHARS,
     MAX_NAME_CHARS,
     MAX_NOTE_CHARS,
@@ -84,20 +87,47 @@ def entry_from_answer(answer: RAGAnswer, *, origin: str, fingerprint: str, flagg
 def validated(*, question: str, answer: str, origin: str, reasons: tuple[Problem, ...],
               threshold: float | None, k: int | None, candidates: tuple[Hit, ...], fingerprint: str,
               flagged_by: str | None) -> Entry:
-    question = (question or "").strip()
+    if question is not None and not isinstance(question, str):
+        raise InvalidQuestion(f"问题必须是文字（str），收到的是 {type(question).__name__}，无法放进复核队列。")
+    repaired = Repairs()
+    question = repaired(question or "").strip()
     if not question:
         raise InvalidQuestion("问题是空的，无法放进复核队列。")
     if len(question) > MAX_QUESTION_CHARS:
         raise InvalidQuestion(f"问题有 {len(question)} 个字，超过了 {MAX_QUESTION_CHARS} 字的上限，"
                               f"请删减到 {MAX_QUESTION_CHARS} 字以内。")
-    if len(answer or "") > MAX_ANSWER_CHARS:
-        raise InvalidReview(f"回答有 {len(answer)} 个字，超过了 {MAX_ANSWER_CHARS} 字的上限，无法放进复核队列。")
+    answer = repaired(str(answer or ""))
     if origin not in ORIGINS:
         raise InvalidReview(f"来源「{origin}」不存在，可选：{'、'.join(ORIGINS)}。")
-    flagged_by = person_name(flagged_by, "标记人")
+    flagged_by = person_name(repaired(flagged_by or ""), "标记人")
     if origin == "manual" and not flagged_by:
         raise InvalidReview("人工标记需要填写标记人姓名。")
-    return Entry(question, answer or "", origin, reasons, threshold, k, candidates, fingerprint or "", flagged_by)
+    reasons = tuple(replace(p, message=repaired(p.message)) for p in reasons)
+    candidates = tuple(replace(h, source=repaired(h.source), heading=repaired(h.heading), text=repaired(h.text))
+                       for h in candidates)
+    if repaired.count:
+        reasons += (Problem("text_repaired", f"问题、回答或片段里有 {repaired.count} 个无法保存的字符"
+                                             "（单独的代理字符或 NUL），已替换为 �。"),)
+    return Entry(question, answer, origin, reasons, threshold, k, candidates, repaired(fingerprint or ""),
+                 flagged_by)
+
+
+# Lone surrogates cannot be encoded as UTF-8 (SQLite and PostgreSQL both refuse them); PostgreSQL
+# text cannot hold NUL. Each becomes U+FFFD, which a reviewer sees.
+UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
+REPLACEMENT = "\ufffd"
+
+
+class Repairs:
+    """Replaces unstorable characters and counts how many it replaced."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, text: str) -> str:
+        fixed, n = UNSTORABLE.subn(REPLACEMENT, text)
+        self.count += n
+        return fixed
 
 
 def bounded(value: str | None, limit: int, what: str) -> str | None:

@@ -27,7 +27,6 @@ from sqlalchemy import (
 from core.db import Migration, Schema, append_only, create_tables
 from core.errors import XiaoEError
 
-MAX_ANSWER_CHARS = 20_000
 MAX_NOTE_CHARS = 2_000
 MAX_CORRECTED_CHARS = 20_000
 MAX_NAME_CHARS = 100

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlalchemy import Connection
+
 from core.errors import AuthError
+
+# Run first inside a state-changing transaction with (connection, permission): the user whose live
+# session may do it, else AuthError and the transaction rolls back. core.sessions.SessionStore.guard
+# makes one from a session token; stores take it as `authorize=` (None: the CLI or XIAOE_AUTH=off).
+Authorize = Callable[[Connection, str], "User"]
 
 ROLES = {"consultant": "顾问", "admin": "管理员"}
 

@@ -2,9 +2,10 @@
 
 A session is a random token; the database keeps only its sha256, so a copied database file
 cannot be used to sign in. The page keeps the token in its session state and calls `resume`
-on every rerun, which also notices idle time, disabled accounts and role changes. Failures
-are counted per typed user name, known or not, so the lock message does not tell which
-names exist. Time comes from the injected `now`, so tests can move the clock.
+on every rerun, which also notices idle time, disabled accounts and role changes; `guard`
+re-checks the session inside the transaction of every state-changing call. Failures are
+counted per typed user name (known or not, so a lock does not tell which names exist) and
+source, in core/login_throttle.py. Time comes from the injected `now`, so tests can move the clock.
 """
 
 from __future__ import annotations
@@ -15,17 +16,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, delete, func, select
+from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, select
 
-from core import audit
+from core import audit, login_throttle
 from core.accounts import AccountStore, User, normalize_username
+from core.accounts import accounts as account_rows
 from core.db import Migration, Schema, create_tables, utcnow
 from core.errors import AuthError
+from core.login_throttle import FAILURE_WINDOW, LOCK_DURATION, MAX_FAILURES, THROTTLE_SCHEMA, Guard  # noqa: F401 - re-exported
+from core.roles import Authorize, require
 
 IDLE_LIMIT = timedelta(hours=8)
-MAX_FAILURES = 5
-FAILURE_WINDOW = timedelta(minutes=10)
-LOCK_DURATION = timedelta(minutes=10)
 TOUCH_EVERY = timedelta(minutes=1)  # write last_seen at most this often, not on every rerun
 SYSTEM_ACTOR = "小E"
 
@@ -41,6 +42,7 @@ class AccountLocked(AuthError):
 
 
 metadata = MetaData()
+# login_failures and login_locks are migration 1's; sign-in throttling now lives in core/login_throttle.py.
 login_failures = Table(
     "login_failures", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -91,22 +93,38 @@ class SessionStore:
         self._now = lambda: _utc(now())
         self.idle_limit = idle_limit
         self.db.migrate(SESSIONS_SCHEMA)
+        self.db.migrate(THROTTLE_SCHEMA)
 
     # --- signing in --------------------------------------------------------------------------
 
-    def sign_in(self, username: str, password: str) -> Session:
-        """A new session for a correct password; AuthError with one message for every bad pair."""
+    def sign_in(self, username: str, password: str, *, source: str | None = None) -> Session:
+        """A new session for a correct password; AuthError with one message for every bad pair.
+
+        The lock check, the password check and the failure count are one transaction holding the
+        throttle rows (core/login_throttle.py), so parallel attempts cannot get past a lock.
+        `source` is the client address (None for localhost, the CLI and the API).
+        """
         key = normalize_username(username)[:64]
-        if not key or not password:
+        if not isinstance(password, str) or not key or not password:
             raise AuthError("请输入用户名和密码。")
-        self._refuse_if_locked(key)
-        account = self.accounts.check_password(key, password)
+        now = self._now()
+        token = secrets.token_urlsafe(32)
+        with self.db.transaction("登录", immediate=True) as conn:
+            guard = Guard(conn, key, source, now)
+            refusal = guard.refusal()
+            account = None if refusal else self.accounts.verify(conn, key, password)
+            if refusal is None and account is None:
+                guard.fail()
+            elif account is not None and not account.disabled:
+                guard.clear()
+                self._open(conn, token, account.user, "password", now)
+        if refusal is not None:
+            raise AccountLocked(refusal)
         if account is None:
-            self._fail(key)
             raise AuthError(BAD_CREDENTIALS)
         if account.disabled:
             raise AuthError("该账号已被停用，请联系管理员。")
-        return self._start(account.user, "password", clear_failures_of=key)
+        return Session(token=token, user=account.user, method="password", started_at=now, last_seen=now)
 
     def sign_in_sso(self, email: str, *, email_verified: bool | None = None) -> Session:
         """A session for the local account matching an SSO identity (email or user name)."""
@@ -120,61 +138,35 @@ class SessionStore:
                             "该地址的账号，然后再试；也可以改用用户名和密码登录。")
         if account.disabled:
             raise AuthError("该账号已被停用，请联系管理员。")
-        return self._start(account.user, "sso", clear_failures_of=None)
+        return self._start(account.user, "sso")
 
-    def _start(self, user: User, method: str, *, clear_failures_of: str | None) -> Session:
-        token = secrets.token_urlsafe(32)
-        now = self._now()
+    def _start(self, user: User, method: str) -> Session:
+        token, now = secrets.token_urlsafe(32), self._now()
         with self.db.transaction("登录") as conn:
-            if clear_failures_of:
-                conn.execute(delete(login_failures).where(login_failures.c.username == clear_failures_of))
-                conn.execute(delete(login_locks).where(login_locks.c.username == clear_failures_of))
-            conn.execute(sessions.insert().values(token_hash=_digest(token), username=user.username,
-                                                  method=method, started_at=now, last_seen=now))
-            self.accounts.mark_login(user.username, conn)
-            audit.record(self.db, user.username, "login", user.username,
-                         "单位账号登录" if method == "sso" else "密码登录", conn=conn, now=self._now)
+            self._open(conn, token, user, method, now)
         return Session(token=token, user=user, method=method, started_at=now, last_seen=now)
+
+    def _open(self, conn, token: str, user: User, method: str, now: datetime) -> None:
+        conn.execute(sessions.insert().values(token_hash=_digest(token), username=user.username,
+                                              method=method, started_at=now, last_seen=now))
+        self.accounts.mark_login(user.username, conn)
+        audit.record(self.db, user.username, "login", user.username,
+                     "单位账号登录" if method == "sso" else "密码登录", conn=conn, now=lambda: now)
 
     # --- lockout -----------------------------------------------------------------------------
 
-    def locked_until(self, username: str) -> datetime | None:
-        """When the lock on this user name ends, or None if it is not locked now."""
-        key = normalize_username(username)[:64]
+    def locked_until(self, username: str, *, source: str | None = None) -> datetime | None:
+        """When the lock that stops this user name from `source` ends, or None if it is not locked now."""
         with self.db.read("读取登录状态") as conn:
-            until = conn.execute(select(login_locks.c.locked_until)
-                                 .where(login_locks.c.username == key)).scalar_one_or_none()
-        until = _aware(until)
-        return until if until is not None and until > self._now() else None
+            return login_throttle.locked_until(conn, normalize_username(username)[:64], source, self._now())
 
-    def _refuse_if_locked(self, key: str) -> None:
-        until = self.locked_until(key)
-        if until is not None:
-            minutes = max(1, -(-int((until - self._now()).total_seconds()) // 60))
-            raise AccountLocked(f"该账号连续 {MAX_FAILURES} 次登录失败，已锁定 {int(LOCK_DURATION.total_seconds() // 60)}"
-                                f" 分钟，请约 {minutes} 分钟后再试；如果忘记密码，请联系管理员重设。")
-
-    def _fail(self, key: str) -> None:
-        now = self._now()
-        with self.db.transaction("记录登录失败") as conn:
-            conn.execute(login_failures.insert().values(username=key, at=now))
-            recent = conn.execute(select(func.count()).select_from(login_failures).where(
-                login_failures.c.username == key, login_failures.c.at > _utc(now - FAILURE_WINDOW))).scalar_one()
-            if recent >= MAX_FAILURES:
-                conn.execute(delete(login_locks).where(login_locks.c.username == key))
-                conn.execute(login_locks.insert().values(username=key, locked_until=now + LOCK_DURATION))
-                conn.execute(delete(login_failures).where(login_failures.c.username == key))
-                audit.record(self.db, SYSTEM_ACTOR, "login_locked", key,
-                             f"连续 {MAX_FAILURES} 次登录失败，锁定 {int(LOCK_DURATION.total_seconds() // 60)} 分钟",
-                             conn=conn, now=self._now)
-
-    def unlock(self, username: str, *, actor: str) -> None:
-        """Lift a lock and forget failures (an admin reset the password, say)."""
+    def unlock(self, username: str, *, actor: str, authorize: Authorize | None = None) -> None:
+        """Lift every lock on this user name, from every source, and forget its failures."""
         key = normalize_username(username)[:64]
-        with self.db.transaction("解除锁定") as conn:
-            lifted = conn.execute(delete(login_locks).where(login_locks.c.username == key)).rowcount
-            conn.execute(delete(login_failures).where(login_failures.c.username == key))
-            if lifted:
+        with self.db.transaction("解除锁定", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "manage_accounts")
+            if login_throttle.unlock(conn, key):
                 audit.record(self.db, actor, "login_unlock", key, "解除登录锁定", conn=conn, now=self._now)
 
     # --- resuming and ending -----------------------------------------------------------------
@@ -201,6 +193,33 @@ class SessionStore:
             last_seen = now
         return Session(token=token, user=account.user, method=row.method, started_at=_aware(row.started_at),
                        last_seen=last_seen)
+
+    def guard(self, token: str) -> Authorize:
+        """A check for `token` to run first inside a state-changing transaction (see core.roles.Authorize).
+
+        It reads the session and the account in that transaction, locking both rows against a
+        concurrent disable (FOR SHARE on PostgreSQL; the caller's BEGIN IMMEDIATE on SQLite), so
+        a session disabled, idle past the limit or signed out before the change commits cannot
+        make it. It writes nothing: `resume` on the next rerun ends the session and says why.
+        """
+        digest = _digest(token or "")
+
+        def check(conn: Connection, permission: str) -> User:
+            row = conn.execute(select(sessions).where(sessions.c.token_hash == digest)
+                               .with_for_update(read=True)).first()
+            if row is None or row.ended_at is not None:
+                raise SessionExpired("登录已失效，这次操作没有保存，请重新登录。")
+            if self._now() - _aware(row.last_seen) > self.idle_limit:
+                hours = self.idle_limit.total_seconds() / 3600
+                raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，这次操作没有保存，请重新登录。")
+            account = conn.execute(select(account_rows).where(account_rows.c.username == row.username)
+                                   .with_for_update(read=True)).first()
+            if account is None or account.disabled:
+                raise SessionExpired("你的账号已被停用或删除，这次操作没有保存；如有疑问请联系管理员。")
+            return require(User(username=account.username, display_name=account.display_name, role=account.role),
+                           permission)
+
+        return check
 
     def sign_out(self, token: str) -> None:
         self._end(_digest(token or ""), "signed_out")

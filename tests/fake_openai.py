@@ -3,7 +3,7 @@
 It speaks just enough of the API for langchain-openai: `POST /v1/chat/completions` (plain
 JSON, or SSE when the request says `"stream": true`) and `POST /v1/embeddings` (vectors from
 HashingEmbeddings, so they are deterministic). Each test sets the attributes it needs
-(reply, status, delay, garbage, cut_stream, or `script`: a function from the request body to
+(reply, status, delay, drip, garbage, cut_stream, or `script`: a function from the request body to
 the reply, e.g. a grader verdict for JSON-mode requests and an answer for streamed ones) and
 reads `requests` afterwards. It leaves out
 everything else of the API (tools, logprobs, usage accounting).
@@ -44,6 +44,7 @@ class FakeOpenAI:
     garbage: bool = False  # a 200 reply whose body is an HTML page, as from a misconfigured proxy
     cut_stream: bool = False  # drop the connection in the middle of a streamed answer
     stream_piece: int = 5
+    drip: float = 0.0  # seconds between streamed events: a server that never stops but never finishes
     script: Callable[[dict], str] | None = None  # the reply for this request body, instead of `reply`
     requests: list[Recorded] = field(default_factory=list)
 
@@ -170,6 +171,8 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             for number, event in enumerate(events):
                 if fake.cut_stream and number == 2:
                     return  # the connection drops mid-body, as behind a proxy that cuts long streams
+                if number and fake.drip and fake._closing.wait(fake.drip):
+                    return
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")

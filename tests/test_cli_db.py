@@ -12,7 +12,7 @@ def test_cli_db_upgrade_brings_every_store_up_to_date_once(database_url, monkeyp
     assert main(["db", "status"]) == 1
     assert "待升级" in capsys.readouterr().out
     assert main(["db", "upgrade"]) == 0
-    assert "review：已升级（#1、#2、#3）" in capsys.readouterr().out
+    assert "review：已升级（#1、#2、#3、#4）" in capsys.readouterr().out
     assert main(["db", "upgrade"]) == 0
     assert "已升级" not in capsys.readouterr().out
     assert main(["db", "status"]) == 0

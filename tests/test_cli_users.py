@@ -57,7 +57,7 @@ def test_cli_users_add_reads_stdin_when_not_a_terminal(monkeypatch, capsys):
 
 def test_cli_users_add_short_password_fails_with_chinese_message(monkeypatch, capsys):
     code, out, err = run(monkeypatch, capsys, "users", "add", "amy", "--password-stdin", stdin="short\n")
-    assert code == 1 and "密码至少需要 8 个字符" in err and "short" not in err
+    assert code == 1 and "密码至少需要 10 个字符" in err and "short" not in err
     assert store().find("amy") is None
 
 

@@ -22,7 +22,7 @@ from streamlit.errors import StreamlitSecretNotFoundError
 from core.accounts import AccountStore
 from core.db import open_database
 from core.errors import AuthError, ConfigError, XiaoEError
-from core.roles import PERMISSIONS, User, require
+from core.roles import PERMISSIONS, Authorize, User, require
 from core.sessions import Session, SessionExpired, SessionStore
 from ui import session_cookie
 from ui.answer_view import md_escape
@@ -85,7 +85,7 @@ def guard_page(permission: str | None = None) -> User:
         try:
             require(user, permission)
         except AuthError as error:
-            st.error(str(error))
+            st.error(md_escape(str(error)))
         st.stop()
     return user
 
@@ -98,7 +98,7 @@ def gate() -> User:
         sessions = get_sessions()
         no_accounts = sessions.accounts.count() == 0
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         st.stop()
     if no_accounts:
         _only("app_pages/setup.py", "首次设置", ":material/key:")
@@ -166,8 +166,10 @@ def sign_in(username: str, password: str) -> User:
     """Password sign-in from the login page; AuthError carries the message to show.
 
     The token rotates: a new one for every sign-in, and the one this browser held before is revoked.
+    The client address Streamlit reports (None on localhost) is the throttle's source, so
+    failures from one visitor lock the name for that visitor only (core/login_throttle.py).
     """
-    user = _remember(get_sessions().sign_in(username, password))
+    user = _remember(get_sessions().sign_in(username, password, source=st.context.ip_address))
     _revoke_previous()
     return user
 
@@ -176,6 +178,17 @@ def _revoke_previous() -> None:
     old = session_cookie.read_token()
     if old and old != st.session_state.get(TOKEN):
         get_sessions().sign_out(old)
+
+
+def authorize() -> Authorize | None:
+    """What every state-changing call passes as `authorize=`: the session re-checked inside its transaction.
+
+    Button callbacks run before the router's gate re-checks the session, so this is the check
+    that counts. None when sign-in is off (XIAOE_AUTH=off).
+    """
+    if not auth_enabled():
+        return None
+    return get_sessions().guard(st.session_state.get(TOKEN) or "")
 
 
 def _remember(session: Session) -> User:

@@ -18,6 +18,7 @@ from core.errors import XiaoEError
 from core.roles import User
 from ui.auth import current_user
 from ui.diff_view import show_diff
+from ui.escape import md_escape
 from ui.state import get_settings, rebuild_index
 
 FLASH = "_corpus_admin_flash"
@@ -32,12 +33,12 @@ def render_admin_panel() -> None:
     st.subheader("资料管理（仅管理员）")
     st.caption("上传或修改后会自动保留旧版本、重建索引；引用了该文件且已通过的复核条目会回到「待复核」。")
     if FLASH in st.session_state:
-        st.success(st.session_state.pop(FLASH))
+        st.success(md_escape(st.session_state.pop(FLASH)))
     try:
         settings = get_settings()
         admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     upload_tab, edit_tab, history_tab = st.tabs(["上传文件", "在线编辑", "历史版本"])
     with upload_tab:
@@ -68,7 +69,7 @@ def _edit(admin: CorpusAdmin, user: User) -> None:
     try:
         text, sha = admin.read(source)
     except (OSError, XiaoEError) as error:
-        st.error(str(error) if isinstance(error, XiaoEError) else f"「{source}」读不出来（{error}）。")
+        st.error(md_escape(str(error) if isinstance(error, XiaoEError) else f"「{source}」读不出来（{error}）。"))
         return
     # Keyed on the file's sha256: after anyone's save the box starts again from the new text.
     edited = st.text_area("内容（Markdown）", value=text, height=420, key=f"corpus_text_{sha[:16]}")
@@ -116,7 +117,7 @@ def _run(admin: CorpusAdmin, user: User, save) -> None:
     try:
         result: SaveResult = save()
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     if not result.changed:
         st.info("内容和现在的文件完全一样，没有保存新版本。")

@@ -16,7 +16,7 @@ from core.errors import XiaoEError
 from core.review import Filters, ReviewItem, ReviewStore, next_pending
 from core.roles import require
 from ui.answer_view import md_escape
-from ui.auth import current_user
+from ui.auth import authorize, current_user
 from ui.review_view import review_url
 
 OPEN = "review_item"      # the id of the item shown in the detail pane
@@ -61,7 +61,7 @@ def decide(store: ReviewStore, item: ReviewItem, action: str, filters: Filters |
         order = store.pending_ids(filters, sort=sort) if filters is not None else ()
         saved = store.decide(item.id, action=action, reviewer=st.session_state.get("reviewer", ""),
                              expected_version=item.version, note=st.session_state.get(f"note_{item.id}"),
-                             corrected_answer=corrected if changed else None)
+                             corrected_answer=corrected if changed else None, authorize=authorize())
     except XiaoEError as error:
         flash("error", md_escape(str(error)))
         return
@@ -79,7 +79,7 @@ def decide_many(store: ReviewStore, versions: dict[int, int], action: str) -> No
     try:
         require(current_user(), "review")
         result = store.bulk_decide(versions, action=action, reviewer=st.session_state.get("reviewer", ""),
-                                   note=st.session_state.get("bulk_note"))
+                                   note=st.session_state.get("bulk_note"), authorize=authorize())
     except XiaoEError as error:
         flash("error", md_escape(str(error)))
         return

@@ -23,6 +23,7 @@ ALL = "全部"
 QUESTION_CHARS = 40
 REASON_CHARS = 60
 TIME_FORMAT = "%Y-%m-%d %H:%M"
+ANSWER_PREVIEW_CHARS = 5_000  # the queue stores answers whole; the detail view shows this much of them
 QUEUE_COLUMNS = ["编号", "状态", "问题", "次数", "通道", "原因", "创建时间", "复核人", "版本"]
 CANDIDATE_COLUMNS = ["排名", "分数", "阈值", "结果", "原文", "文件", "小节", "片段号", "片段"]
 EVENT_COLUMNS = ["时间", "操作人", "操作", "状态变化", "版本", "备注", "修改后的回答"]
@@ -73,9 +74,23 @@ def passing_hits(item: ReviewItem):
 
 
 def marked_answer(item: ReviewItem) -> str:
-    """The answer as escaped Markdown: problem spans highlighted, valid [n] linked to the Sources page."""
-    spans = [p.span for p in item.reasons if p.span]
-    return linked_answer(item.answer, passing_hits(item), mark=spans)
+    """The answer (its preview, when long) as escaped Markdown: problem spans highlighted, valid [n] linked."""
+    text = answer_preview(item)
+    spans = [p.span for p in item.reasons if p.span and p.span[1] <= len(text)]
+    return linked_answer(text, passing_hits(item), mark=spans)
+
+
+def answer_preview(item: ReviewItem) -> str:
+    """The first ANSWER_PREVIEW_CHARS characters of the answer (all of it when shorter)."""
+    return item.answer[:ANSWER_PREVIEW_CHARS]
+
+
+def preview_note(item: ReviewItem) -> str | None:
+    """What the page says under a cut answer, or None when the whole answer is shown."""
+    if len(item.answer) <= ANSWER_PREVIEW_CHARS:
+        return None
+    return (f"回答共 {len(item.answer):,} 字，这里只显示前 {ANSWER_PREVIEW_CHARS:,} 字；"
+            "完整回答已保存，可用下面的按钮下载。")
 
 
 def reason_lines(item: ReviewItem) -> str:

@@ -18,6 +18,7 @@ from core.index_store import IndexBundle, corpus_fingerprint, load_or_build
 from core.providers import make_chat_model
 from core.review import ReviewStore
 from core.settings import Settings
+from ui.escape import md_escape
 from ui.source_view import Overview, overview
 
 
@@ -39,7 +40,7 @@ def get_settings() -> Settings:
     try:
         return effective_settings(base)
     except StoreError as error:
-        st.warning(f"无法读取已保存的默认阈值，暂用配置中的默认值（{base.min_score:.2f}，k={base.top_k}）：{error}")
+        st.warning(md_escape(f"无法读取已保存的默认阈值，暂用配置中的默认值（{base.min_score:.2f}，k={base.top_k}）：{error}"))
         return base
 
 

@@ -28,6 +28,7 @@ from core.provider_info import grader_state
 from core.question_sets import StoredSet
 from core.review import ReviewStore
 from core.settings import Settings
+from ui.escape import md_escape
 
 STATE = "tune_batch"
 CANCEL = "tune_batch_cancelled"
@@ -49,7 +50,7 @@ def render_batch(stored: StoredSet, assistant: Assistant, *, knobs: Knobs, queue
     model = "离线答题器" if assistant.offline else f"模型 {assistant.settings.llm_model}"
     if assistant.grades:
         model += "（不确定区间的题先由模型判定能否回答，见「模型判定」列）"
-    st.caption(f"把「{stored.info.name}」第 {stored.info.version} 版的 {len(questions)} 道题逐一交给小E 作答"
+    st.caption(f"把「{md_escape(stored.info.name)}」第 {stored.info.version} 版的 {len(questions)} 道题逐一交给小E 作答"
                f"（同一个闸门 + {model} + 出处检查），{knobs.describe()}。"
                + ("有问题的回答会进入复核队列的「批量评测」通道。" if queue else "复核队列暂不可用，本次只出结果不入队。"))
     st.button("开始批量运行", key="batch_start", on_click=_start, args=(key, knobs), type="primary")
@@ -109,7 +110,7 @@ def _show(state: dict, total: int) -> None:
     elif status == "stale":
         st.warning(f"题集、版本或资料在运行途中变了，已停止（完成 {done}/{total} 题）。请重新开始批量运行。")
     elif status == "failed":
-        st.error(f"批量运行中断（完成 {done}/{total} 题）：{state.get('error', '')}")
+        st.error(md_escape(f"批量运行中断（完成 {done}/{total} 题）：{state.get('error', '')}"))
     if not rows:
         return
     counts = Counter(r["结果"] for r in rows)

@@ -51,7 +51,7 @@ def _synonym_form(store: GlossaryStore, i: int, words: tuple[str, ...], actor: s
     try:  # an admin adds; a consultant's addition waits as a proposal (the role is checked in core)
         submitted = GlossaryAdmin(store.db).submit(current_user(), term, word)
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     st.session_state[FLASH] = submitted.message + ("下面是重新评测的结果。" if submitted.proposal_id is None else "")
     st.rerun()

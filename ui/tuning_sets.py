@@ -24,6 +24,7 @@ from core.question_sets import (
     parse_question_set,
     questions_from_rows,
 )
+from ui.escape import md_escape
 
 PENDING = "tune_pending_selection"
 FLASH = "tune_flash"
@@ -41,7 +42,7 @@ def select_pending() -> None:
 def render_set_manager(store: QuestionSetStore, stored: StoredSet, *, files: Collection[str],
                        sections: Mapping[str, Collection[str]], actor: str) -> None:
     info = stored.info
-    st.caption(f"正在查看「{info.name}」第 {info.version} 版：{info.question_count} 题，"
+    st.caption(f"正在查看「{md_escape(info.name)}」第 {info.version} 版：{info.question_count} 题，"
                f"由 {info.author} 保存。每次保存都会生成新版本，旧版本保留可查。")
     # Built only when clicked; the BOM makes Excel read the Chinese correctly.
     st.download_button("下载这一版（CSV）", lambda: stored.questions.to_csv().encode("utf-8-sig"),
@@ -102,7 +103,7 @@ def _save(store: QuestionSetStore, build, name: str, actor: str, note: str, *, b
     try:
         saved = store.save(name, build(), author=actor, note=note, base_version=base_version)
     except XiaoEError as error:
-        st.error(str(error))
+        st.error(md_escape(str(error)))
         return
     st.session_state[PENDING] = (saved.name, saved.version)
     st.session_state[FLASH] = f"已保存「{saved.name}」第 {saved.version} 版（{saved.question_count} 题）。"

@@ -133,7 +133,7 @@ def test_auth_app_admin_adds_a_consultant_who_can_sign_in(staff):
     at.text_input(key="new_display").set_value("李雷")
     at.text_input(key="new_password").set_value("welcome-2025")
     at.button(key="account_add_submit").click().run()
-    assert not at.exception and [s.value for s in at.success] == ["已新建账号「li.lei」。"]
+    assert not at.exception and [s.value for s in at.success] == ["已新建账号「li\\.lei」。"]  # Markdown-escaped
     assert staff.get("li.lei").role == "consultant"
     assert titles(sign_in("li.lei", "welcome-2025")) == ["提问与检查"]
 
