@@ -1,8 +1,10 @@
 """Measure the one gate on every labelled set and CMRC 2018 dev, side by side with the threshold-only gate.
 
 Run from the repository root:  .venv/bin/python bench/answerability.py [--skip-student] [--skip-cmrc]
-    [--calibrate]
-Prints markdown tables. Every number comes from the same Assistant and gate as the console
+    [--calibrate] [--rules=-homophones,-courtesy] [--ablation]
+Prints markdown tables. `--rules` switches term rules off as XIAOE_ANSWERABILITY_RULES does;
+`--ablation` prints one row per term rule of core.answerability_rules.RULES switched off in turn
+(development sets, v6+v7, v8) and stops. Every number comes from the same Assistant and gate as the console
 (core.assistant, core.gate) with the shipped starter glossary. `--calibrate` prints what
 `python -m core calibrate` would write (the rule in core/evaluation.py, on the development sets
 only) and stops; `--skip-student` leaves out the held-out student sets (v6, v7, v8), which must not
@@ -13,13 +15,23 @@ see the attribution printed with the table).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import replace
 
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, run
+from core.answerability_rules import ENV_NAME, RULES, RuleSet, parse_rules
 from core.assistant import build_assistant
 from core.calibration import run_calibration
-from core.evaluation import CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_ANSWER, FALSE_REFUSAL, WRONG_SOURCE, Metrics
+from core.evaluation import (
+    CORRECT_ANSWER,
+    CORRECT_REFUSAL,
+    FALSE_ANSWER,
+    FALSE_REFUSAL,
+    OUTCOMES,
+    WRONG_SOURCE,
+    Metrics,
+)
 from core.index import build_index
 from core.knobs import LABELS
 from core.settings import THRESHOLD_ONLY_MIN_SCORE, Settings
@@ -98,6 +110,50 @@ def bench_assistant_for_index(settings: Settings, index, answerability: str = "o
     return build_assistant(replace(settings, answerability=answerability), index, None)
 
 
+def _counts(settings: Settings, groups) -> list[tuple[int, int, float]]:
+    """(answered with the fact, near misses refused, cost) per group of sets, with the rules
+    XIAOE_ANSWERABILITY_RULES switches on now (the Assistant is rebuilt, the analyzer cache is per rule set)."""
+    assistant = bench_assistant(settings)
+    out = []
+    for _, files in groups:
+        fact = refused = 0
+        cost = 0.0
+        for file in files:
+            m = run(assistant, file)[1].metrics
+            counts = dict(zip(OUTCOMES, m.counts))
+            fact, refused, cost = fact + counts[CORRECT_ANSWER], refused + counts[CORRECT_REFUSAL], cost + m.cost
+        out.append((fact, refused, cost))
+    return out
+
+
+def report_ablation(settings: Settings, base: RuleSet) -> None:
+    """One row per term rule switched off (from `base`): the development sets, v6+v7 and v8."""
+    groups = [("开发集（7 份）", [f for _, f in (*CALIBRATION_SETS, *DEV_STUDENT_SETS)]),
+              ("v6+v7", ["student_heldout_v6.csv", "student_heldout_v7.csv"]), ("v8", ["student_heldout_v8.csv"])]
+    print(f"# 规则消融：每次关掉一条规则（现在的闸门和旋钮，初始同义词表；起点：{base.label}）\n")
+    print("每格是“答出且命中事实 / 近似题已拒答”；代价 = 误拒 + 命中错误资料 + 2 × 误答，"
+          "括号里是关掉这条规则后代价的变化，正数说明这条规则有用。\n")
+    print("| 关掉的规则 | " + " | ".join(name for name, _ in groups) + " |")
+    print("| --- | " + "--- | " * len(groups))
+    previous = os.environ.get(ENV_NAME)
+    try:
+        baseline = None
+        for rule in (None, *(r for r in RULES if base.on(r.name))):
+            rules = base if rule is None else base.without(rule.name)
+            os.environ[ENV_NAME] = ",".join(sorted(rules.enabled)) if rules.enabled else "none"
+            results = _counts(settings, groups)
+            baseline = baseline or results
+            cells = " | ".join(f"{fact} / {refused}（{cost - b[2]:+g}）"
+                               for (fact, refused, cost), b in zip(results, baseline))
+            label = "（不关，起点）" if rule is None else f"`{rule.name}` {rule.summary_zh}"
+            print(f"| {label} | {cells} |")
+    finally:
+        if previous is None:
+            os.environ.pop(ENV_NAME, None)
+        else:
+            os.environ[ENV_NAME] = previous
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=None)
@@ -105,8 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-student", action="store_true",
                         help="leave out the held-out student sets (use while tuning)")
     parser.add_argument("--calibrate", action="store_true", help="apply the calibration rule and stop")
+    parser.add_argument("--rules", help="term rules to switch off (--rules=-homophones) or to keep (core.answerability_rules)")
+    parser.add_argument("--ablation", action="store_true", help="each term rule off in turn: print the table and stop")
     args = parser.parse_args(argv)
+    if args.rules is not None:
+        os.environ[ENV_NAME] = args.rules
+    rules = parse_rules(os.environ.get(ENV_NAME))
     settings = Settings.from_env()
+    if args.ablation:
+        report_ablation(settings, rules)
+        return 0
     if args.calibrate:
         result = run_calibration(settings, k=args.k)
         print(f"校准题：{'、'.join(result.sets)}，合计 {result.questions} 题\n")
@@ -121,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     k = args.k or on.knobs.k
     bare = bench_assistant(settings, glossary=None)
     off = bench_assistant(settings, answerability="off")
-    print(f"# 一个闸门的评测\n\n资料指纹 {on.fingerprint}，{len(on.index)} 个片段，初始同义词表 {len(on.glossary)} 条。")
+    print(f"# 一个闸门的评测\n\n资料指纹 {on.fingerprint}，{len(on.index)} 个片段，初始同义词表 {len(on.glossary)} 条，"
+          f"{rules.label}。")
     sets = (*DEV_STUDENT_SETS, *CALIBRATION_SETS) if args.skip_student else (*HELDOUT_SETS, *DEV_STUDENT_SETS,
                                                                               *CALIBRATION_SETS)
     for name, file in sets:

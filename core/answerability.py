@@ -3,11 +3,9 @@
 Three signals, each shown to the consultant as a row with what it compared:
   1. 排序分 — some kept candidate's ranking score reaches the threshold;
   2. 关键词覆盖 — the share of the question's content words found in the passing chunks, each
-     word weighted by its background weight times its specificity in this corpus, and graded:
-     the word itself counts fully, the word with one character inserted (每级 in 每一级) and,
-     for words of 3+ characters, the share of their character pairs count in part;
-  3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus (nor, with one
-     character inserted, in the passing chunks).
+     word weighted by its background weight (the word or a glossary form must occur as is);
+  3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus (nor in the
+     passing chunks).
 Glossary synonyms count as their canonical terms. The measuring (`measure`) is knob-free and
 runs once per set of passing chunks; `judge` compares the measures with the knobs. The gate
 (core.gate) and the evaluation (core.evaluation) both call `judge`, so they cannot disagree.
@@ -23,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from core.answerability_rules import RuleSet, active_rules
 from core.glossary import Glossary
 from core.index import SearchIndex
 from core.knobs import LABELS, Knobs
@@ -55,7 +54,7 @@ class Measures:
     coverage: float
     heaviest_unknown: float
     unknown: tuple[Term, ...]  # absent from the corpus and from the passing chunks, heaviest first
-    uncovered: tuple[Term, ...]  # credit < 1, heaviest (weight × specificity) first
+    uncovered: tuple[Term, ...]  # credit < 1, heaviest first
     partial: tuple[str, ...]
     carrying: tuple[str, ...]
 
@@ -88,10 +87,9 @@ def _hit_text(hit: Hit) -> str:
 
 
 def _weighted_share(credits: Mapping[Term, float]) -> float:
-    """Σ weight × specificity × credit ÷ Σ weight × specificity (0 without weight): background
-    weight times corpus specificity, so a missing 课 in a corpus about courses matters less."""
-    total = sum(t.weight * t.specificity for t in credits)
-    return sum(t.weight * t.specificity * c for t, c in credits.items()) / total if total > 0 else 0.0
+    """Σ weight × credit ÷ Σ weight (0 without weight)."""
+    total = sum(t.weight for t in credits)
+    return sum(t.weight * c for t, c in credits.items()) / total if total > 0 else 0.0
 
 
 def measure(terms: Sequence[Term], passing: Sequence[Hit]) -> Measures:
@@ -99,7 +97,7 @@ def measure(terms: Sequence[Term], passing: Sequence[Hit]) -> Measures:
     texts = [_hit_text(h) for h in passing]
     credits = {t: credit(t, texts) for t in terms}
     unknown = sorted((t for t in terms if not t.known and credits[t] == 0.0), key=lambda t: -t.weight)
-    by_weight = sorted(terms, key=lambda t: -t.weight * t.specificity)
+    by_weight = sorted(terms, key=lambda t: -t.weight)
     uncovered = tuple(t for t in by_weight if credits[t] < 1.0)
     return Measures(passing=len(passing), coverage=round(_weighted_share(credits), 4),
                     heaviest_unknown=unknown[0].weight if unknown else 0.0, unknown=tuple(unknown),
@@ -116,7 +114,7 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
     """Compare the measures of the passing chunks (`m`, the first `m.passing` of `kept`) with the knobs."""
     best = max((h.value for h in kept), default=0.0)
     threshold_ok = m.passing > 0
-    coverage_ok = bool(terms) and sum(t.weight * t.specificity for t in terms) > 0 and m.coverage >= knobs.min_coverage
+    coverage_ok = bool(terms) and sum(t.weight for t in terms) > 0 and m.coverage >= knobs.min_coverage
     unknown_ok = m.heaviest_unknown <= knobs.max_unknown_weight
     raw = sorted((h.score for h in kept), reverse=True)
     lead = raw[0] - raw[1] if len(raw) > 1 else (raw[0] if raw else 0.0)
@@ -144,6 +142,8 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
     reason = _reason(answerable, signals, best, knobs, m, terms)
     if context:
         reason += f"；{_quote(list(context))}只出现在说明自身情况的分句里，没有计入"
+    for term in (t for t in terms if t.typed):  # read by sound (core.message_rules.homophones)
+        reason += f"；“{term.typed}”按读音当作“{term.text}”"
     return Decision(answerable=answerable, score=round(max(0.0, min(1.0, score)), 4), reason=reason,
                     signals=signals, uncovered_terms=tuple(t.text for t in m.uncovered),
                     carrying_terms=m.carrying, unknown_terms=tuple(t.text for t in m.unknown),
@@ -184,16 +184,18 @@ def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: K
 
 
 def analyzer_for(index: SearchIndex, cache_dir: Path | None = None,
-                 glossary: Glossary | None = None) -> TermAnalyzer:
+                 glossary: Glossary | None = None, rules: RuleSet | None = None) -> TermAnalyzer:
     """The analyzer of an index and glossary, built once each (the cache holds up to 8).
 
     The glossary's phrases go into the tokenizer's dictionary, so 「上网课」 is cut 上/网课 when
     网课 is a synonym, not 上网/课. With `cache_dir` (the index folder) the corpus vocabulary is
     kept on disk by fingerprint, so a restart does not cut the whole corpus with jieba again;
-    after that a new glossary costs only a fresh tokenizer (about 15 ms).
+    after that a new glossary costs only a fresh tokenizer (about 15 ms). `rules` defaults to
+    the ones XIAOE_ANSWERABILITY_RULES switches on (core.answerability_rules).
     """
     cache = cache_dir / f"vocabulary-{index.fingerprint}.json" if cache_dir and index.fingerprint else None
-    return _analyzer(index, cache, glossary.phrases if glossary is not None else frozenset())
+    return _analyzer(index, cache, glossary.phrases if glossary is not None else frozenset(),
+                     rules if rules is not None else active_rules())
 
 
 # Analyzers per index, held only while the index lives: a rebuilt index's analyzers go with it
@@ -202,20 +204,20 @@ _analyzers: weakref.WeakKeyDictionary[SearchIndex, dict] = weakref.WeakKeyDictio
 _analyzers_lock = threading.Lock()
 
 
-def _analyzer(index: SearchIndex, cache: Path | None, phrases: frozenset[str]) -> TermAnalyzer:
+def _analyzer(index: SearchIndex, cache: Path | None, phrases: frozenset[str], rules: RuleSet) -> TermAnalyzer:
     with _analyzers_lock:
         per_index = _analyzers.setdefault(index, {})
-        found = per_index.get((cache, phrases))
+        found = per_index.get((cache, phrases, rules))
     if found is not None:
         return found
     if index.profile is not None:  # built and saved with the index: no pass over the chunks here
-        made = TermAnalyzer.from_profile(index.profile, extra_words=phrases)
+        made = TermAnalyzer.from_profile(index.profile, extra_words=phrases, rules=rules)
     else:
-        made = TermAnalyzer.from_chunks(index.chunks, extra_words=phrases, vocabulary_cache=cache)
+        made = TermAnalyzer.from_chunks(index.chunks, extra_words=phrases, vocabulary_cache=cache, rules=rules)
     with _analyzers_lock:
         if len(per_index) >= MAX_ANALYZERS_PER_INDEX:  # glossary edits: keep the newest few
             per_index.pop(next(iter(per_index)))
-        return per_index.setdefault((cache, phrases), made)
+        return per_index.setdefault((cache, phrases, rules), made)
 
 
 _analyzer.cache_clear = _analyzers.clear  # type: ignore[attr-defined]  # as functools caches offer
@@ -230,7 +232,7 @@ RERANK_BASE = 0.5
 
 
 def chunk_coverage(terms: Sequence[Term], hit: Hit) -> float:
-    """The weighted share of `terms` one chunk (heading included) holds, graded as in `assess`."""
+    """The weighted share of `terms` one chunk (heading included) holds, counted as in `measure`."""
     text = [_hit_text(hit)]
     return _weighted_share({t: credit(t, text) for t in terms})
 

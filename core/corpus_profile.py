@@ -24,7 +24,7 @@ from pathlib import Path
 
 import jieba
 
-from core import terms
+from core import term_lexicon, term_words
 from core.text import normalize
 
 _BLOCK_RE = jieba.re_han_default  # the blocks jieba's Tokenizer.cut hands to its DAG/HMM cutter
@@ -34,11 +34,12 @@ SEPARATOR = "\x00"  # normalize() removes control characters, so no word can spa
 @functools.cache
 def profile_key() -> str:
     digest = hashlib.sha256()
-    for path in (Path(terms.__file__), Path(__file__), *sorted(Path(terms.__file__).parent.glob("data/*.txt"))):
+    for path in (*(Path(m.__file__) for m in (term_lexicon, term_words)), Path(__file__),
+                 *sorted(Path(term_words.__file__).parent.glob("data/*.txt"))):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     jieba_dir = Path(jieba.__file__).parent  # its dictionary and background IDF, by size (not read here)
     sizes = [(jieba_dir / name).stat().st_size for name in ("dict.txt", "analyse/idf.txt")]
-    digest.update(f"{jieba.__version__}|{sizes}|{terms.MIN_CORPUS_WORD_COUNT}".encode())
+    digest.update(f"{jieba.__version__}|{sizes}|{term_words.MIN_CORPUS_WORD_COUNT}".encode())
     return digest.hexdigest()[:12]
 
 
@@ -46,23 +47,23 @@ def word_counts(texts: Iterable[str]) -> Counter[str]:
     """How often jieba (HMM on) cuts each word of 2+ Chinese characters from `texts`."""
     blocks: Counter[str] = Counter()
     for text in texts:
-        blocks.update(_BLOCK_RE.findall(terms._fold(text)))
-    lexicon = terms._lexicon()
+        blocks.update(_BLOCK_RE.findall(term_lexicon.fold(text)))
+    lexicon = term_lexicon.lexicon()
     probe = jieba.Tokenizer()
     probe.FREQ, probe.total, probe.initialized = lexicon.freq, lexicon.total, True  # read-only use
     counts: Counter[str] = Counter()
     for block, times in blocks.items():
         for token in probe.cut(block, HMM=True):
-            if len(token) > 1 and terms._HAN_RE.match(token):
+            if len(token) > 1 and term_words.HAN_RE.match(token):
                 counts[token] += times
     return counts
 
 
 def vocabulary_from_counts(counts: Mapping[str, int], *, min_count: int | None = None) -> tuple[str, ...]:
     """The corpus's own words: seen at least `min_count` times and not function words, sorted."""
-    least = terms.MIN_CORPUS_WORD_COUNT if min_count is None else min_count
-    lexicon = terms._lexicon()
-    return tuple(sorted(w for w, c in counts.items() if c >= least and not terms._is_function_word(w, lexicon)))
+    least = term_words.MIN_CORPUS_WORD_COUNT if min_count is None else min_count
+    lexicon = term_lexicon.lexicon()
+    return tuple(sorted(w for w, c in counts.items() if c >= least and not term_lexicon.is_function_word(w, lexicon)))
 
 
 @dataclass(frozen=True, eq=False)

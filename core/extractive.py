@@ -87,7 +87,7 @@ def touches(text: str, words: Sequence[Term], figures: Sequence[str] = ()) -> bo
     """Whether `text` holds a content word of the question: a third of a term (any glossary form,
     `core.terms.credit`) or one of the question's figures as written (一级, 4200)."""
     clean = normalize(text)
-    return any(credit(k, [clean]) >= 1 / 3 for k in words) or any(normalize(f) in clean for f in figures if f)
+    return any(credit(k, [clean], graded=True) >= 1 / 3 for k in words) or any(normalize(f) in clean for f in figures if f)
 
 
 def _labelled(text: str, example: str) -> str:
@@ -125,7 +125,7 @@ def _settling_faq(question: str, pool: Sequence[_Sentence], keywords: Sequence[T
         # form alone (一节课 → 课时) would let 「超过 8 课时还能退费吗」 settle 「一节课上多久」.
         if total and pairs >= FAQ_SETTLES / 2:
             clean = normalize(faq)
-            coverage[faq] = sum(k.weight * k.specificity * credit(k, [clean]) for k in words) / total
+            coverage[faq] = sum(k.weight * k.specificity * credit(k, [clean], graded=True) for k in words) / total
         elif not total:
             coverage[faq] = pairs
     ranked = sorted(coverage.values(), reverse=True)
@@ -139,7 +139,7 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     """Pick up to MAX_SENTENCES reference sentences that best match the question.
 
     A sentence scores the question bigrams it holds and, with `keywords` (the decision's terms),
-    each keyword's weight × specificity times how much of it the sentence holds (`core.terms.credit`).
+    each keyword's weight × specificity times how much of it the sentence holds (`core.terms.credit`, graded).
     Both are weighted by how few of the offered sentences hold them; long sentences are damped.
     Sentences under `cutoff` times the best are left out, and so is filler (see the module doc).
     """
@@ -153,7 +153,7 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
         pool = [s for s in pool if not s.faq or s.faq == settling]
     wanted = _bigrams(question)
     matched = [(s, _bigrams(s.faq + s.text), normalize(s.faq + s.text)) for s in pool]
-    held = [[credit(k, [clean]) for k in keywords] for *_, clean in matched]
+    held = [[credit(k, [clean], graded=True) for k in keywords] for *_, clean in matched]
     df: dict[str, int] = {}
     for _, grams, _ in matched:
         for gram in grams & wanted:

@@ -33,6 +33,12 @@ def pytest_terminal_summary(terminalreporter):
     summary_line(terminalreporter)
 
 
+@pytest.fixture(autouse=True)
+def all_answerability_rules(monkeypatch):
+    """Every test sees every term rule on, whatever the developer's shell sets (tests switch rules themselves)."""
+    monkeypatch.delenv("XIAOE_ANSWERABILITY_RULES", raising=False)
+
+
 @pytest.fixture(scope="session")
 def corpus_chunks():
     return load_documents(CORPUS)

@@ -38,12 +38,12 @@ def test_eval_with_model_prints_the_estimate_and_the_table(isolated_env, fake_op
                 "判定与标注不一致", "模型判定用量", f"输入 {120 * band} tokens，输出 {30 * band} tokens", "模型判定用时"):
         assert row in out, row
     gate_only = re.search(r"应拒答题已拒答\s+(\d+)/36", out)
-    assert gate_only and int(gate_only.group(1)) == 33  # the gate-alone column equals plain `eval`
+    assert gate_only and int(gate_only.group(1)) == 32  # the gate-alone column equals plain `eval` (32 since seven term rules were removed)
 
 
 def test_plain_eval_reports_the_same_gate_alone_numbers(isolated_env, capsys):
     assert main(["eval", str(SET)]) == 0
-    assert re.search(r"应拒答题已拒答\s+33/36", capsys.readouterr().out)
+    assert re.search(r"应拒答题已拒答\s+32/36", capsys.readouterr().out)
 
 
 def test_eval_with_model_needs_a_model(isolated_env, capsys):

@@ -1,0 +1,166 @@
+"""Each answerability term rule: the question it fixes and the one it must not break, rule on vs off."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from core.answerability_rules import ALL_RULES, ENV_NAME, RULE_NAMES, RuleSet, active_rules, parse_rules
+from core.assistant import build_assistant
+from core.cli import main
+from core.errors import ConfigError
+from core.glossary import load_starter
+from core.settings import Settings
+from core.terms import TermAnalyzer
+
+GLOSSARY = load_starter()
+
+
+@pytest.fixture(scope="module")
+def analyzer(corpus_index):
+    """analyzer(rules) over the shipped corpus with the starter glossary, one per rule set."""
+
+    @functools.cache
+    def build(rules: RuleSet = ALL_RULES) -> TermAnalyzer:
+        return TermAnalyzer.from_chunks(corpus_index.chunks, extra_words=GLOSSARY.phrases, rules=rules)
+
+    return build
+
+
+def words(analyzer: TermAnalyzer, question: str) -> list[str]:
+    return [t.text for t in analyzer.terms(question, GLOSSARY)]
+
+
+def on_off(analyzer, rule: str, question: str) -> tuple[list[str], list[str]]:
+    return words(analyzer(), question), words(analyzer(ALL_RULES.without(rule)), question)
+
+
+# (rule, question it fixes: a word it removes or adds, question it must not break: a word that stays)
+FIXES = [
+    ("a_not_a", "学费里面包不包括书的钱", "-面包"),
+    ("question_frames", "二级叫什么名字", "-名字"),
+    ("glossary_phrases", "小E都能回答些什么", "+小e"),
+    ("numeral_nouns", "一个班几个人啊", "+班"),
+    ("resultatives", "交完钱多久能开课", "-交完"),
+    ("resplit", "那本书的钱退不退", "-那本书"),
+    ("numeral_topics", "一对一课多少钱", "+一对一"),
+    ("courtesy", "麻烦问下入门级学费多少钱谢谢老师", "-谢谢"),
+    ("courtesy", "老师您好，一共有几级", "-老师"),
+    ("courtesy", "亲 一共有几级", "-亲"),
+    ("latin_words", "就认得apple banana这种单词", "+apple"),
+    ("homophones", "入门级学废多少钱", "+学费"),
+    ("homophones", "退废申请交上去了", "+退费"),
+]
+KEEPS = [
+    ("a_not_a", "不退费的情形有哪些", "退费"),
+    ("question_frames", "想找真人客服怎么弄", "真人客服"),
+    ("glossary_phrases", "学生有学生价吗", "学生价"),
+    ("numeral_nouns", "一起上课可以吗", "上课"),
+    ("resultatives", "上完商务级能保证找到工作吗", "上完"),
+    ("resplit", "有证书吗", "证书"),
+    ("numeral_topics", "一个人能报吗", "报"),
+    ("courtesy", "有外教老师吗", "老师"),
+    ("courtesy", "父亲可以代办吗", "父亲"),
+    ("latin_words", "能用ipad上课吗", "ipad"),
+    ("homophones", "雅思班有吗", "雅思"),
+    ("homophones", "托福课多少钱", "托福"),
+    ("homophones", "学费能分期吗", "分期"),
+]
+
+
+@pytest.mark.parametrize(("rule", "question", "change"), FIXES)
+def test_rule_fixes_its_example(analyzer, rule, question, change):
+    on, off = on_off(analyzer, rule, question)
+    word = change[1:]
+    if change.startswith("+"):
+        assert word in on and word not in off
+    else:
+        assert word not in on and word in off
+
+
+@pytest.mark.parametrize(("rule", "question", "word"), KEEPS)
+def test_rule_does_not_break_its_counter_example(analyzer, rule, question, word):
+    on, off = on_off(analyzer, rule, question)
+    assert word in on and word in off
+
+
+def test_self_description_leaves_out_background_but_not_a_pointing_back_clause(analyzer):
+    assert analyzer().context_words("我闺女测出来是二级，学费得交多少", GLOSSARY) == ("闺女",)
+    assert analyzer(ALL_RULES.without("self_description")).context_words("我闺女测出来是二级，学费得交多少",
+                                                                          GLOSSARY) == ()
+    assert analyzer().context_words("我想分期付款 学费可以这样交吗", GLOSSARY) == ()
+
+
+def test_latin_words_reach_the_glossary_and_unknown_ones_stay_absent(analyzer):
+    terms = {t.text: t for t in analyzer().terms("你们口语课一共分几个level啊 课能先hold住吗", GLOSSARY)}
+    assert terms["level"].forms == ("level", "级") and terms["level"].known
+    assert terms["hold"].forms == ("hold", "保留学籍") and "住" not in terms
+    ipad = {t.text: t for t in analyzer().terms("能用ipad上课吗", GLOSSARY)}["ipad"]
+    assert not ipad.known and ipad.weight > 0.42  # weighs more than the absent-word limit: refused
+    assert not analyzer().in_corpus("pp")  # a Latin word counts only whole (the corpus says App)
+    assert analyzer().in_corpus("app")
+
+
+def test_homophones_only_fold_a_tone_exact_corpus_word_and_never_across_a_known_word():
+    toy = TermAnalyzer.from_chunks(["可以免费转班一次。转班要交手续费。转班以后不能退，手续费不退。"])
+    assert {t.text: t.typed for t in toy.terms("转斑要多少钱")}["转班"] == "转斑"
+    assert "转班" not in [t.text for t in toy.terms("转办要多少钱")]  # zhuan3 ban4: another tone
+    # 手续废 sounds like 手续费, but 手续 is a word the corpus knows: the fold never spans it
+    assert toy.homophone("手续废") == "手续费"
+    assert "手续费" not in [t.text for t in toy.terms("转班手续废多少")]
+    off = TermAnalyzer.from_chunks(["可以免费转班一次。转班要交手续费。转班以后不能退，手续费不退。"],
+                                   rules=ALL_RULES.without("homophones"))
+    assert "转班" not in [t.text for t in off.terms("转斑要多少钱")]
+
+
+def decide(corpus_index, question: str):
+    """The one gate's decision, as the console composes it (calibrated knobs, starter glossary)."""
+    assistant = build_assistant(Settings(), corpus_index, GLOSSARY)
+    return assistant.gate(assistant.retrieve(question)).decision
+
+
+def test_homophone_answer_says_how_it_read_the_word(corpus_index, monkeypatch):
+    monkeypatch.delenv(ENV_NAME, raising=False)
+    decision = decide(corpus_index, "入门级学废多少钱")
+    assert decision.answerable
+    assert "“学废”按读音当作“学费”" in decision.reason
+    monkeypatch.setenv(ENV_NAME, "-homophones")
+    assert not decide(corpus_index, "入门级学废多少钱").answerable
+
+
+@pytest.mark.parametrize("question", ["学费能分期付款吗", "有雅思班吗", "托福课多少钱", "能用ipad上课吗",
+                                      "有外教老师吗"])
+def test_near_misses_stay_refused_with_the_typed_message_rules(corpus_index, monkeypatch, question):
+    monkeypatch.delenv(ENV_NAME, raising=False)
+    assert not decide(corpus_index, question).answerable
+
+
+def test_every_registered_rule_is_a_function_with_its_two_examples():
+    from core.answerability_rules import RULES
+
+    for rule in RULES:
+        doc = rule.function.__doc__ or ""
+        assert "Fixes" in doc and "Must not break" in doc, rule.name
+    assert {rule for rule, *_ in FIXES} | {"self_description"} == set(RULE_NAMES)
+
+
+def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():
+    assert parse_rules("") == parse_rules("all") == ALL_RULES
+    assert parse_rules("-resplit, -a_not_a").disabled == ("a_not_a", "resplit")
+    assert parse_rules("a_not_a,courtesy").enabled == frozenset({"a_not_a", "courtesy"})
+    assert parse_rules("none").enabled == frozenset()
+    with pytest.raises(ConfigError, match="不认识的规则：recut"):  # removed: named as unknown
+        parse_rules("-recut")
+    with pytest.raises(ConfigError, match="不能同时"):
+        parse_rules("-resplit,courtesy")
+    assert active_rules({ENV_NAME: "-homophones"}).disabled == ("homophones",)
+    assert set(RULE_NAMES) >= {"courtesy", "latin_words", "homophones", "resplit", "self_description"}
+
+
+def test_cli_names_an_unknown_rule_instead_of_a_traceback(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("XIAOE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv(ENV_NAME, "-no_such_rule")
+    assert main(["eval"]) == 1
+    err = capsys.readouterr().err
+    assert "不认识的规则：no_such_rule" in err and "Traceback" not in err
