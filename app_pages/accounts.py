@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core import audit
-from core.accounts import ROLES
 from core.errors import XiaoEError
 from core.labels import audit_action_label
+from core.stores import audit
+from core.stores.accounts import ROLES
 from ui.auth import authorize, get_sessions, guard_page
 from ui.escape import md_escape
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.answerability import Decision
+from core.answerability.decision import Decision
+from core.answering.rag import Gate, RAGAnswer, refusal
 from core.assistant import Assistant
+from core.checks.problems import Problem
 from core.errors import InvalidQuestion, ModelError, XiaoEError
-from core.index_store import IndexBundle
 from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
-from core.problems import Problem
-from core.rag import Gate, RAGAnswer, refusal
-from core.review import record_answer
+from core.retrieval.store import IndexBundle
+from core.stores.review import record_answer
 from ui import answer_view as view
 from ui.auth import authorize, guard_page, signed_in_name
 from ui.escape import md_escape

@@ -1,7 +1,7 @@
 """同义词表: search, add, edit, delete, import/export CSV, who changed what; consultants propose, admins approve.
 
-Every change goes through core.glossary_admin, which checks the role; this page only hides
-what the role cannot do. The 影响题数 column comes from core.glossary_impact (the gate's own
+Every change goes through core.stores.glossary_admin, which checks the role; this page only hides
+what the role cannot do. The 影响题数 column comes from core.answerability.glossary_impact (the gate's own
 evaluation on the default labelled set), computed for the entries shown and cached.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.db import open_database
+from core.answerability.glossary import Glossary, GlossaryEntry
+from core.answerability.glossary_impact import glossary_impact
 from core.errors import XiaoEError
-from core.glossary import Glossary, GlossaryEntry
-from core.glossary_admin import GlossaryAdmin
-from core.glossary_impact import glossary_impact
-from core.question_sets import QuestionSetStore
+from core.stores.db import open_database
+from core.stores.glossary_admin import GlossaryAdmin
+from core.stores.question_sets import QuestionSetStore
 from ui.answer_view import md_escape
 from ui.auth import guard_page
 from ui.state import get_index, get_settings

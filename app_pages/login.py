@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.sessions import IDLE_LIMIT, LOCK_DURATION, MAX_FAILURES
+from core.stores.sessions import IDLE_LIMIT, LOCK_DURATION, MAX_FAILURES
 from ui.auth import NOTICE, current_user, sign_in, sso_providers, sso_ready
 from ui.escape import md_escape
 

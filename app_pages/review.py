@@ -11,11 +11,11 @@ from dataclasses import replace
 
 import streamlit as st
 
+from core.checks.grounding import check_grounding
 from core.errors import XiaoEError
-from core.grounding import check_grounding
-from core.review import Filters, ReviewItem, ReviewStore
-from core.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS
-from core.roles import require
+from core.stores.review import Filters, ReviewItem, ReviewStore
+from core.stores.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS
+from core.stores.roles import require
 from ui import review_triage as triage
 from ui.answer_view import md_escape, verdict_frame
 from ui.auth import current_user, signed_in_name

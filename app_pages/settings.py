@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core.answering.provider_info import describe_providers, describe_settings, grader_state
+from core.answering.providers import test_connection
 from core.errors import XiaoEError
-from core.provider_info import describe_providers, describe_settings, grader_state
-from core.providers import test_connection
 from ui.auth import guard_page
 from ui.escape import md_escape
 from ui.state import get_settings

@@ -12,10 +12,10 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
-from core.cited_sentence import best_sentence
+from core.checks.cited_sentence import best_sentence
+from core.checks.references import excerpt
+from core.corpus.loader import read_markdown, split_sections
 from core.errors import XiaoEError
-from core.loader import read_markdown, split_sections
-from core.references import excerpt
 from ui.answer_view import md_escape
 from ui.auth import guard_page
 from ui.corpus_admin import render_admin_panel

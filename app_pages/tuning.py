@@ -2,7 +2,7 @@
 
 Each question is retrieved and ranked once per (set content, corpus, glossary) through the same
 Assistant the Ask page uses (cached); every slider move re-runs the gate itself on the stored
-retrievals (core.evaluation.evaluate_at calls core.gate.decide), so the numbers here are exactly
+retrievals (core.evaluation.evaluate_at calls core.answerability.gate.decide), so the numbers here are exactly
 what the Ask page, `python -m core ask` and `python -m core eval` do at those knobs. Only the
 open tab is drawn.
 """
@@ -15,10 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from core.assistant import Assistant
-from core.db import open_database
-from core.defaults_store import DefaultsStore, effective_settings
 from core.errors import XiaoEError
-from core.evaluation import (
+from core.evaluation.metrics import (
     GOOD_OUTCOMES,
     OUTCOMES,
     SUGGEST_RULE,
@@ -34,11 +32,13 @@ from core.evaluation import (
     sweep,
     what_if,
 )
-from core.glossary_store import GlossaryStore
 from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
-from core.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_catalog
-from core.roles import require
 from core.settings import Settings
+from core.stores.db import open_database
+from core.stores.defaults import DefaultsStore, effective_settings
+from core.stores.glossary import GlossaryStore
+from core.stores.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_catalog
+from core.stores.roles import require
 from ui.auth import authorize, current_user, guard_page
 from ui.escape import md_escape
 from ui.state import get_assistant, get_index, get_review_store, get_settings

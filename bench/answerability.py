@@ -3,9 +3,9 @@
 Run from the repository root:  .venv/bin/python bench/answerability.py [--skip-student] [--skip-cmrc]
     [--calibrate] [--rules=-homophones,-courtesy] [--ablation]
 Prints markdown tables. `--rules` switches term rules off as XIAOE_ANSWERABILITY_RULES does;
-`--ablation` prints one row per term rule of core.answerability_rules.RULES switched off in turn
+`--ablation` prints one row per term rule of core.answerability.rules.RULES switched off in turn
 (development sets, v6+v7, v8) and stops. Every number comes from the same Assistant and gate as the console
-(core.assistant, core.gate) with the shipped starter glossary. `--calibrate` prints what
+(core.assistant, core.answerability.gate) with the shipped starter glossary. `--calibrate` prints what
 `python -m core calibrate` would write (the rule in core/evaluation.py, on the development sets
 only) and stops; `--skip-student` leaves out the held-out student sets (v6, v7, v8), which must not
 be looked at while tuning. CMRC 2018 data is read from ../shared via bench/cmrc.py (CC BY-SA 4.0,
@@ -20,10 +20,10 @@ import sys
 from dataclasses import replace
 
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, run
-from core.answerability_rules import ENV_NAME, RULES, RuleSet, parse_rules
+from core.answerability.rules import ENV_NAME, RULES, RuleSet, parse_rules
 from core.assistant import build_assistant
-from core.calibration import run_calibration
-from core.evaluation import (
+from core.evaluation.calibration import run_calibration
+from core.evaluation.metrics import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
     FALSE_ANSWER,
@@ -32,8 +32,8 @@ from core.evaluation import (
     WRONG_SOURCE,
     Metrics,
 )
-from core.index import build_index
 from core.knobs import LABELS
+from core.retrieval.index import build_index
 from core.settings import THRESHOLD_ONLY_MIN_SCORE, Settings
 
 
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-student", action="store_true",
                         help="leave out the held-out student sets (use while tuning)")
     parser.add_argument("--calibrate", action="store_true", help="apply the calibration rule and stop")
-    parser.add_argument("--rules", help="term rules to switch off (--rules=-homophones) or to keep (core.answerability_rules)")
+    parser.add_argument("--rules", help="term rules to switch off (--rules=-homophones) or to keep (core.answerability.rules)")
     parser.add_argument("--ablation", action="store_true", help="each term rule off in turn: print the table and stop")
     args = parser.parse_args(argv)
     if args.rules is not None:

@@ -140,7 +140,7 @@ def child_huge(root: Path, chunks: int, queries: int) -> dict:
     sys.path.insert(0, str(root))
     from bench.console_speed import synthetic_corpus
     from core.assistant import build_assistant
-    from core.index_store import load_or_build
+    from core.retrieval.store import load_or_build
     from core.settings import Settings
 
     with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as corpus:

@@ -31,14 +31,14 @@ if str(ROOT) not in sys.path:
 
 from langchain_core.documents import Document  # noqa: E402
 
-from core.grounding import (  # noqa: E402
+from core.checks.grounding import (  # noqa: E402
     BAD_ARITHMETIC,
     QUESTION_MISMATCH,
     UNCITED_CLAIM,
     UNSUPPORTED_NUMBER,
     check_grounding,
 )
-from core.loader import load_documents  # noqa: E402
+from core.corpus.loader import load_documents  # noqa: E402
 
 CASES_CSV = ROOT / "tests" / "data" / "grounding_answers.csv"
 QUESTION_CASES_CSV = ROOT / "tests" / "data" / "grounding_question_cases.csv"
@@ -104,7 +104,7 @@ def score_table(cases: list[Case]) -> list[tuple[str, int, int, int, str, str]]:
 def offline_sweep(chunks: list[Document]) -> tuple[int, int, float]:
     """(answers checked, answers flagged, slowest check in ms) for the offline answerer."""
     from core.assistant import answer
-    from core.index import build_index
+    from core.retrieval.index import build_index
 
     index = build_index(chunks)
     checked = flagged = 0

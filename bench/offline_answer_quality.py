@@ -1,6 +1,6 @@
 """How often does the offline answer itself state the labelled fact, and how much of it is filler?
 
-Bigrams alone vs bigrams + keywords (the answerer as core.rag calls it).
+Bigrams alone vs bigrams + keywords (the answerer as core.answering.rag calls it).
 
 Run from the repository root:  .venv/bin/python -m bench.offline_answer_quality
 
@@ -18,13 +18,13 @@ from __future__ import annotations
 import statistics
 
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, run
-from core.evaluation import CORRECT_ANSWER
-from core.figures import extract_figures
-from core.grounding import split_sentences
-from core.llm import RELATIVE_CUTOFF, compose_answer
-from core.question_set_format import holds_key_phrase
-from core.terms import Term, credit
-from core.text import normalize
+from core.answerability.terms import Term, credit
+from core.answering.offline import RELATIVE_CUTOFF, compose_answer
+from core.checks.figures import extract_figures
+from core.checks.grounding import split_sentences
+from core.corpus.text import normalize
+from core.evaluation.metrics import CORRECT_ANSWER
+from core.evaluation.set_format import holds_key_phrase
 
 BIGRAM_ONLY_CUTOFF = 0.25  # the answerer's cutoff before it read the decision's terms
 
@@ -64,7 +64,7 @@ def compare(evaluated, evaluation) -> dict[str, list[Row]]:
 def main() -> int:
     assistant = bench_assistant()
     print(f"# 离线回答是否说出了事实（{assistant.knobs.describe()}，初始同义词表；只看判断正确回答的题）\n")
-    print("| 题集 | 题数 | 只看二元组：含事实 | 平均字数 | 加上关键词（core.rag 的用法）：含事实 | 平均字数 | 平均句数 | 无关句占比 |")
+    print("| 题集 | 题数 | 只看二元组：含事实 | 平均字数 | 加上关键词（core.answering.rag 的用法）：含事实 | 平均字数 | 平均句数 | 无关句占比 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     total: dict[str, list[Row]] = {"bigrams": [], "keywords": []}
     for _label, file in (*HELDOUT_SETS, *DEV_STUDENT_SETS, *CALIBRATION_SETS):

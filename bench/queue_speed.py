@@ -19,11 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import update  # noqa: E402
 
-from core.db import Database  # noqa: E402
-from core.problems import Problem  # noqa: E402
-from core.rag import Hit, RAGAnswer  # noqa: E402
-from core.review import Filters, ReviewStore  # noqa: E402
-from core.review_schema import review_items  # noqa: E402
+from core.answering.rag import Hit, RAGAnswer  # noqa: E402
+from core.checks.problems import Problem  # noqa: E402
+from core.stores.db import Database  # noqa: E402
+from core.stores.review import Filters, ReviewStore  # noqa: E402
+from core.stores.review_schema import review_items  # noqa: E402
 
 TOPICS = ["退费规则", "转班手续", "口语课分级", "课时安排", "优惠活动", "请假补课", "外教资质", "教材费用",
           "试听课", "续费折扣"]

@@ -4,7 +4,7 @@ Run from the repository root:  .venv/bin/python bench/retrieval_quality.py
 
 CMRC protocol (../shared/bench/cmrc2018-dev/LICENSE.md): index whole passages; hit@1/3/5 and
 MRR@10 on the full index; ROC AUC of the top-1 score, answerable vs held-out, on the index
-without the held-out 20%. Ranks come from `core.index.top_k` (stable tie-break), as in the
+without the held-out 20%. Ranks come from `core.retrieval.index.top_k` (stable tie-break), as in the
 product. The seed and the previous default (TF-IDF cosine) read chunk text only, as they did;
 the default also reads each chunk's section heading (CMRC passages have none).
 
@@ -32,10 +32,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from bench.cmrc import ATTRIBUTION, load_cmrc  # noqa: E402
-from core.embeddings import HashingEmbeddings  # noqa: E402
-from core.index import DenseRetriever, LexicalRetriever, Retriever, build_index, top_k  # noqa: E402
-from core.loader import load_documents  # noqa: E402
-from core.text import normalize  # noqa: E402
+from core.corpus.loader import load_documents  # noqa: E402
+from core.corpus.text import normalize  # noqa: E402
+from core.retrieval.embeddings import HashingEmbeddings  # noqa: E402
+from core.retrieval.index import DenseRetriever, LexicalRetriever, Retriever, build_index, top_k  # noqa: E402
 
 CALIBRATION = ROOT / "tests/data/calibration.csv"
 REFUSE = "应拒答"

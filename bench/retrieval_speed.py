@@ -36,9 +36,9 @@ from langchain_core.documents import Document  # noqa: E402
 
 from bench.cmrc import ATTRIBUTION, load_cmrc  # noqa: E402
 from bench.seed_baseline import build_store, loop_search  # noqa: E402
-from core.index import build_index, search_with_score, top_k  # noqa: E402
-from core.index_store import load_index, save_index  # noqa: E402
-from core.loader import make_splitter, split_text  # noqa: E402
+from core.corpus.loader import make_splitter, split_text  # noqa: E402
+from core.retrieval.index import build_index, search_with_score, top_k  # noqa: E402
+from core.retrieval.store import load_index, save_index  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 QUESTIONS = 200

@@ -29,11 +29,11 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from core.accounts import AccountStore  # noqa: E402
-from core.db import Database  # noqa: E402
 from core.errors import AuthError, ModelError  # noqa: E402
-from core.sessions import MAX_FAILURES, AccountLocked, SessionStore  # noqa: E402
 from core.settings import Settings  # noqa: E402
+from core.stores.accounts import AccountStore  # noqa: E402
+from core.stores.db import Database  # noqa: E402
+from core.stores.sessions import MAX_FAILURES, AccountLocked, SessionStore  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 from tests.security.helpers import CountingHasher  # noqa: E402
 

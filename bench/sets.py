@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from core.answerability.glossary import load_starter
 from core.assistant import Assistant, build_assistant
-from core.evaluation import EvaluatedSet, Evaluation, evaluate_at, evaluate_set
-from core.glossary import load_starter
-from core.index_store import IndexBundle, load_or_build
+from core.evaluation.metrics import EvaluatedSet, Evaluation, evaluate_at, evaluate_set
+from core.evaluation.set_format import LabelledQuestion, read_question_file
 from core.knobs import Knobs
-from core.question_set_format import LabelledQuestion, read_question_file
+from core.retrieval.store import IndexBundle, load_or_build
 from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,7 +31,7 @@ MOVE_BUDGET_MS = 100.0
 
 
 def perturbed_set(size: int = SET_SIZE):
-    from core.question_sets import LabelledQuestion, QuestionSet, load_default_set
+    from core.stores.question_sets import LabelledQuestion, QuestionSet, load_default_set
 
     base = load_default_set().questions
     combos = [(q, p, s) for q in base for p in PREFIXES for s in SUFFIXES]
@@ -54,7 +54,7 @@ def timed(fn, repeat: int) -> list[float]:
 
 def main() -> int:
     from bench.sets import bench_assistant
-    from core.evaluation import evaluate_at, evaluate_set, sweep, what_if
+    from core.evaluation.metrics import evaluate_at, evaluate_set, sweep, what_if
 
     assistant = bench_assistant()
     qset = perturbed_set()
@@ -114,9 +114,9 @@ def apptest_slider_ms(qset, tab: str) -> list[tuple[float, float]]:
     from streamlit.runtime.scriptrunner import script_runner
     from streamlit.testing.v1 import AppTest
 
-    from core.db import Database
-    from core.question_sets import QuestionSetStore
     from core.settings import Settings
+    from core.stores.db import Database
+    from core.stores.question_sets import QuestionSetStore
 
     runs: list[tuple[float, float]] = []
     original = script_runner.ScriptRunner._run_script_thread

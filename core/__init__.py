@@ -12,10 +12,10 @@ import importlib
 
 _PUBLIC = {
     "Assistant": "core.assistant", "build_assistant": "core.assistant", "open_assistant": "core.assistant",
-    "answer": "core.assistant", "load_documents": "core.loader", "build_index": "core.index",
-    "search_with_score": "core.index", "check_refs": "core.references", "check_grounding": "core.grounding",
-    "Knobs": "core.knobs", "Settings": "core.settings", "RAGAnswer": "core.rag", "Hit": "core.rag",
-    "evaluate_set": "core.evaluation", "evaluate_at": "core.evaluation",
+    "answer": "core.assistant", "load_documents": "core.corpus.loader", "build_index": "core.retrieval.index",
+    "search_with_score": "core.retrieval.index", "check_refs": "core.checks.references", "check_grounding": "core.checks.grounding",
+    "Knobs": "core.knobs", "Settings": "core.settings", "RAGAnswer": "core.answering.rag", "Hit": "core.answering.rag",
+    "evaluate_set": "core.evaluation.metrics", "evaluate_at": "core.evaluation.metrics",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -1,12 +1,12 @@
 """The one composition of 小E: settings + saved defaults + glossary + index + chat model → retrieve,
-gate, grade (the uncertain band only, core.grader), answer, check.
+gate, grade (the uncertain band only, core.answering.grader), answer, check.
 
 Every caller goes through an `Assistant`: the Ask page, `python -m core ask/demo/eval`, batch runs,
 the tuning page, the glossary page's impact counts and every bench script. Nothing else wires the
 steps together, so what the tuning page predicts is what the Ask page does. The steps themselves
-live in their own modules (core.rag retrieval and checks, core.answerability ranking and judging,
-core.gate the decision, core.grader the model's verdict on the uncertain band, core.llm /
-core.providers the models); this module only composes them.
+live in their own modules (core.answering.rag retrieval and checks, core.answerability.decision ranking and judging,
+core.answerability.gate the decision, core.answering.grader the model's verdict on the uncertain band, core.answering.offline /
+core.answering.providers the models); this module only composes them.
 It opens no database itself except through `open_assistant`, which reads the saved defaults and
 the glossary from their stores.
 """
@@ -18,17 +18,17 @@ from dataclasses import dataclass, replace
 
 from langchain_core.language_models import BaseChatModel
 
-from core.answerability import analyzer_for, prefix_measures, rank
-from core.gate import Retrieval, decide
-from core.glossary import Glossary, expand_query, load_starter
-from core.grader import apply_grade, grade, in_band
-from core.index import SearchIndex
-from core.index_store import IndexBundle
+from core.answerability.decision import analyzer_for, prefix_measures, rank
+from core.answerability.gate import Retrieval, decide
+from core.answerability.glossary import Glossary, expand_query, load_starter
+from core.answerability.terms import TermAnalyzer
+from core.answering.grader import apply_grade, grade, in_band
+from core.answering.offline import OfflineAnswerer
+from core.answering.rag import Gate, RAGAnswer, finish, refusal, retrieve, stream_text, validate_question
 from core.knobs import MAX_TOP_K, Knobs
-from core.llm import OfflineAnswerer
-from core.rag import Gate, RAGAnswer, finish, refusal, retrieve, stream_text, validate_question
+from core.retrieval.index import SearchIndex
+from core.retrieval.store import IndexBundle
 from core.settings import Settings
-from core.terms import TermAnalyzer
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +74,7 @@ class Assistant:
         return self.settings.grader == "band" and not self.offline
 
     def grade(self, gate: Gate) -> Gate:
-        """The gate after the grader (core.grader): a question the gate refused narrowly (the uncertain
+        """The gate after the grader (core.answering.grader): a question the gate refused narrowly (the uncertain
         band) goes to the chat model once; a valid "yes" answers, anything else refuses with the verdict
         as the reason. Every other gate is returned as it is, without a model call."""
         if not self.grades or not in_band(gate, self.settings.grader_band):
@@ -120,10 +120,10 @@ def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
     """Load everything `settings` names: the saved defaults, the index, the consultants' glossary
     from the database and (with `with_model`) the configured chat model; the offline answerer
     when none is configured."""
-    from core.defaults_store import effective_settings
-    from core.glossary_store import GlossaryStore
-    from core.index_store import load_or_build
-    from core.providers import make_chat_model
+    from core.answering.providers import make_chat_model
+    from core.retrieval.store import load_or_build
+    from core.stores.defaults import effective_settings
+    from core.stores.glossary import GlossaryStore
 
     settings = effective_settings(settings)
     bundle = load_or_build(settings)

@@ -6,7 +6,7 @@ decision: the minimum keyword coverage of the passing chunks and the maximum wei
 word the corpus never uses. Their shipped values are written by the calibration command
 (`python -m core calibrate --write`) into core/data/calibration.json; nothing copies them by hand.
 A saved default (tuning page) and environment variables override them (core.settings).
-This module does not decide anything itself: core.gate does.
+This module does not decide anything itself: core.answerability.gate does.
 """
 
 from __future__ import annotations

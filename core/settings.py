@@ -2,7 +2,7 @@
 
 The gate's knobs default to the calibrated values in core/data/calibration.json (core.knobs);
 XIAOE_* variables override them, and a default saved from the tuning page (database) takes
-precedence over both at run time (core.defaults_store.effective_settings).
+precedence over both at run time (core.stores.defaults.effective_settings).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from core.errors import ConfigError
 from core.knobs import MAX_TOP_K, Knobs, calibration
 
 if TYPE_CHECKING:
-    from core.grader import Band
+    from core.answering.grader import Band
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +34,7 @@ DEFAULT_MAX_UNKNOWN_WEIGHT = _CALIBRATION.knobs.max_unknown_weight
 THRESHOLD_ONLY_MIN_SCORE = _CALIBRATION.threshold_only
 DEFAULT_TOP_K = _CALIBRATION.knobs.k
 MAX_QUESTION_CHARS = 2000
-# The grader's band (core.grader, docs/grader.md): how far below the coverage floor a question may
+# The grader's band (core.answering.grader, docs/grader.md): how far below the coverage floor a question may
 # fall, and how heavy its heaviest corpus-absent word may be, and still go to the model. Chosen by
 # reasoning, not measured: no real model is available to the project's tests.
 GRADER_BAND_COVERAGE = 0.25
@@ -67,7 +67,7 @@ class Settings:
     embed_api_key: str = field(default="", repr=False)
     answerability: str = "on"  # "off": refuse on the per-chunk threshold alone, as the seed did
     auth: str = "on"  # "off" only for a local single-user demo or tests: no login gate
-    grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.grader)
+    grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.answering.grader)
     grader_band_coverage: float = GRADER_BAND_COVERAGE
     grader_band_unknown: float = GRADER_BAND_UNKNOWN
 
@@ -107,8 +107,8 @@ class Settings:
 
     @property
     def grader_band(self) -> Band:
-        """The grader's uncertain band (core.grader.in_band)."""
-        from core.grader import Band
+        """The grader's uncertain band (core.answering.grader.in_band)."""
+        from core.answering.grader import Band
 
         return Band(coverage_margin=self.grader_band_coverage, unknown_limit=self.grader_band_unknown)
 

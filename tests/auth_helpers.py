@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 
-from core.accounts import AccountStore
-from core.db import Database
+from core.stores.accounts import AccountStore
+from core.stores.db import Database
 
 T0 = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)
 PASSWORD = "correct horse 42"

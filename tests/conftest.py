@@ -11,8 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.index import build_index  # noqa: E402
-from core.loader import load_documents  # noqa: E402
+from core.corpus.loader import load_documents  # noqa: E402
+from core.retrieval.index import build_index  # noqa: E402
 from tests.db_engines import (  # noqa: E402, F401 - the dual-engine fixtures, shared by every store test
     database_engine,
     database_url,

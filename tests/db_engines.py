@@ -98,7 +98,7 @@ def _postgresql_url(server: Engine) -> Iterator[str]:
     try:
         yield rendered
     finally:
-        from core import db as core_db
+        from core.stores import db as core_db
 
         cached = core_db._databases.pop(rendered, None)
         if cached is not None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from core.accounts import AccountStore
-from core.audit import ensure
-from core.corpus_admin import CorpusAdmin
-from core.db import Database
-from core.defaults_store import DefaultsStore
 from core.errors import StoreError
-from core.glossary_store import GlossaryStore
-from core.question_sets import QuestionSetStore
-from core.review import ReviewStore
-from core.sessions import SessionStore
+from core.stores.accounts import AccountStore
+from core.stores.audit import ensure
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.db import Database
+from core.stores.defaults import DefaultsStore
+from core.stores.glossary import GlossaryStore
+from core.stores.question_sets import QuestionSetStore
+from core.stores.review import ReviewStore
+from core.stores.sessions import SessionStore
 
 
 def open_every_store(url: str) -> str:

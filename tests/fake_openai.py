@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from core.embeddings import HashingEmbeddings
+from core.retrieval.embeddings import HashingEmbeddings
 
 EMBED_DIM = 64
 GARBAGE = b"<html><body>502 Bad Gateway from some proxy</body></html>"

@@ -6,9 +6,9 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import text
 
-from core import audit
-from core.accounts import AccountError, AccountStore
-from core.db import Database
+from core.stores import audit
+from core.stores.accounts import AccountError, AccountStore
+from core.stores.db import Database
 from tests.auth_helpers import FAST_HASHER, PASSWORD, Clock, add_staff, make_accounts
 
 

@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 from langchain_core.documents import Document
 
-from core.answerability import analyzer_for, assess, credit
+from core.answerability.decision import analyzer_for, assess, credit
+from core.answerability.glossary import Glossary, GlossaryEntry, load_starter
+from core.answerability.terms import Term, TermAnalyzer
+from core.answering.offline import ScriptedChatModel
+from core.answering.rag import Hit, retrieve
 from core.assistant import build_assistant
-from core.evaluation import (
+from core.evaluation.metrics import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
     FALSE_ANSWER,
@@ -23,15 +27,11 @@ from core.evaluation import (
     evaluate_at,
     evaluate_set,
 )
-from core.glossary import Glossary, GlossaryEntry, load_starter
-from core.index import build_index
+from core.evaluation.misses import explain_misses
+from core.evaluation.set_format import LabelledQuestion
 from core.knobs import Knobs, calibrated
-from core.llm import ScriptedChatModel
-from core.misses import explain_misses
-from core.question_set_format import LabelledQuestion
-from core.rag import Hit, retrieve
+from core.retrieval.index import build_index
 from core.settings import REFUSAL_TEXT, Settings
-from core.terms import Term, TermAnalyzer
 
 ROOT = Path(__file__).resolve().parent.parent
 FEES = Document(page_content="入门级学费 3600 元。开课后可以免费转班一次，第二次转班收 100 元。",
@@ -260,9 +260,9 @@ _DETERMINISM_SCRIPT = """
 import json, sys
 sys.path.insert(0, {root!r})
 from core.assistant import build_assistant
-from core.glossary import load_starter
-from core.loader import load_documents
-from core.index import build_index
+from core.answerability.glossary import load_starter
+from core.corpus.loader import load_documents
+from core.retrieval.index import build_index
 from core.settings import Settings
 assistant = build_assistant(Settings(), build_index(load_documents({corpus!r})), load_starter())
 out = []
@@ -320,7 +320,7 @@ def test_credit_grades_how_much_of_a_word_is_present(word, forms, known, text, e
 
 
 def test_credit_grades_only_for_the_offline_answerer():
-    # the offline answerer (core.extractive) still grades: one character inserted, or a share of the pairs
+    # the offline answerer (core.answering.extractive) still grades: one character inserted, or a share of the pairs
     assert credit(term("每级"), ["每一级都是16课时"], graded=True) == pytest.approx(2 / 3)
     assert credit(term("口语课"), ["口语班每班8人"], graded=True) == pytest.approx(1 / 2)
     assert credit(term("口语课", known=False), ["口语班每班8人"], graded=True) == 0.0
@@ -349,10 +349,11 @@ def test_terms_recut_glued_tokens(corpus_index, question, expected):
 
 
 def test_analyzer_vocabulary_is_cached_on_disk_by_fingerprint(tmp_path, monkeypatch):
-    from core import term_lexicon, terms
-    from core.answerability import analyzer_for
-    from core.index import build_index
-    from core.loader import load_documents
+    from core.answerability import lexicon as term_lexicon
+    from core.answerability import terms
+    from core.answerability.decision import analyzer_for
+    from core.corpus.loader import load_documents
+    from core.retrieval.index import build_index
     from tests.conftest import CORPUS
 
     index = build_index(load_documents(CORPUS), fingerprint="fp-test")
@@ -365,8 +366,8 @@ def test_analyzer_vocabulary_is_cached_on_disk_by_fingerprint(tmp_path, monkeypa
 
 
 def test_analyzer_damaged_vocabulary_cache_is_recomputed(tmp_path):
-    from core.term_lexicon import corpus_vocabulary
-    from core.terms import TermAnalyzer
+    from core.answerability.lexicon import corpus_vocabulary
+    from core.answerability.terms import TermAnalyzer
 
     path = tmp_path / "vocabulary-x.json"
     path.write_text("{not json", encoding="utf-8")
@@ -384,7 +385,7 @@ def test_holds_fact_accepts_any_listed_wording(toy_index):
 
 
 def test_reranker_puts_the_chunk_holding_the_specific_word_first(toy_index):
-    from core.answerability import make_reranker
+    from core.answerability.decision import make_reranker
     rerank = make_reranker(toy_index, PRICE)
     # LEAVE scores a little higher but holds none of the question's words; FEES holds 学费 (via 价格)
     hits = (hit(LEAVE, 0.30, 1), hit(FEES, 0.25, 2))
@@ -398,7 +399,7 @@ def test_reranker_puts_the_chunk_holding_the_specific_word_first(toy_index):
 
 
 def test_reranker_keeps_retrieval_order_on_ties_and_without_content_words(toy_index):
-    from core.answerability import make_reranker
+    from core.answerability.decision import make_reranker
     rerank = make_reranker(toy_index)
     same = (hit(LEAVE, 0.2, 1), hit(FEES, 0.2, 2))
     assert [h.source for h in rerank("可以吗", same)] == ["b.md", "a.md"]

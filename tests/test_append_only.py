@@ -10,16 +10,16 @@ from sqlalchemy import Table, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from core import audit
-from core.corpus_admin import NEW_FILE, CorpusAdmin, corpus_versions
-from core.db import Database
-from core.defaults_store import DefaultsStore, default_changes
 from core.errors import StoreError
-from core.glossary_store import GlossaryStore, glossary_changes
-from core.review import ReviewStore
-from core.review_schema import review_events
-from core.roles import User
 from core.settings import Settings
+from core.stores import audit
+from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, corpus_versions
+from core.stores.db import Database
+from core.stores.defaults import DefaultsStore, default_changes
+from core.stores.glossary import GlossaryStore, glossary_changes
+from core.stores.review import ReviewStore
+from core.stores.review_schema import review_events
+from core.stores.roles import User
 from tests.test_review import answer
 
 FORGED = "伪造的复核人"

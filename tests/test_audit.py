@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core import audit
-from core.db import Database
 from core.errors import StoreError
+from core.stores import audit
+from core.stores.db import Database
 from tests.auth_helpers import T0, Clock
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core import audit
-from core.db import Database
+from core.stores import audit
+from core.stores.db import Database
 
 
 def test_audit_login_summary_is_one_line_per_person(tmp_path):

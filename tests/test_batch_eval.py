@@ -1,16 +1,16 @@
-"""core.batch_eval: one question through the Assistant, judged, and queued in lane 批量评测 when wrong."""
+"""core.evaluation.batch: one question through the Assistant, judged, and queued in lane 批量评测 when wrong."""
 
 from __future__ import annotations
 
 import pytest
 
 from core.assistant import build_assistant
-from core.batch_eval import answer_outcome, rows_to_csv, run_one
-from core.db import Database
-from core.index_store import load_or_build
-from core.question_sets import LabelledQuestion
-from core.review import Filters, ReviewStore
+from core.evaluation.batch import answer_outcome, rows_to_csv, run_one
+from core.retrieval.store import load_or_build
 from core.settings import Settings
+from core.stores.db import Database
+from core.stores.question_sets import LabelledQuestion
+from core.stores.review import Filters, ReviewStore
 
 REFUND = "保留学籍最长多久？"
 
@@ -70,7 +70,7 @@ def test_rows_to_csv_has_a_bom_and_chinese_header(assistant):
 
 
 def test_run_one_uses_the_assistants_model(assistant, queue):
-    from core.llm import ScriptedChatModel
+    from core.answering.offline import ScriptedChatModel
 
     model = ScriptedChatModel(responses=["保留学籍最长 6 个月[1]。"])
     row = run_one(LabelledQuestion(REFUND, "02-退费与转班制度.md"), assistant.with_model(model),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.cited_sentence import best_sentence, bigrams, claim_before
+from core.checks.cited_sentence import best_sentence, bigrams, claim_before
 
 CHUNK = "开课前可以全额退费。开课 7 天内退费，扣除已上课时费用。超过 7 天不予退费。"
 

@@ -57,9 +57,9 @@ def test_cli_demo_shows_refusal_and_fabricated_citation(isolated_env, capsys):
 
 
 def queue_items() -> list:
-    from core.db import open_database
-    from core.review import ReviewStore
     from core.settings import Settings
+    from core.stores.db import open_database
+    from core.stores.review import ReviewStore
 
     return list(ReviewStore(open_database(Settings.from_env().db_url)).list().items)
 

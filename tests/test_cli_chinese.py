@@ -9,15 +9,15 @@ import sys
 import openpyxl
 import pytest
 
-from core.accounts import AccountStore
+from core.answering.rag import RAGAnswer
 from core.cli import build_parser, main
-from core.cli_parser import escape_controls, translate_error
-from core.db import open_database
-from core.rag import RAGAnswer
-from core.review import ReviewStore
-from core.sessions import MAX_FAILURES, SessionStore
+from core.cli.parser import escape_controls, translate_error
 from core.settings import Settings
-from core.spreadsheet_cells import neutralise
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
+from core.stores.review import ReviewStore
+from core.stores.sessions import MAX_FAILURES, SessionStore
+from core.stores.spreadsheet_cells import neutralise
 from tests.auth_helpers import FAST_HASHER
 
 # What may stay Latin in a help text: what is typed (commands, flags, codes), formats and names.
@@ -68,7 +68,7 @@ def test_cli_parser_translates_argparse_errors(english, chinese):
 def data(tmp_path, monkeypatch):
     monkeypatch.setenv("XIAOE_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("XIAOE_DATABASE_URL", raising=False)
-    monkeypatch.setattr("core.accounts.PasswordHasher", lambda: FAST_HASHER)
+    monkeypatch.setattr("core.stores.accounts.PasswordHasher", lambda: FAST_HASHER)
     return tmp_path
 
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from core.answerability.glossary import load_starter
 from core.assistant import build_assistant
 from core.cli import main
-from core.db import Database
-from core.defaults_store import DefaultsStore
-from core.evaluation import evaluate_at, evaluate_set
-from core.glossary import load_starter
-from core.glossary_store import GlossaryStore
-from core.index_store import load_or_build
-from core.question_sets import load_default_set
+from core.evaluation.metrics import evaluate_at, evaluate_set
+from core.retrieval.store import load_or_build
 from core.settings import Settings
+from core.stores.db import Database
+from core.stores.defaults import DefaultsStore
+from core.stores.glossary import GlossaryStore
+from core.stores.question_sets import load_default_set
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core import audit
-from core.accounts import AccountStore
 from core.cli import main
-from core.db import open_database
 from core.settings import Settings
+from core.stores import audit
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
 from tests.auth_helpers import FAST_HASHER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +24,7 @@ SECRET = "s3cret-pass-word"
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XIAOE_DATA_DIR", str(tmp_path))
-    monkeypatch.setattr("core.accounts.PasswordHasher", lambda: FAST_HASHER)
+    monkeypatch.setattr("core.stores.accounts.PasswordHasher", lambda: FAST_HASHER)
     return tmp_path
 
 

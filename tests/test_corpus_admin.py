@@ -8,8 +8,12 @@ import shutil
 
 import pytest
 
-from core import audit
-from core.corpus_admin import (
+from core.answering.rag import Hit, RAGAnswer
+from core.errors import AuthError, ConflictError, CorpusError
+from core.retrieval.store import corpus_fingerprint
+from core.settings import Settings
+from core.stores import audit
+from core.stores.corpus_admin import (
     BASELINE_ACTOR,
     NEW_FILE,
     CorpusAdmin,
@@ -17,13 +21,9 @@ from core.corpus_admin import (
     diff_text,
     requeue_stale,
 )
-from core.db import Database
-from core.errors import AuthError, ConflictError, CorpusError
-from core.index_store import corpus_fingerprint
-from core.rag import Hit, RAGAnswer
-from core.review import Filters, ReviewStore
-from core.roles import User
-from core.settings import Settings
+from core.stores.db import Database
+from core.stores.review import Filters, ReviewStore
+from core.stores.roles import User
 from tests.auth_helpers import Clock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

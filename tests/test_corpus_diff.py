@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from core.corpus_admin import CorpusAdmin
-from core.corpus_diff import ADDED, CHANGED, FOLDED, REMOVED, SAME, DiffRow, side_by_side, stale_changes
-from core.db import Database
-from core.rag import Hit
-from core.review_models import ReviewItem
-from core.roles import User
+from core.answering.rag import Hit
+from core.corpus.diff import ADDED, CHANGED, FOLDED, REMOVED, SAME, DiffRow, side_by_side, stale_changes
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.db import Database
+from core.stores.review_models import ReviewItem
+from core.stores.roles import User
 
 ADMIN = User("boss", "王校长", "admin")
 

@@ -6,9 +6,9 @@ import unicodedata
 
 import pytest
 
-from core.corpus_files import decode_markdown, sanitize_filename
+from core.corpus.files import decode_markdown, sanitize_filename
+from core.corpus.loader import MAX_FILE_BYTES
 from core.errors import CorpusError
-from core.loader import MAX_FILE_BYTES
 
 HOSTILE = [
     ("../x.md", "不能包含"),

@@ -9,8 +9,8 @@ import sqlite3
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, insert, select, text
 
-from core.db import Database, Migration, Schema, create_tables
 from core.errors import StoreError
+from core.stores.db import Database, Migration, Schema, create_tables
 from tests.db_race import open_every_store
 
 meta = MetaData()

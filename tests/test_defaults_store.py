@@ -1,4 +1,4 @@
-"""core.defaults_store: saving the four knobs is audited, and effective_settings then applies them everywhere."""
+"""core.stores.defaults: saving the four knobs is audited, and effective_settings then applies them everywhere."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 import pytest
 
 from core.assistant import build_assistant, open_assistant
-from core.db import Database
-from core.defaults_store import DefaultsStore, effective_settings
 from core.errors import ConfigError
-from core.index_store import load_or_build
 from core.knobs import Knobs
+from core.retrieval.store import load_or_build
 from core.settings import Settings
+from core.stores.db import Database
+from core.stores.defaults import DefaultsStore, effective_settings
 
 WHEN = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
 QUESTION = "保留学籍最长多久？"
@@ -106,7 +106,7 @@ def test_the_assistant_uses_the_saved_knobs(db, settings):
 
 
 def test_rows_saved_before_the_decision_knobs_keep_the_configured_ones(db, settings):
-    from core.defaults_store import default_changes
+    from core.stores.defaults import default_changes
 
     DefaultsStore(db)  # brings the schema up to date
     with db.transaction("test") as conn:  # a row as migration 1 wrote it

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from core.dense import CACHE_FILE, CachedEmbeddings, content_key
-from core.embeddings import HashingEmbeddings
+from core.retrieval.dense import CACHE_FILE, CachedEmbeddings, content_key
+from core.retrieval.embeddings import HashingEmbeddings
 
 
 class CountingEmbeddings(Embeddings):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.embeddings import HashingEmbeddings, cosine_similarity
+from core.retrieval.embeddings import HashingEmbeddings, cosine_similarity
 
 
 @pytest.mark.parametrize("dim", [8, 64, 512])

@@ -1,4 +1,4 @@
-"""core.evaluation: outcomes and metrics worked out by hand, the suggestion rule, curves that equal the
+"""core.evaluation.metrics: outcomes and metrics worked out by hand, the suggestion rule, curves that equal the
 gate, and the shipped sets decided identically by `eval` and by `ask`."""
 
 from __future__ import annotations
@@ -6,9 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.answerability import measure
+from core.answerability.decision import measure
+from core.answerability.gate import Retrieval
+from core.answerability.terms import Term
+from core.answering.rag import Hit
 from core.assistant import build_assistant
-from core.evaluation import (
+from core.evaluation.metrics import (
     answered_grid,
     evaluate_at,
     from_retrievals,
@@ -17,12 +20,9 @@ from core.evaluation import (
     sweep,
     what_if,
 )
-from core.gate import Retrieval
 from core.knobs import Knobs
-from core.question_sets import LabelledQuestion
-from core.rag import Hit
 from core.settings import Settings
-from core.terms import Term
+from core.stores.question_sets import LabelledQuestion
 
 F, T = False, True
 
@@ -184,13 +184,13 @@ def test_holds_fact_prefers_the_key_phrase(question, chunk, matches):
 
 def test_retrieval_runs_once_per_question_whatever_the_knobs(corpus_index, monkeypatch):
     import core.assistant as composition
-    from core.rag import retrieve
+    from core.answering.rag import retrieve
 
     calls = []
     monkeypatch.setattr(composition, "retrieve", lambda text, index, k: calls.append(k) or retrieve(text, index, k))
     assistant = build_assistant(Settings(), corpus_index, None)
     qs = (q("一级要上几周", "01-口语课分级说明.md"), q("雅思多少钱", ""))
-    from core.evaluation import evaluate_set
+    from core.evaluation.metrics import evaluate_set
 
     evaluated = evaluate_set(assistant, qs)
     for t in (0.0, 0.1, 0.3):
@@ -204,9 +204,9 @@ def test_retrieval_runs_once_per_question_whatever_the_knobs(corpus_index, monke
 def test_evaluate_at_equals_the_gate_question_by_question(corpus_index, name):
     from pathlib import Path
 
-    from core.evaluation import evaluate_set, outcomes_by_gate
-    from core.glossary import load_starter
-    from core.question_set_format import read_question_file
+    from core.answerability.glossary import load_starter
+    from core.evaluation.metrics import evaluate_set, outcomes_by_gate
+    from core.evaluation.set_format import read_question_file
 
     assistant = build_assistant(Settings(), corpus_index, load_starter())
     evaluated = evaluate_set(assistant, read_question_file(Path(__file__).parent / "data" / name))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from core.db import Database
-from core.glossary import (
+from core.answerability.glossary import (
     STARTER_PATH,
     Glossary,
     GlossaryEntry,
@@ -16,9 +15,10 @@ from core.glossary import (
     read_csv,
     write_csv,
 )
-from core.glossary_store import GlossaryStore
-from core.terms import chunk_text
-from core.text import normalize
+from core.answerability.terms import chunk_text
+from core.corpus.text import normalize
+from core.stores.db import Database
+from core.stores.glossary import GlossaryStore
 
 G = Glossary((GlossaryEntry("学费", "价格"), GlossaryEntry("学费", "多少钱"), GlossaryEntry("保留学籍", "暂停"),
               GlossaryEntry("App", "手机应用")))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.db import Database
+from core.answerability.glossary import Glossary, GlossaryEntry, InvalidGlossary, expand_query
+from core.answerability.glossary_impact import glossary_impact
 from core.errors import AuthError
-from core.glossary import Glossary, GlossaryEntry, InvalidGlossary, expand_query
-from core.glossary_admin import GlossaryAdmin
-from core.glossary_impact import glossary_impact
-from core.question_set_format import LabelledQuestion
-from core.roles import User
+from core.evaluation.set_format import LabelledQuestion
 from core.settings import Settings
+from core.stores.db import Database
+from core.stores.glossary_admin import GlossaryAdmin
+from core.stores.roles import User
 
 ADMIN = User("boss", "王校长", "admin")
 CONSULTANT = User("amy", "顾问 Amy", "consultant")

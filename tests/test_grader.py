@@ -7,14 +7,14 @@ import json
 
 import pytest
 
+from core.answerability.glossary import load_starter
+from core.answering.grader import BadVerdict, Band, in_band, parse_verdict, verdict
+from core.answering.providers import make_chat_model
 from core.assistant import build_assistant
-from core.db import open_database
 from core.errors import ConfigError
-from core.glossary import load_starter
-from core.grader import BadVerdict, Band, in_band, parse_verdict, verdict
-from core.providers import make_chat_model
-from core.review import Filters, ReviewStore, record_answer
 from core.settings import REFUSAL_TEXT, Settings
+from core.stores.db import open_database
+from core.stores.review import Filters, ReviewStore, record_answer
 
 BAND_Q = "周末有人工客服吗"  # the gate refuses it narrowly: coverage below the floor, within the band
 CLEAR_ANSWER = "启明英语的口语课一共有几级？"

@@ -10,9 +10,9 @@ import pytest
 from langchain_core.documents import Document
 
 from bench.grounding_quality import CASES_CSV, load_cases, predicted_codes, select_chunk
-from core.arithmetic import find_equations
-from core.figures import extract_figures, parse_chinese_numeral
-from core.grounding import (
+from core.checks.arithmetic import find_equations
+from core.checks.figures import extract_figures, parse_chinese_numeral
+from core.checks.grounding import (
     BAD_ARITHMETIC,
     UNCITED_CLAIM,
     UNSUPPORTED_NUMBER,
@@ -20,7 +20,7 @@ from core.grounding import (
     cited_numbers,
     split_sentences,
 )
-from core.loader import load_documents
+from core.corpus.loader import load_documents
 from core.settings import REFUSAL_TEXT
 
 ROOT = Path(__file__).resolve().parent.parent

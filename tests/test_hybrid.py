@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from core import answer
-from core.embeddings import HashingEmbeddings
 from core.errors import ConfigError, ModelError
-from core.hybrid import HybridRetriever, build_index_for, model_key
-from core.index import search_with_score
+from core.retrieval.embeddings import HashingEmbeddings
+from core.retrieval.hybrid import HybridRetriever, build_index_for, model_key
+from core.retrieval.index import search_with_score
 from core.settings import Settings
 
 EMBED_KEY = "sk-embed-9876543210fedcbaSECRET"

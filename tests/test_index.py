@@ -14,8 +14,9 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from core.embeddings import HashingEmbeddings
-from core.index import (
+from core.corpus.text import key_term, ngram_keys, ngrams, query_segments, segments, term_key
+from core.retrieval.embeddings import HashingEmbeddings
+from core.retrieval.index import (
     DenseRetriever,
     LexicalRetriever,
     build_index,
@@ -23,7 +24,6 @@ from core.index import (
     search_with_score,
     top_k,
 )
-from core.text import key_term, ngram_keys, ngrams, query_segments, segments, term_key
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ["启明英语的口语课一共有几级？", "退费怎么计算？", "你们的雅思保过班多少钱？", "转班", "？？"]
@@ -237,9 +237,9 @@ def test_top_k_with_all_zero_scores_is_insertion_order():
 
 SCRIPT = """
 import json, sys
-from core.embeddings import HashingEmbeddings
-from core.index import build_index, search_with_score
-from core.loader import load_documents
+from core.retrieval.embeddings import HashingEmbeddings
+from core.retrieval.index import build_index, search_with_score
+from core.corpus.loader import load_documents
 chunks = load_documents("corpus")
 out = {}
 for name, emb in (("lexical", None), ("dense", HashingEmbeddings())):

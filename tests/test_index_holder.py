@@ -7,12 +7,12 @@ import threading
 
 import pytest
 
-from core.corpus_admin import CorpusAdmin
-from core.db import open_database
-from core.index import search_with_score
-from core.index_holder import IndexHolder
-from core.roles import User
+from core.retrieval.holder import IndexHolder
+from core.retrieval.index import search_with_score
 from core.settings import Settings
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.db import open_database
+from core.stores.roles import User
 from tests.conftest import CORPUS
 
 ADMIN = User("boss", "王校长", "admin")

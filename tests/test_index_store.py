@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import core.index_store as store
+import core.retrieval.store as store
 from core.cli import main as cli_main
 from core.errors import CorpusError
-from core.index import build_index, search_with_score
-from core.index_store import (
+from core.retrieval.index import build_index, search_with_score
+from core.retrieval.store import (
     LazyChunks,
     corpus_fingerprint,
     index_path,
@@ -77,7 +77,7 @@ def test_load_rejects_another_fingerprint(tmp_path, corpus_chunks):
 
 
 def test_save_refuses_a_dense_index(tmp_path, corpus_chunks):
-    from core.embeddings import HashingEmbeddings
+    from core.retrieval.embeddings import HashingEmbeddings
 
     with pytest.raises(TypeError, match="DenseRetriever"):
         save_index(build_index(corpus_chunks, HashingEmbeddings()), tmp_path / "d.npz")

@@ -7,13 +7,13 @@ import re
 import pytest
 
 from core import answer
-from core.extractive import APPLY_TEXT
-from core.llm import OfflineAnswerer, ScriptedChatModel, compose_answer
-from core.prompts import build_messages, parse_human_message
-from core.rag import retrieve
+from core.answerability.terms import Term
+from core.answering.extractive import APPLY_TEXT
+from core.answering.offline import OfflineAnswerer, ScriptedChatModel, compose_answer
+from core.answering.prompts import build_messages, parse_human_message
+from core.answering.rag import retrieve
+from core.corpus.text import normalize
 from core.settings import REFUSAL_TEXT
-from core.terms import Term
-from core.text import normalize
 
 
 def _refs(corpus_index, question, k=3):

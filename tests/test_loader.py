@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.corpus.loader import load_corpus, load_documents, make_splitter, split_sections, split_text
 from core.errors import CorpusError
-from core.loader import load_corpus, load_documents, make_splitter, split_sections, split_text
 
 SAMPLE = "# 标题\n\n导语一句。\n\n## 一、第一节\n\n第一节正文。\n\n## 二、第二节\n第二节正文，有逗号。\n"
 

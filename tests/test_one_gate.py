@@ -10,10 +10,10 @@ import pytest
 
 from core.assistant import open_assistant
 from core.cli import main
+from core.evaluation.set_format import read_question_file
 from core.knobs import Knobs
-from core.question_set_format import read_question_file
-from core.question_sets import DEFAULT_SET_PATH
 from core.settings import Settings
+from core.stores.question_sets import DEFAULT_SET_PATH
 
 DATA = Path(__file__).resolve().parent / "data"
 SETS = sorted(p for p in DATA.glob("*.csv") if p.name.startswith(("student_", "calibration"))) + [DEFAULT_SET_PATH]
@@ -66,7 +66,7 @@ def test_a_bad_knob_flag_names_the_flag(isolated_env, capsys):
 @pytest.mark.parametrize("name", ["calibration.csv", "calibration_spoken.csv"])
 def test_the_threshold_slider_changes_decisions_within_the_calibration_range(isolated_env, name):
     """From the default to the highest top ranking score of an answerable question, the threshold matters."""
-    from core.evaluation import evaluate_at, evaluate_set
+    from core.evaluation.metrics import evaluate_at, evaluate_set
 
     assistant = open_assistant(Settings.from_env(), with_model=False)
     evaluated = evaluate_set(assistant, read_question_file(DATA / name))

@@ -9,10 +9,10 @@ import socket
 import pytest
 
 from core import answer, build_assistant
+from core.answering.offline import OfflineAnswerer
+from core.answering.provider_info import describe_providers, describe_settings, mask_key, safe_db_url, safe_url
+from core.answering.providers import make_chat_model, test_connection
 from core.errors import ConfigError, ModelError
-from core.llm import OfflineAnswerer
-from core.provider_info import describe_providers, describe_settings, mask_key, safe_db_url, safe_url
-from core.providers import make_chat_model, test_connection
 from core.settings import Settings
 
 KEY = "sk-test-0123456789abcdefSECRET"

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from bench.grounding_quality import QUESTION_CASES_CSV, load_cases, predicted_codes, select_chunk
-from core.grounding import BAD_ARITHMETIC, QUESTION_MISMATCH, UNSUPPORTED_NUMBER, check_grounding
-from core.loader import load_documents
-from core.problems import Problem
-from core.question_figures import LESSONS, LEVEL, MONEY, WEEKS, question_figures
+from core.checks.grounding import BAD_ARITHMETIC, QUESTION_MISMATCH, UNSUPPORTED_NUMBER, check_grounding
+from core.checks.problems import Problem
+from core.checks.question_figures import LESSONS, LEVEL, MONEY, WEEKS, question_figures
+from core.corpus.loader import load_documents
 
 ROOT = Path(__file__).resolve().parent.parent
 CHUNKS = load_documents(ROOT / "corpus")

@@ -1,4 +1,4 @@
-"""core.question_sets: validation that names the row, formats (CSV/GBK/XLSX), size limit, versioning."""
+"""core.stores.question_sets: validation that names the row, formats (CSV/GBK/XLSX), size limit, versioning."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from openpyxl import Workbook
 
-import core.question_set_format as fmt
-from core.db import Database
+import core.evaluation.set_format as fmt
 from core.errors import ConflictError
-from core.index_store import load_or_build
-from core.question_sets import (
+from core.retrieval.store import load_or_build
+from core.settings import Settings
+from core.stores.db import Database
+from core.stores.question_sets import (
     DEFAULT_SET_NAME,
     DEFAULT_SET_PATH,
     MAX_SET_BYTES,
@@ -25,7 +26,6 @@ from core.question_sets import (
     questions_from_rows,
     read_question_file,
 )
-from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = {"01-口语课分级说明.md", "02-退费与转班制度.md"}
@@ -236,7 +236,7 @@ def test_store_a_bad_upload_saves_nothing(store):
 
 
 def test_key_phrase_alternatives_any_wording_holds_the_fact():
-    from core.question_set_format import holds_key_phrase, key_phrases
+    from core.evaluation.set_format import holds_key_phrase, key_phrases
     assert key_phrases(" 不再受理退费 | 超过 8 课时 |") == ("不再受理退费", "超过 8 课时")
     assert holds_key_phrase("问：上了10课时还能退吗？答：超过8课时后不再受理。", "不再受理退费|超过 8 课时")
     assert not holds_key_phrase("开课前申请，学费全额退还。", "不再受理退费|超过 8 课时")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from core.answerability.gate import Retrieval, decide
+from core.answering.offline import ScriptedChatModel
+from core.answering.rag import retrieve, validate_question
 from core.assistant import answer, build_assistant
 from core.errors import InvalidQuestion, ModelError
-from core.gate import Retrieval, decide
-from core.index import build_index
 from core.knobs import Knobs
-from core.llm import ScriptedChatModel
-from core.rag import retrieve, validate_question
+from core.retrieval.index import build_index
 from core.settings import REFUSAL_TEXT, Settings
 
 LEVELS_Q = "启明英语的口语课一共有几级？"
@@ -148,7 +148,7 @@ def test_answer_wrong_figures_with_a_real_citation_are_flagged(corpus_index):
     (0.0, 0.20, "最高排序分 0.00 低于阈值 0.20"),
 ])
 def test_below_threshold_never_shows_two_equal_numbers(best, threshold, shown):
-    from core.rag import below_threshold
+    from core.answering.rag import below_threshold
     assert below_threshold(best, threshold) == shown
 
 

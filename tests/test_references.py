@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.documents import Document
 
-from core.references import check_refs, excerpt, extract_refs, resolve_refs
+from core.checks.references import check_refs, excerpt, extract_refs, resolve_refs
 
 HITS = [
     Document(page_content="口语课一共分为四级。" * 6, metadata={"source": "01.md", "heading": "一、级别", "chunk": 0,

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from core.db import Database
-from core.review import Filters, ReviewStore, record_answer
-from core.review_dedup import dedup_key, normalized_question
+from core.stores.db import Database
+from core.stores.review import Filters, ReviewStore, record_answer
+from core.stores.review_dedup import dedup_key, normalized_question
 from tests.test_review import Clock, answer
 
 

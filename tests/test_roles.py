@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import AuthError
-from core.roles import PERMISSIONS, User, require
+from core.stores.roles import PERMISSIONS, User, require
 
 CONSULTANT = User("amy", "顾问 Amy", "consultant")
 ADMIN = User("boss", "王校长", "admin")

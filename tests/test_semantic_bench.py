@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.semantic_signal import drop_similarity, leave_one_set_out, semantic_scores, sentences, tally
-from core.embeddings import HashingEmbeddings
+from core.retrieval.embeddings import HashingEmbeddings
 
 
 def test_sentences_cut_at_sentence_ends_and_drop_debris():

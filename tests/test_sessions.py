@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import text
 
-from core import audit
 from core.errors import AuthError
-from core.sessions import BAD_CREDENTIALS, AccountLocked, SessionExpired, SessionStore
+from core.stores import audit
+from core.stores.sessions import BAD_CREDENTIALS, AccountLocked, SessionExpired, SessionStore
 from tests.auth_helpers import PASSWORD, Clock, add_staff, make_accounts
 
 

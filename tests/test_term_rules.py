@@ -6,13 +6,13 @@ import functools
 
 import pytest
 
-from core.answerability_rules import ALL_RULES, ENV_NAME, RULE_NAMES, RuleSet, active_rules, parse_rules
+from core.answerability.glossary import load_starter
+from core.answerability.rules import ALL_RULES, ENV_NAME, RULE_NAMES, RuleSet, active_rules, parse_rules
+from core.answerability.terms import TermAnalyzer
 from core.assistant import build_assistant
 from core.cli import main
 from core.errors import ConfigError
-from core.glossary import load_starter
 from core.settings import Settings
-from core.terms import TermAnalyzer
 
 GLOSSARY = load_starter()
 
@@ -137,7 +137,7 @@ def test_near_misses_stay_refused_with_the_typed_message_rules(corpus_index, mon
 
 
 def test_every_registered_rule_is_a_function_with_its_two_examples():
-    from core.answerability_rules import RULES
+    from core.answerability.rules import RULES
 
     for rule in RULES:
         doc = rule.function.__doc__ or ""

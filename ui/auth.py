@@ -19,11 +19,11 @@ from urllib.parse import urlparse
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
-from core.accounts import AccountStore
-from core.db import open_database
 from core.errors import AuthError, ConfigError, XiaoEError
-from core.roles import PERMISSIONS, Authorize, User, require
-from core.sessions import Session, SessionExpired, SessionStore
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
+from core.stores.roles import PERMISSIONS, Authorize, User, require
+from core.stores.sessions import Session, SessionExpired, SessionStore
 from ui import session_cookie
 from ui.answer_view import md_escape
 from ui.state import get_settings

@@ -1,6 +1,6 @@
 """The admin panel under 资料原文: upload or edit a Markdown file, see its versions and diffs, restore one.
 
-Every save goes through core.corpus_admin (role check, name and content checks, versions,
+Every save goes through core.stores.corpus_admin (role check, name and content checks, versions,
 audit), then approved answers citing the file go back to 待复核 and the index is rebuilt.
 Diffs and file text are shown with st.code / st.text_area: plain text, never HTML.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text, requeue_stale
-from core.corpus_diff import side_by_side
-from core.corpus_files import MAX_NAME_CHARS
-from core.db import open_database
+from core.corpus.diff import side_by_side
+from core.corpus.files import MAX_NAME_CHARS
 from core.errors import XiaoEError
-from core.roles import User
+from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text, requeue_stale
+from core.stores.db import open_database
+from core.stores.roles import User
 from ui.auth import current_user
 from ui.diff_view import show_diff
 from ui.escape import md_escape

@@ -1,11 +1,11 @@
-"""Render core.corpus_diff rows as a two-column table: removed lines red, added green, changed amber."""
+"""Render core.corpus.diff rows as a two-column table: removed lines red, added green, changed amber."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from core.corpus_diff import ADDED, CHANGED, REMOVED, DiffRow
+from core.corpus.diff import ADDED, CHANGED, REMOVED, DiffRow
 
 COLOURS = {REMOVED: ("#fde2e1", ""), ADDED: ("", "#dcf5e3"), CHANGED: ("#fde2e1", "#dcf5e3")}
 COLUMNS = ["旧行号", "旧版本", "新行号", "新版本", "变化"]

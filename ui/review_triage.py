@@ -13,8 +13,8 @@ import hashlib
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.review import Filters, ReviewItem, ReviewStore, next_pending
-from core.roles import require
+from core.stores.review import Filters, ReviewItem, ReviewStore, next_pending
+from core.stores.roles import require
 from ui.answer_view import md_escape
 from ui.auth import authorize, current_user
 from ui.review_view import review_url

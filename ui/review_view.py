@@ -12,10 +12,10 @@ from datetime import date, datetime, time, timedelta
 
 import pandas as pd
 
+from core.checks.references import excerpt
 from core.labels import reason_label
-from core.references import excerpt
-from core.review import Filters, ReviewEvent, ReviewItem, ReviewStore
-from core.review_schema import LANES, STATUS_LABELS
+from core.stores.review import Filters, ReviewEvent, ReviewItem, ReviewStore
+from core.stores.review_schema import LANES, STATUS_LABELS
 from ui.answer_view import BELOW, PASSED, linked_answer, md_escape
 from ui.source_view import source_url
 

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from langchain_core.documents import Document
 
-from core.loader import Section
+from core.corpus.loader import Section
 
 SOURCES_PATH = "sources"
 PAGE_CHARS = 6000

@@ -1,4 +1,4 @@
-"""Cached accessors the pages share: settings, the served index (core.index_holder), stores.
+"""Cached accessors the pages share: settings, the served index (core.retrieval.holder), stores.
 
 Nothing cached here holds shared state: the index holder follows the database-held corpus on
 its own (a background thread), and settings, saved defaults, glossary, accounts and sessions are
@@ -13,17 +13,17 @@ import os
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
+from core.answerability.glossary import Glossary
+from core.answering.providers import make_chat_model
 from core.assistant import Assistant, build_assistant
-from core.db import open_database
-from core.defaults_store import effective_settings
 from core.errors import StoreError, XiaoEError
-from core.glossary import Glossary
-from core.glossary_store import GlossaryStore
-from core.index_holder import HolderStatus, IndexHolder, prepare_analyzer
-from core.index_store import IndexBundle
-from core.providers import make_chat_model
-from core.review import ReviewStore
+from core.retrieval.holder import HolderStatus, IndexHolder, prepare_analyzer
+from core.retrieval.store import IndexBundle
 from core.settings import Settings
+from core.stores.db import open_database
+from core.stores.defaults import effective_settings
+from core.stores.glossary import GlossaryStore
+from core.stores.review import ReviewStore
 from ui.escape import md_escape
 from ui.source_view import Overview, overview
 

@@ -18,16 +18,16 @@ from collections import Counter
 import pandas as pd
 import streamlit as st
 
+from core.answering.provider_info import grader_state
 from core.assistant import Assistant
-from core.batch_eval import rows_to_csv, run_one
 from core.errors import XiaoEError
-from core.evaluation import OUTCOMES, Evaluation
+from core.evaluation.batch import rows_to_csv, run_one
+from core.evaluation.metrics import OUTCOMES, Evaluation
+from core.evaluation.model_eval import band_count
 from core.knobs import Knobs
-from core.model_eval import band_count
-from core.provider_info import grader_state
-from core.question_sets import StoredSet
-from core.review import ReviewStore
 from core.settings import Settings
+from core.stores.question_sets import StoredSet
+from core.stores.review import ReviewStore
 from ui.escape import md_escape
 
 STATE = "tune_batch"

@@ -3,7 +3,7 @@ and the metrics along one knob, each with the knob's current (and suggested) val
 
 The histogram is binned with numpy first and every rule shares one small layer: Altair's spec
 validation costs grow with the number of layers and rows, and these charts are redrawn on
-every slider move. The numbers come from core.evaluation, which takes them from the gate.
+every slider move. The numbers come from core.evaluation.metrics, which takes them from the gate.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from core.evaluation import Sweep
+from core.evaluation.metrics import Sweep
 from core.knobs import LABELS
 
 BIN_STEP = 0.02

@@ -1,7 +1,7 @@
 """The 误判与同义词 tab of the tuning page: every wrong outcome of the real gate at the slider values,
 with its reason and the 「加入同义词」 loop.
 
-The outcomes are the tuning page's own evaluation (core.evaluation through the one gate); adding
+The outcomes are the tuning page's own evaluation (core.evaluation.metrics through the one gate); adding
 a synonym changes the glossary fingerprint, so the page retrieves the set again and the
 consultant sees the effect on the headline numbers.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.evaluation import FALSE_REFUSAL, EvaluatedSet, Evaluation
-from core.glossary_admin import GlossaryAdmin
-from core.glossary_store import GlossaryStore
-from core.misses import explain_misses
+from core.evaluation.metrics import FALSE_REFUSAL, EvaluatedSet, Evaluation
+from core.evaluation.misses import explain_misses
+from core.stores.glossary import GlossaryStore
+from core.stores.glossary_admin import GlossaryAdmin
 from ui.answer_view import md_escape
 from ui.auth import current_user
 

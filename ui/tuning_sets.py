@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.question_sets import (
+from core.stores.question_sets import (
     COLUMNS,
     MAX_SET_BYTES,
     REFUSE,

@@ -8,10 +8,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from core import assistant as composition
-from core.db import Database
 from core.errors import ModelError
-from core.review import ReviewStore
 from core.settings import REFUSAL_TEXT, Settings
+from core.stores.db import Database
+from core.stores.review import ReviewStore
 
 LEVELS = "启明英语的口语课一共有几级？"
 IELTS = "你们的雅思保过班多少钱？"
@@ -209,7 +209,7 @@ def test_ask_page_refusal_shows_the_answerability_signals(open_app):
 
 
 def test_ask_page_sliders_start_at_the_saved_default(open_app, app_env):
-    from core.defaults_store import DefaultsStore
+    from core.stores.defaults import DefaultsStore
 
     settings = Settings.from_env()
     saved = settings.knobs.with_(threshold=0.31, k=4, min_coverage=0.5, max_unknown_weight=0.6)

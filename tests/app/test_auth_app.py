@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.accounts import AccountStore
-from core.db import open_database
-from core.sessions import BAD_CREDENTIALS
 from core.settings import Settings
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
+from core.stores.sessions import BAD_CREDENTIALS
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
@@ -157,7 +157,7 @@ def test_auth_app_consultant_does_not_see_the_corpus_admin_panel(staff):
 
 
 def test_auth_app_admin_edits_a_corpus_file_and_a_version_is_kept(staff, auth_on):
-    from core.corpus_admin import CorpusAdmin, sha256_hex
+    from core.stores.corpus_admin import CorpusAdmin, sha256_hex
 
     at = sign_in("boss")
     at.switch_page("app_pages/sources.py").run()

@@ -12,9 +12,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.accounts import AccountStore
-from core.db import open_database
 from core.settings import Settings
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.accounts import AccountStore
-from core.db import open_database
-from core.glossary_admin import GlossaryAdmin
 from core.settings import Settings
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
+from core.stores.glossary_admin import GlossaryAdmin
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 

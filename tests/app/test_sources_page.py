@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from core.loader import load_corpus
+from core.corpus.loader import load_corpus
 from ui.source_view import PAGE_CHARS
 
 PAGE = "app_pages/sources.py"

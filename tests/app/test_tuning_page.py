@@ -11,15 +11,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.assistant as composition
-from core.accounts import AccountStore
 from core.cli import main
-from core.db import Database, open_database
-from core.defaults_store import DefaultsStore, effective_settings
-from core.evaluation import OUTCOMES
-from core.glossary_store import GlossaryStore
-from core.question_sets import QuestionSetStore
-from core.review import Filters, ReviewStore
+from core.evaluation.metrics import OUTCOMES
 from core.settings import Settings
+from core.stores.accounts import AccountStore
+from core.stores.db import Database, open_database
+from core.stores.defaults import DefaultsStore, effective_settings
+from core.stores.glossary import GlossaryStore
+from core.stores.question_sets import QuestionSetStore
+from core.stores.review import Filters, ReviewStore
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 

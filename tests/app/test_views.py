@@ -7,8 +7,8 @@ import re
 import pytest
 from langchain_core.documents import Document
 
-from core.loader import Section, split_sections
-from core.rag import Hit
+from core.answering.rag import Hit
+from core.corpus.loader import Section, split_sections
 from ui.answer_view import linked_answer, md_escape
 from ui.source_view import overview, page_html, page_of, paginate, source_url
 
@@ -84,7 +84,7 @@ def test_overview_counts_chunks_and_sections_per_file():
 
 
 def test_verdict_frame_marks_each_sentence_and_bolds_the_unsupported_figure():
-    from core.grounding import check_grounding
+    from core.checks.grounding import check_grounding
     from ui.answer_view import verdict_frame
 
     levels = Hit(rank=1, source="01-口语课分级说明.md", heading="一、级别总数与定位", chunk=1, start=0, end=20,
@@ -97,7 +97,7 @@ def test_verdict_frame_marks_each_sentence_and_bolds_the_unsupported_figure():
 
 
 def test_verdict_frame_escapes_markdown_in_sentences():
-    from core.grounding import check_grounding
+    from core.checks.grounding import check_grounding
     from ui.answer_view import verdict_frame
 
     text = "<b>粗</b> [点我](javascript:alert(1))。"
@@ -126,7 +126,7 @@ def test_score_chart_draws_the_ranking_score_and_the_threshold_the_gate_used(cor
 
 
 def test_problem_lines_shows_the_question_and_answer_figures_side_by_side():
-    from core.problems import Problem
+    from core.checks.problems import Problem
     from ui.answer_view import problem_lines
 
     problem = Problem("question_mismatch", "问题说 4200 元，回答用的是 4800 元", (0, 4),
@@ -138,7 +138,7 @@ def test_problem_lines_shows_the_question_and_answer_figures_side_by_side():
 
 
 def test_verdict_frame_explains_a_derived_figure():
-    from core.grounding import check_grounding
+    from core.checks.grounding import check_grounding
     from ui.answer_view import verdict_frame
 
     example = Hit(rank=1, source="02-退费与转班制度.md", heading="三、退费计算口径", chunk=4, start=0, end=20,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.accounts import AccountStore
-from core.db import Database
+from core.stores.accounts import AccountStore
+from core.stores.db import Database
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 pytestmark = pytest.mark.e2e

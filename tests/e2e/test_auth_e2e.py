@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.accounts import AccountStore
-from core.db import Database
-from core.defaults_store import DefaultsStore
-from core.sessions import BAD_CREDENTIALS
+from core.stores.accounts import AccountStore
+from core.stores.db import Database
+from core.stores.defaults import DefaultsStore
+from core.stores.sessions import BAD_CREDENTIALS
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 pytestmark = pytest.mark.e2e

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.accounts import AccountStore
-from core.db import Database
-from core.glossary import expand_query
-from core.glossary_admin import GlossaryAdmin
+from core.answerability.glossary import expand_query
+from core.stores.accounts import AccountStore
+from core.stores.db import Database
+from core.stores.glossary_admin import GlossaryAdmin
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 from tests.e2e.conftest import doc_shot
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.db import Database
-from core.review import ReviewStore
+from core.stores.db import Database
+from core.stores.review import ReviewStore
 from tests.e2e.conftest import ROOT, doc_shot
 
 README_SHOT = ROOT / "docs" / "screenshots" / "review.png"

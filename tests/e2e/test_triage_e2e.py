@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.db import Database
-from core.problems import Problem
-from core.review import Filters, ReviewStore
-from core.review_input import validated
+from core.checks.problems import Problem
+from core.stores.db import Database
+from core.stores.review import Filters, ReviewStore
+from core.stores.review_input import validated
 from tests.e2e.conftest import doc_shot
 
 pytestmark = pytest.mark.e2e

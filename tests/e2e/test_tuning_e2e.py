@@ -7,9 +7,9 @@ from urllib.parse import quote
 
 import pytest
 
-from core.db import Database
-from core.defaults_store import DefaultsStore, effective_settings
 from core.settings import REFUSAL_TEXT, Settings
+from core.stores.db import Database
+from core.stores.defaults import DefaultsStore, effective_settings
 
 pytestmark = pytest.mark.e2e
 

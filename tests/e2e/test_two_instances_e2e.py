@@ -14,10 +14,10 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from core.db import Database
-from core.defaults_store import DefaultsStore
-from core.review import ReviewStore
 from core.settings import Settings
+from core.stores.db import Database
+from core.stores.defaults import DefaultsStore
+from core.stores.review import ReviewStore
 from tests.corpus_db import resolve
 from tests.e2e.conftest import VIEWPORT
 

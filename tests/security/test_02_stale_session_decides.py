@@ -12,13 +12,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.accounts import AccountStore
-from core.db import open_database
-from core.problems import Problem
-from core.rag import RAGAnswer
-from core.review import ReviewStore
-from core.sessions import sessions
+from core.answering.rag import RAGAnswer
+from core.checks.problems import Problem
 from core.settings import Settings
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
+from core.stores.review import ReviewStore
+from core.stores.sessions import sessions
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
@@ -80,8 +80,8 @@ def test_stale_session_live_session_approves_under_its_own_name(signed_in_review
 
 @pytest.mark.parametrize("change", ["disable", "sign_out"])
 def test_stale_session_store_checks_the_session_in_the_decision_transaction(db_url, change):
-    from core.db import Database
-    from core.sessions import SessionExpired, SessionStore
+    from core.stores.db import Database
+    from core.stores.sessions import SessionExpired, SessionStore
 
     db = Database(db_url)
     staff = AccountStore(db, hasher=FAST_HASHER)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.accounts import AccountStore
 from core.cli import main
-from core.db import Database
 from core.errors import AuthError
-from core.sessions import AccountLocked, SessionStore
+from core.stores.accounts import AccountStore
+from core.stores.db import Database
+from core.stores.sessions import AccountLocked, SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD, Clock, add_staff
 
 ATTACKER, OWNER = "203.0.113.9", "198.51.100.7"

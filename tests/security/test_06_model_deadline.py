@@ -14,10 +14,10 @@ import pytest
 
 from core.assistant import open_assistant
 from core.cli import main
-from core.db import open_database
 from core.errors import ModelError
-from core.review import ReviewStore
 from core.settings import Settings
+from core.stores.db import open_database
+from core.stores.review import ReviewStore
 
 TIMEOUT = 3
 QUESTION = "口语课一共有几级？每级多少课时？"

@@ -5,9 +5,9 @@ The queue now stores any answer whole, and the review page shows a preview of a 
 
 from __future__ import annotations
 
-from core.db import Database, open_database
-from core.review import ReviewStore, record_answer
 from core.settings import Settings
+from core.stores.db import Database, open_database
+from core.stores.review import ReviewStore, record_answer
 from tests.security.helpers import flagged_answer
 
 RUNAWAY = "口语课一共四级[1]。" * 12_000  # 132,000 characters

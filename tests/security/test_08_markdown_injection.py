@@ -12,10 +12,10 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.accounts import AccountStore
-from core.db import open_database
-from core.review import ReviewStore, record_answer
 from core.settings import Settings
+from core.stores.accounts import AccountStore
+from core.stores.db import open_database
+from core.stores.review import ReviewStore, record_answer
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD
 from tests.security.helpers import flagged_answer

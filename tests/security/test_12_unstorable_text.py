@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from core import answer
-from core.db import Database
 from core.errors import InvalidQuestion
-from core.review import ReviewStore, record_answer
+from core.stores.db import Database
+from core.stores.review import ReviewStore, record_answer
 from tests.security.helpers import flagged_answer
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.accounts import AccountError, AccountStore
-from core.db import Database
-from core.sessions import SessionStore
+from core.stores.accounts import AccountError, AccountStore
+from core.stores.db import Database
+from core.stores.sessions import SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD
 
 

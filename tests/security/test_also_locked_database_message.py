@@ -6,10 +6,10 @@ import sqlite3
 
 import pytest
 
-from core.accounts import AccountStore
-from core.db import Database
 from core.errors import StoreError
-from core.sessions import SessionStore
+from core.stores.accounts import AccountStore
+from core.stores.db import Database
+from core.stores.sessions import SessionStore
 from tests.auth_helpers import FAST_HASHER, add_staff
 
 

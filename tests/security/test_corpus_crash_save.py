@@ -2,7 +2,7 @@
 
 A child process saves one file over and over and is killed (a) at fixed points of the save,
 injected by wrapping the file-system calls it makes, and (b) after a random delay, a bounded
-number of times. After each kill, start-up recovery (core.corpus_sync) runs, and then every
+number of times. After each kill, start-up recovery (core.stores.corpus_sync) runs, and then every
 file on disk must be exactly the newest version the database recorded, no temporary file may
 remain, and the recorded content must be one the child meant to write.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus_admin import CorpusAdmin
-from core.corpus_sync import sync_corpus
-from core.db import Database
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.corpus_sync import sync_corpus
+from core.stores.db import Database
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "02-退费与转班制度.md"
@@ -31,9 +31,9 @@ RANDOM_KILLS = 6
 CHILD = textwrap.dedent("""
     import os, signal, sys
     sys.path.insert(0, {root!r})
-    from core.corpus_admin import CorpusAdmin
-    from core.db import Database
-    from core.roles import User
+    from core.stores.corpus_admin import CorpusAdmin
+    from core.stores.db import Database
+    from core.stores.roles import User
 
     mode = {mode!r}
     real = {{"fsync": os.fsync, "replace": os.replace}}

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.corpus_admin import NEW_FILE, CorpusAdmin
-from core.corpus_write import name_max
-from core.db import Database
+from core.corpus.write import name_max
 from core.errors import CorpusError
-from core.roles import User
+from core.stores.corpus_admin import NEW_FILE, CorpusAdmin
+from core.stores.db import Database
+from core.stores.roles import User
 
 ADMIN = User("boss", "王校长", "admin")
 
@@ -30,7 +30,7 @@ def test_corpus_long_name_of_80_chinese_characters_saves(admin):
 
 
 def test_corpus_long_name_over_the_file_system_limit_gets_a_chinese_message(admin, monkeypatch):
-    monkeypatch.setattr("core.corpus_write.name_max", lambda folder: 100)  # e.g. a share with a short limit
+    monkeypatch.setattr("core.corpus.write.name_max", lambda folder: 100)  # e.g. a share with a short limit
     with pytest.raises(CorpusError, match="超过了服务器文件系统允许的 100 字节"):
         admin.save(ADMIN, "退" * 40 + ".md", "# 长\n内容", expected_sha256=NEW_FILE, action="upload")
     assert list(admin.corpus_dir.iterdir()) == []

@@ -11,10 +11,10 @@ import threading
 
 import pytest
 
-from core.corpus_admin import CorpusAdmin
-from core.db import Database, utcnow
 from core.errors import ConflictError
-from core.roles import User
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.db import Database, utcnow
+from core.stores.roles import User
 from tests.corpus_db import database_urls, resolve
 
 NAME = "02-退费与转班制度.md"

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus_admin import CorpusAdmin
-from core.db import Database
+from core.corpus.loader import load_corpus
 from core.errors import CorpusError
-from core.index import search_with_score
-from core.index_store import load_or_build
-from core.loader import load_corpus
-from core.roles import User
+from core.retrieval.index import search_with_score
+from core.retrieval.store import load_or_build
 from core.settings import Settings
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.db import Database
+from core.stores.roles import User
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "root:x:0:0:机密口令行"
@@ -58,7 +58,7 @@ def test_corpus_symlink_upload_over_it_is_refused(tmp_path, corpus):
 
 
 def test_corpus_symlink_is_not_imported_by_the_sync(tmp_path, corpus):
-    from core.corpus_sync import sync_corpus
+    from core.stores.corpus_sync import sync_corpus
 
     db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
     report = sync_corpus(db, corpus)

@@ -1,0 +1,72 @@
+"""The gate: from one ranked retrieval and a set of knobs to answer-or-refuse, before any model call.
+
+A question is retrieved and ranked once (`Retrieval`, built by core.assistant); the gate then
+keeps the first k candidates, marks those whose ranking score is >= the threshold, and (with the
+answerability decision on) judges the passing chunks with core.answerability. Because candidates
+are ranked by the same score the threshold compares, the passing chunks are always a prefix of
+the ranking, so every measure the decision needs is computed once per prefix at retrieval time
+(`Retrieval.measures`) and a knob move costs only comparisons. The Ask page, the CLI, batch runs,
+the tuning page and the benches all decide through `decide` below, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from core.answerability.decision import Measures, judge
+from core.answerability.terms import Term
+from core.answering.rag import Gate, Hit, below_threshold
+from core.knobs import Knobs
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """One question retrieved once for the largest k and ranked; knob-free.
+
+    `measures[j]` describes the first j candidates as passing chunks (j = 0 … len(candidates));
+    it is empty when the answerability decision is off.
+    """
+
+    question: str
+    candidates: tuple[Hit, ...]
+    terms: tuple[Term, ...] = ()
+    context: tuple[str, ...] = ()
+    measures: tuple[Measures, ...] = ()
+
+    @property
+    def decides(self) -> bool:
+        """True when the answerability decision takes part (XIAOE_ANSWERABILITY=on)."""
+        return bool(self.measures)
+
+
+def passing_count(candidates: Sequence[Hit], knobs: Knobs) -> int:
+    """How many of the first k ranked candidates reach the threshold (a prefix of the ranking)."""
+    count = 0
+    for hit in candidates[:knobs.k]:
+        if hit.value < knobs.threshold:
+            break
+        count += 1
+    return count
+
+
+def decide(retrieval: Retrieval, knobs: Knobs) -> Gate:
+    """Answer or refuse `retrieval` at `knobs`: the one gate every caller uses."""
+    j = passing_count(retrieval.candidates, knobs)
+    kept = tuple(replace(h, passed=i < j) for i, h in enumerate(retrieval.candidates[:knobs.k]))
+    if not retrieval.decides:
+        if j:
+            return Gate(retrieval.question, kept, knobs, refused=False, reason="")
+        return Gate(retrieval.question, kept, knobs, refused=True, reason=_empty_reason(kept, knobs))
+    decision = judge(retrieval.terms, retrieval.context, retrieval.measures[j], kept, knobs)
+    if not kept:
+        return Gate(retrieval.question, kept, knobs, refused=True, reason=_empty_reason(kept, knobs),
+                    decision=decision)
+    return Gate(retrieval.question, kept, knobs, refused=not decision.answerable, reason=decision.reason,
+                decision=decision)
+
+
+def _empty_reason(kept: Sequence[Hit], knobs: Knobs) -> str:
+    if not kept:
+        return "资料库是空的，没有可检索的片段"
+    return f"{below_threshold(max(h.value for h in kept), knobs.threshold)}，没有可用的资料片段"

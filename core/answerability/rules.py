@@ -1,0 +1,122 @@
+"""The registry of answerability term rules: their names, order, and which are switched on.
+
+`RULES` lists every rule of the term analysis in the order the analyzer applies it, each with
+its stage and a one-line Chinese summary; the functions themselves live in `core.answerability.term_rules` and
+`core.answerability.message_rules`. `RuleSet` says which rules are on. `active_rules()` reads
+XIAOE_ANSWERABILITY_RULES: empty (all on), `-recut,-units` (all but these), `none`, or an explicit
+list of the rules to keep on. An unknown name is refused with a Chinese message naming it. This
+module decides nothing itself and must not import the analyzer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from core.answerability import message_rules, term_rules
+from core.errors import ConfigError
+
+ENV_NAME = "XIAOE_ANSWERABILITY_RULES"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named rule: where it acts (`stage`), what it does in the consultant's words, and the
+    function that is the rule (its docstring gives an example it fixes and one it must not break)."""
+
+    name: str
+    stage: str
+    summary_zh: str
+    function: Callable[..., object]
+
+
+# In the order the analyzer applies them. Stages: message (the typed question), cut (how the
+# text is cut into tokens), tokens (the token list), token (one glued token, first rule that
+# applies wins), weight, terms. Seven earlier rules (recut, units, glossary_weight, longer_terms,
+# specificity, gapped_credit, pair_credit) were removed: switched off one at a time they changed
+# nothing or cost nothing on the blind sets v6 and v7 (docs/answerability.md, the ablation table).
+RULES: tuple[Rule, ...] = (
+    Rule("courtesy", "message", "客套话和聊天用语（老师好、在吗、谢谢、麻烦问下、亲、哈）不算关键词", message_rules.courtesy),
+    Rule("a_not_a", "cut", "正反问折回原词：包不包括 → 包括", term_rules.a_not_a),
+    Rule("latin_words", "cut", "连续的拉丁字母整词切出，不从中间切开：apple 不会切成 app + le", message_rules.latin_words),
+    Rule("question_frames", "cut", "多词问句框架（叫什么名字、是什么意思）整词切出、不算关键词", term_rules.question_frames),
+    Rule("homophones", "tokens", "资料里没有的词按读音（带声调、字数相同）当作资料里的词：学废 → 学费", message_rules.homophones),
+    Rule("glossary_phrases", "tokens", "拼出同义词的几个词合成一个：小 / e → 小E", term_rules.glossary_phrases),
+    Rule("numeral_nouns", "token", "数量短语取出名词：一个班 → 班", term_rules.numeral_nouns),
+    Rule("resultatives", "token", "动词 + 结果补语只留动词：交完 → 交", term_rules.resultatives),
+    Rule("resplit", "token", "粘在一起的虚词和资料词拆开：那本书 → 书", term_rules.resplit),
+    Rule("numeral_topics", "weight", "一对一、一对二这类班型算关键词", term_rules.numeral_topics),
+    Rule("self_description", "terms", "只出现在说自己情况的分句里的资料外的词不计入", term_rules.self_description),
+)
+RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in RULES)
+_SEPARATORS = re.compile(r"[\s,，、]+")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules switched on; `on(name)` is how the analyzer asks (a typo in `name` raises)."""
+
+    enabled: frozenset[str] = frozenset(RULE_NAMES)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.enabled) - set(RULE_NAMES))
+        if unknown:
+            raise ConfigError(_unknown_message(unknown))
+
+    def on(self, name: str) -> bool:
+        if name not in RULE_NAMES:
+            raise KeyError(name)
+        return name in self.enabled
+
+    def without(self, *names: str) -> RuleSet:
+        return RuleSet(self.enabled - set(names))
+
+    @property
+    def disabled(self) -> tuple[str, ...]:
+        return tuple(name for name in RULE_NAMES if name not in self.enabled)
+
+    @property
+    def label(self) -> str:
+        """`全部规则` or `全部规则，除了 recut、units` — how a run names its rules."""
+        if not self.disabled:
+            return "全部规则"
+        if not self.enabled:
+            return "不用任何规则"
+        return f"全部规则，除了 {'、'.join(self.disabled)}"
+
+
+ALL_RULES = RuleSet()
+
+
+def _unknown_message(unknown: list[str]) -> str:
+    return (f"可答性规则设置 {ENV_NAME} 里有不认识的规则：{'、'.join(unknown)}。"
+            f"可用的规则：{', '.join(RULE_NAMES)}。写法：留空表示全部启用；“-recut,-units”表示关掉这两条；"
+            f"“none”表示全部关掉；也可以直接列出要启用的规则。")
+
+
+def parse_rules(spec: str | None) -> RuleSet:
+    """A RuleSet from `spec` (see the module docstring); raises ConfigError in Chinese on bad input."""
+    items = [item for item in _SEPARATORS.split((spec or "").strip()) if item]
+    if not items or items == ["all"]:
+        return ALL_RULES
+    if items == ["none"]:
+        return RuleSet(frozenset())
+    off = [item[1:] for item in items if item.startswith("-")]
+    keep = [item.lstrip("+") for item in items if not item.startswith("-")]
+    unknown = sorted({name for name in (*off, *keep) if name not in RULE_NAMES})
+    if unknown:
+        raise ConfigError(_unknown_message(unknown))
+    if off and keep:
+        raise ConfigError(f"可答性规则设置 {ENV_NAME}（{spec}）不能同时列出要关掉的规则（带 -）和要启用的规则："
+                          "要么全部带 -（关掉这些），要么一个都不带（只启用这些）。")
+    if off:
+        return ALL_RULES.without(*off)
+    return RuleSet(frozenset(keep))
+
+
+def active_rules(environ: Mapping[str, str] | None = None) -> RuleSet:
+    """The rules XIAOE_ANSWERABILITY_RULES switches on (all when it is unset or empty)."""
+    env = os.environ if environ is None else environ
+    return parse_rules(env.get(ENV_NAME))

@@ -1,0 +1,195 @@
+"""The answerability term rules, one function each: how a typed question becomes the words the gate checks.
+
+Each function is one rule of `core.answerability.rules.RULES` (registered there, in the order the
+analyzer applies them, and switchable by name). Its docstring gives one question it fixes and one
+it must not break; tests/test_term_rules.py holds both. The functions read the analyzer
+(`core.answerability.terms.TermAnalyzer`) but never change it, and know nothing of retrieval or the decision's
+knobs. Word lists come from core/data/ through `core.answerability.term_words`; the three typed-message rules
+(courtesy, latin_words, homophones) live in `core.answerability.message_rules`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from core.answerability.term_words import (
+    ASKING_MARKERS,
+    FRAME_PHRASES,
+    MAX_MERGE_TOKENS,
+    MIN_ASKING_TERMS,
+    NUMERAL_TOPICS,
+    RESULTATIVES,
+)
+from core.corpus.text import normalize
+
+if TYPE_CHECKING:
+    from core.answerability.glossary import Glossary
+    from core.answerability.terms import Term, TermAnalyzer
+
+_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
+_ASKING_RE = re.compile("|".join(sorted(map(re.escape, ASKING_MARKERS), key=len, reverse=True))
+                        + r"|([\u4e00-\u9fff])[不没]\1|[?？]|[没不]$")
+_CLAUSE_RE = re.compile(r"(?<=[，,。！!？?；;])|\s+")
+_POINTS_BACK_RE = re.compile(r"[这那]")
+
+
+# --- the text jieba cuts -------------------------------------------------------------------------
+
+def a_not_a(text: str) -> str:
+    """A-not-A questions are folded to the word: 包不包括 → 包括, 退不退 → 退, 有没有 → 有.
+
+    Fixes 「学费里面包不包括书的钱」 (jieba cuts 里/面包/不/包括, inventing 面包).
+    Must not break 「不退费的情形有哪些」 (不 between two different characters stays).
+    """
+    return _A_NOT_A_RE.sub(r"\1", text)
+
+
+def question_frames() -> frozenset[str]:
+    """Multi-word question frames (叫什么名字, 是什么意思, 干什么用) are kept whole and weigh nothing.
+
+    Fixes 「二级叫什么名字」 (about 二级, not 名字, which the documents never need to say).
+    Must not break 「想找真人客服怎么弄」: 真人客服 stays (only the frame 怎么弄 weighs nothing).
+    """
+    return FRAME_PHRASES
+
+
+# --- tokens --------------------------------------------------------------------------------------
+
+def glossary_phrases(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None) -> list[str]:
+    """Runs of tokens that spell a glossary phrase are joined (longest first, left to right).
+
+    Fixes 「小E都能回答些什么」 (jieba: 小/e; the glossary's 小E is one term).
+    Must not break 「学生有学生价吗」: the synonym 学生 is matched on token boundaries, never inside 学生价.
+    """
+    phrases = glossary.phrases if glossary is not None else frozenset()
+    if not phrases:
+        return tokens
+    merged: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for j in range(min(len(tokens), i + MAX_MERGE_TOKENS), i + 1, -1):
+            joined = "".join(tokens[i:j])
+            if joined in phrases:
+                merged.append(joined)
+                i = j
+                break
+        else:
+            merged.append(tokens[i])
+            i += 1
+    return merged
+
+
+# --- one glued token at a time -------------------------------------------------------------------
+
+def numeral_nouns(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+    """A numeral compound jieba lists as a numeral (一个班, 三个月) gives up its one noun the corpus has.
+
+    Fixes 「一个班几个人啊」 (about 班). Must not break 「一起上课可以吗」: 起 of 一起 is no noun.
+    None when the token is no numeral compound; the token itself when no noun is found.
+    """
+    if not analyzer.is_numeral_compound(token, glossary):
+        return None
+    best = _best_split(analyzer, token, glossary, compound=True)
+    return best if best else [token]
+
+
+def resultatives(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+    """A verb plus a resultative complement (退掉, 剩下, 找到) keeps only the verb, when the
+    corpus or the question frames know the verb.
+
+    Fixes 「交完钱多久能开课」 (交完, absent, → 交). Must not break 「上完商务级能保证找到工作吗」:
+    上完 is a glossary synonym (结课) and stays whole.
+    """
+    if not analyzer.is_glued(token, glossary) or token[-1] not in RESULTATIVES:
+        return None
+    head = token[:-1]
+    if head in analyzer.question_words or analyzer.in_corpus(head) or analyzer.resolves(head, glossary):
+        return [head]
+    return None
+
+
+def resplit(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+    """A content token jieba glued from function morphemes and a corpus word is re-cut into the word.
+
+    Resolved pieces only (corpus words of 2+ characters or glossary phrases: 几节课 → 几 + 节课);
+    with question-frame words around it one corpus character may stand alone (先考 → 先 + 考);
+    a token made only of frame words is one (想要 → 想 + 要). Fewest pieces win, then the longest.
+    Fixes 「那本书的钱退不退」 (那本书, absent, → 书). Must not break 「有证书吗」: single characters
+    never resolve alone, so 证书 stays whole and unknown.
+    """
+    if not analyzer.is_glued(token, glossary):
+        return None
+    return _best_split(analyzer, token, glossary, compound=False)
+
+
+def _best_split(analyzer: TermAnalyzer, token: str, glossary: Glossary | None, *, compound: bool) -> list[str] | None:
+    best: tuple[tuple[int, int, int], list[str]] | None = None
+    for pieces in _splits(token):
+        content = [p for p in pieces if analyzer.weigh(p, glossary)[0] > 0.0]
+        resolved = [p for p in content if analyzer.resolves(p, glossary)]
+        frame_only = all(p in analyzer.question_words for p in pieces if p not in content)
+        if compound:  # numeral + classifier + noun: the piece must be a noun (not 起 of 一起)
+            noun = len(content) == 1 and analyzer.tag(content[0]).startswith("n")
+            rank = 0 if noun and analyzer.in_corpus(content[0]) else None
+        elif resolved and len(resolved) == len(content):
+            rank = 0
+        elif len(content) == 1 and frame_only and analyzer.in_corpus(content[0]):
+            rank = 1
+        elif not content and frame_only:
+            rank = 2
+        else:
+            rank = None
+        if rank is not None:
+            key = (rank, len(pieces), -max((len(p) for p in content), default=0))
+            if best is None or key < best[0]:
+                best = (key, pieces)
+    return best[1] if best else None
+
+
+def _splits(token: str) -> Iterable[list[str]]:
+    """Every way to cut `token` into two or more consecutive pieces."""
+    for mask in range(1, 2 ** (len(token) - 1)):
+        pieces, start = [], 0
+        for end in range(1, len(token)):
+            if mask >> (end - 1) & 1:
+                pieces.append(token[start:end])
+                start = end
+        pieces.append(token[start:])
+        yield pieces
+
+
+# --- weights -------------------------------------------------------------------------------------
+
+def numeral_topics(word: str) -> bool:
+    """Class formats jieba tags as numerals (一对一, 一对二) are topics, not function words.
+
+    Fixes 「一对一课多少钱」. Must not break 「一个人能报吗」: 一个 stays a numeral of weight 0.
+    """
+    return word in NUMERAL_TOPICS
+
+
+# --- terms ---------------------------------------------------------------------------------------
+
+def self_description(question: str, found: Sequence[Term]) -> set[str]:
+    """Words the corpus never uses that stand only in a clause where the asker describes themselves.
+
+    Only for a question of several clauses whose asking clause (吗, 几, 多少, 什么, A-not-A, ？, a
+    final 没/不 …; core/data/asking_markers.txt) names MIN_ASKING_TERMS corpus words and does not
+    point back with 这/那; no character of the word may recur in the asking clause.
+    Fixes 「我闺女测出来是二级，学费得交多少」 (闺女 is background).
+    Must not break 「我想分期付款 学费可以这样交吗」 (points back: 分期付款 still counts).
+    """
+    clauses = [c.strip() for c in _CLAUSE_RE.split(question) if c and c.strip()]
+    asking = [c for c in clauses if _ASKING_RE.search(c.rstrip("，,。！!；;、"))]
+    if not asking or len(asking) == len(clauses):
+        return set()
+    ask_text = normalize("".join(asking))
+    if _POINTS_BACK_RE.search(ask_text):
+        return set()
+    rest = normalize("".join(c for c in clauses if c not in asking))
+    if sum(t.known and normalize(t.text) in ask_text for t in found) < MIN_ASKING_TERMS:
+        return set()
+    return {t.text for t in found if not t.known and not t.is_number and normalize(t.text) in rest
+            and not any(ch in ask_text for ch in normalize(t.text))}

@@ -1,0 +1,121 @@
+"""`python -m core ask` and `python -m core demo`: the seed-style report on the command line.
+
+Both go through the one Assistant with the configured chat model (the offline answerer when none
+is configured). `ask` records in the review queue exactly what the Ask page records (flagged
+answers, refusals, model failures) unless `--no-queue` is given, and says which item it wrote;
+`demo` writes nothing to the queue and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from core.answering.offline import ScriptedChatModel
+from core.answering.rag import RAGAnswer
+from core.assistant import Assistant, open_assistant
+from core.cli.knobs import add_knob_flags, knobs_from_args
+from core.errors import ModelError
+from core.knobs import Knobs
+from core.settings import Settings
+from core.stores.db import open_database
+from core.stores.review import ReviewStore, record_answer
+
+DEMO_QUESTIONS = (
+    "启明英语的口语课一共有几级？",
+    "你们的雅思保过班多少钱？",
+    "我报了口语课三级，学费 4800，上了 4 课时不想学了，能退多少钱？",
+)
+FABRICATED = "口语课一共六级，每级 12 课时[7]。"
+
+
+def register(subparsers) -> None:
+    ask = subparsers.add_parser("ask", help="问一个问题，打印召回、判断、回答与出处检查")
+    ask.add_argument("question", help="学员的问题")
+    add_knob_flags(ask)
+    ask.add_argument("--no-queue", action="store_true", help="不写入复核队列（默认和提问页一样写入）")
+    ask.add_argument("--json", action="store_true", help="输出 JSON")
+    ask.set_defaults(handler=run_ask)
+    demo = subparsers.add_parser("demo", help="重放三个示例问题和一个编造出处的回答（不写入复核队列）")
+    demo.set_defaults(handler=run_demo)
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    assistant = open_assistant(Settings.from_env())
+    knobs = knobs_from_args(args, assistant.knobs)
+    store = None if args.no_queue else ReviewStore(open_database(assistant.settings.db_url))
+    gate = assistant.grade(assistant.gate(assistant.retrieve(args.question), knobs))
+    try:
+        result = assistant.answer(gate)
+    except ModelError as error:
+        if store is not None:
+            item = store.enqueue_failure(gate.question, message=str(error), kind=error.kind,
+                                         threshold=knobs.threshold, k=knobs.k, candidates=gate.candidates,
+                                         fingerprint=assistant.fingerprint)
+            raise ModelError(f"{error}（已记入复核队列「模型故障」#{item}）", kind=error.kind) from None
+        raise
+    queued = record_answer(store, result, fingerprint=assistant.fingerprint) if store is not None else None
+    if args.json:
+        print(json.dumps({**result.to_dict(), "knobs": knobs.to_dict(), "queued": queued,
+                          "model": "offline" if assistant.offline else assistant.settings.llm_model},
+                         ensure_ascii=False, indent=2))
+    else:
+        print(render_report(result, knobs, queued=queued, queue_used=store is not None))
+    return 0
+
+
+def render_report(result: RAGAnswer, knobs: Knobs, *, queued: int | None, queue_used: bool) -> str:
+    """The seed-style plain-text report: candidates, decision, answer, citation table, check result."""
+    lines = [f"问题：{result.question}", f"参数：{knobs.describe()}",
+             f"召回 {len(result.candidates)} 条（按排序分）："]
+    for hit in result.candidates:
+        state = "命中" if hit.passed else "低于阈值"
+        lines.append(f"  [{hit.rank}] 排序分 {hit.value:.3f}（检索分 {hit.score:.3f}）  {state}  "
+                     f"{hit.source} · {hit.heading}")
+    if result.decision is not None:
+        lines.append("判断：" + "；".join(f"{s.name_zh} {s.compared}" for s in result.decision.signals[:3]))
+    if result.grade is not None:
+        lines.append(f"模型判定：{result.grade.describe()}（{result.grade.cost()}）")
+    lines.append("")
+    lines.append(f"回答：{result.text}")
+    if result.refused:
+        lines.append(f"  原因：{result.reason}")
+        lines.append(f"  模型有没有被调用：{'有' if result.model_called else '没有'}")
+    else:
+        if result.reason:
+            lines.append(f"  判断依据：{result.reason}")
+        refs = result.citations.refs if result.citations else ()
+        if refs:
+            lines += ["", "引用来源：", "编号  文件  小节  片段预览"]
+            lines += [f"[{r.number}]  {r.source}  {r.heading}  {r.excerpt}" for r in refs]
+        lines.append("")
+        if result.problems:
+            lines.append("出处校验：发现问题")
+            lines += [f"  ✗ {p.message}" for p in result.problems]
+        else:
+            lines.append("出处校验：通过")
+    lines.append(_queue_line(result, queued, queue_used))
+    return "\n".join(lines)
+
+
+def _queue_line(result: RAGAnswer, queued: int | None, queue_used: bool) -> str:
+    if queued is not None:
+        held = result.flagged or (result.grade is not None and not result.refused)
+        lane = "（模型判定可答）" if result.grade is not None and not result.refused else ""
+        return f"复核队列：已记入{lane} #{queued}" + ("（这条回答不返回给学员）" if held else "")
+    if not queue_used:
+        return "复核队列：未写入（--no-queue 或演示）"
+    return "复核队列：无需复核，未写入"
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    assistant: Assistant = open_assistant(Settings.from_env())
+    for number, question in enumerate(DEMO_QUESTIONS, start=1):
+        print(f"===== 场景 {number} =====")
+        print(render_report(assistant.ask(question), assistant.knobs, queued=None, queue_used=False))
+        print()
+    print("===== 场景 4：模型编造了不存在的出处 =====")
+    scripted = assistant.with_model(ScriptedChatModel(responses=[FABRICATED]))
+    print(render_report(scripted.ask(DEMO_QUESTIONS[0]), assistant.knobs, queued=None, queue_used=False))
+    return 0
+

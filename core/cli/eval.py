@@ -1,0 +1,133 @@
+"""`python -m core eval [SET] [--min-score T] [--k K] [--min-coverage C] [--max-unknown-weight U] [--misses] [--json]`
+(and `--with-model`: the whole chain with the configured model, in core/cli_eval_model.py).
+
+The labelled set goes through the same Assistant and gate as `python -m core ask` (retrieved
+and ranked once, then core.answerability.gate.decide at the given knobs), so for any set and knobs every
+question's `refused` here equals `ask` with the same values, and the tuning page's headline
+numbers equal these. Without SET the packaged default set is used; without knob flags the
+knobs in force (calibrated, environment, saved default). `--misses` lists every wrong decision
+with its reason and what a consultant can do about it. A malformed set exits with code 1 and
+names the line (via core.cli's XiaoEError handling).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from core.assistant import open_assistant
+from core.cli.knobs import add_knob_flags, knobs_from_args
+from core.errors import ConfigError
+from core.evaluation.metrics import (
+    CORRECT_ANSWER,
+    CORRECT_REFUSAL,
+    FALSE_ANSWER,
+    FALSE_REFUSAL,
+    OUTCOMES,
+    WRONG_SOURCE,
+    Metrics,
+    evaluate_at,
+    evaluate_set,
+    suggest,
+)
+from core.evaluation.misses import explain_misses
+from core.settings import Settings
+from core.stores.question_sets import corpus_catalog, load_default_set, read_question_file
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("eval", help="在标注题集上评测闸门，给出建议参数",
+                                   description="在标注题集上评测当前（或指定的）闸门参数，并给出建议参数。"
+                                               "与 ask 命令、提问页和调优页用同一个闸门。")
+    parser.add_argument("set_path", nargs="?", metavar="题集文件", help="题集文件（CSV 或 XLSX）；省略时用默认题集")
+    add_knob_flags(parser)
+    parser.add_argument("--misses", action="store_true", help="逐条列出判断错误的题、理由和可以怎么改")
+    parser.add_argument("--json", action="store_true", help="以 JSON 输出")
+    parser.add_argument("--with-model", action="store_true",
+                        help="用已配置的回答模型跑完整流程（闸门 + 模型判定 + 回答），先给出预计用量，"
+                             "最后列出答对率和模型判定的一致情况；会调用模型、产生费用")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.with_model:
+        from core.cli.eval_model import run as run_with_model
+
+        if args.json or args.misses:
+            raise ConfigError("--with-model 暂不能和 --json、--misses 一起用，请分开运行。")
+        return run_with_model(args)
+    assistant = open_assistant(Settings.from_env(), with_model=False)  # the gate needs no model
+    knobs = knobs_from_args(args, assistant.knobs)
+    files, sections = corpus_catalog(assistant.index)
+    questions = (read_question_file(args.set_path, known_files=files, known_sections=sections)
+                 if args.set_path else load_default_set())
+    evaluated = evaluate_set(assistant, questions)
+    evaluation = evaluate_at(evaluated, knobs)
+    suggestion = suggest(evaluated, knobs.k, knobs)
+    hints = {e.question: e.hint for e in explain_misses(evaluated, evaluation)}
+    name = args.set_path or "默认题集"
+    if args.json:
+        print(json.dumps({
+            "set": name, "fingerprint": assistant.fingerprint, "knobs": knobs.to_dict(),
+            "glossary_entries": len(assistant.glossary or ()), "metrics": evaluation.metrics.to_dict(),
+            "suggested": {**suggestion.knobs.to_dict(), "cost": suggestion.cost,
+                          "plateaus": {k: list(v) for k, v in suggestion.plateaus.items()}},
+            "questions": [{"question": q.question, "refused": g.refused, "expected": q.expectation,
+                           "outcome": o, "reason": g.reason, "hint": hints.get(q.question, ""),
+                           "hits": [h.to_dict() for h in g.candidates]}
+                          for q, g, o in zip(evaluated.questions, evaluation.gates, evaluation.outcomes)]},
+            ensure_ascii=False, indent=2))
+        return 0
+    m = evaluation.metrics
+    print(f"题集：{name}（{m.total} 题：应答 {m.answerable}，应拒 {m.unanswerable}）  资料指纹 {assistant.fingerprint}")
+    print(f"闸门参数：{knobs.describe()}；同义词表 {len(assistant.glossary or ())} 条")
+    print(format_table(m))
+    if args.misses:
+        print(format_misses(evaluated, evaluation, hints))
+    s = suggestion.metrics
+    print(f"建议参数（k={knobs.k}）：{suggestion.knobs.describe()}，判断正确 {s.correct}/{s.total}，代价 {s.cost:g}"
+          "（误拒、命中错误资料各记 1，误答记 2；代价最低的区域取中间）")
+    return 0
+
+
+def format_table(m: Metrics) -> str:
+    """The issue's two targets first, then every rate and outcome count, as plain-text columns."""
+    def share(part: int, whole: int) -> str:
+        return f"{part}/{whole}（{part / whole:.1%}）" if whole else "—"
+
+    def pct(value: float | None) -> str:
+        return "—" if value is None else f"{value:.1%}"
+
+    rows = [("判断正确", share(m.correct, m.total)),
+            ("可答题答出且命中事实", share(m.count(CORRECT_ANSWER), m.answerable)),
+            ("应拒答题已拒答", share(m.count(CORRECT_REFUSAL), m.unanswerable)),
+            ("回答率", pct(m.answered_rate)), ("拒答精确率", pct(m.refusal_precision)),
+            ("拒答 F1", pct(m.refusal_f1)), ("平衡准确率", pct(m.balanced_accuracy)), ("代价", f"{m.cost:g}")]
+    rows += [(label, str(m.count(label))) for label in (FALSE_REFUSAL, FALSE_ANSWER, WRONG_SOURCE)]
+    return _columns(rows)
+
+
+def _columns(rows: list[tuple[str, str]]) -> str:
+    width = max(_width(name) for name, _ in rows)
+    return "\n".join(f"  {name}{' ' * (width - _width(name))}  {value}" for name, value in rows)
+
+
+def _width(text: str) -> int:
+    return sum(2 if ord(ch) > 0x2E7F else 1 for ch in text)  # CJK takes two terminal columns
+
+
+def format_misses(evaluated, evaluation, hints: dict[str, str]) -> str:
+    """One block per wrong decision: the question, the reason given, and the consultant's next step."""
+    lines = ["\n判断错误的题："]
+    for q, g, o in zip(evaluated.questions, evaluation.gates, evaluation.outcomes):
+        if o in (CORRECT_ANSWER, CORRECT_REFUSAL):
+            continue
+        lines.append(f"  [{o}] {q.question}\n      理由：{g.reason}")
+        if q.question in hints:
+            lines.append(f"      建议：{hints[q.question]}")
+    if len(lines) == 1:
+        lines.append("  （没有）")
+    return "\n".join(lines)
+
+
+__all__ = ["OUTCOMES", "format_table", "register", "run"]

@@ -1,0 +1,119 @@
+"""Batch run: every question of a set through the Assistant (gate, configured model, checks), one at a time.
+
+Unlike `python -m core eval` (the gate only), this generates the answer with the configured chat
+model, so the answer text and its checks are included. `run_one` handles one question so a
+caller can stop between questions (the tuning page's cancel button) and resume from where it
+stopped. Answers with a problem — a failed check, or an outcome other than 正确回答/正确拒答 —
+go to the review queue lane 批量评测 ("batch") when a queue is given.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from core.answering.rag import RAGAnswer
+from core.checks.problems import Problem
+from core.errors import ModelError
+from core.evaluation.metrics import (
+    CORRECT_ANSWER,
+    CORRECT_REFUSAL,
+    FALSE_ANSWER,
+    FALSE_REFUSAL,
+    GOOD_OUTCOMES,
+    WRONG_SOURCE,
+    holds_fact,
+)
+from core.evaluation.set_format import LabelledQuestion
+from core.knobs import Knobs
+from core.stores.review import ReviewStore
+
+BATCH_ORIGIN = "batch"
+MODEL_FAILED = "模型故障"
+CSV_COLUMNS = ("行号", "问题", "预期", "结果", "是否拒答", "回答", "问题标记", "最高分", "模型判定", "复核条目")
+
+
+@dataclass(frozen=True)
+class BatchRow:
+    """The outcome of one question in a batch run."""
+
+    line: int
+    question: str
+    expectation: str
+    outcome: str
+    refused: bool
+    text: str
+    problems: tuple[Problem, ...]
+    best_score: float
+    queued_id: int | None = None
+    grade: str = ""  # the grader's verdict and cost when the question was in the uncertain band
+
+    @property
+    def has_problem(self) -> bool:
+        return bool(self.problems)
+
+    def to_dict(self) -> dict:
+        return {"行号": self.line, "问题": self.question, "预期": self.expectation, "结果": self.outcome,
+                "是否拒答": "是" if self.refused else "否", "回答": self.text,
+                "问题标记": "；".join(p.message for p in self.problems), "最高分": round(self.best_score, 4),
+                "模型判定": self.grade, "复核条目": self.queued_id}
+
+
+def answer_outcome(question: LabelledQuestion, result: RAGAnswer) -> str:
+    """The outcome label of an actual answer (a refusal by the model counts as a refusal)."""
+    if question.should_refuse:
+        return CORRECT_REFUSAL if result.refused else FALSE_ANSWER
+    if result.refused:
+        return FALSE_REFUSAL
+    return CORRECT_ANSWER if any(holds_fact(question, h) for h in result.hits) else WRONG_SOURCE
+
+
+def outcome_problem(question: LabelledQuestion, outcome: str) -> Problem | None:
+    """The review reason for a wrong outcome, None for a correct one."""
+    if outcome in GOOD_OUTCOMES:
+        return None
+    messages = {
+        FALSE_REFUSAL: f"批量评测：预期由「{question.expectation}」回答，小E 却拒答了（误拒）",
+        FALSE_ANSWER: "批量评测：这道题资料里没有答案、预期应拒答，小E 却作答了（误答）",
+        WRONG_SOURCE: f"批量评测：作答所用的片段里没有预期的「{question.expectation}」（命中错误资料）",
+    }
+    codes = {FALSE_REFUSAL: "eval_wrong_refusal", FALSE_ANSWER: "eval_wrong_answer", WRONG_SOURCE: "eval_wrong_source"}
+    return Problem(codes[outcome], messages[outcome])
+
+
+def run_one(question: LabelledQuestion, assistant, *, knobs: Knobs | None = None,
+            queue: ReviewStore | None = None, flagged_by: str | None = None) -> BatchRow:
+    """Answer one question through `assistant` (core.assistant.Assistant, with its configured model)
+    at `knobs` (default: the assistant's), judge it, and queue it if it has a problem."""
+    knobs = knobs or assistant.knobs
+    fingerprint = assistant.fingerprint
+    try:
+        result = assistant.ask(question.question, knobs)
+    except ModelError as error:
+        queued = queue.enqueue_failure(question.question, message=str(error), kind=error.kind,
+                                       threshold=knobs.threshold, k=knobs.k, fingerprint=fingerprint) if queue else None
+        return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
+                        outcome=MODEL_FAILED, refused=True, text="", problems=(Problem(error.kind, str(error)),),
+                        best_score=0.0, queued_id=queued)
+    outcome = answer_outcome(question, result)
+    extra = outcome_problem(question, outcome)
+    problems = tuple(result.problems) + ((extra,) if extra else ())
+    queued = None
+    if queue is not None and problems:
+        queued = queue.enqueue(result, origin=BATCH_ORIGIN, fingerprint=fingerprint, flagged_by=flagged_by,
+                               extra_reasons=(extra,) if extra else ())
+    return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
+                    outcome=outcome, refused=result.refused, text=result.text, problems=problems,
+                    best_score=result.best_score, queued_id=queued,
+                    grade=f"{result.grade.describe()}；{result.grade.cost()}" if result.grade else "")
+
+
+def rows_to_csv(rows: Iterable[dict]) -> bytes:
+    """Batch results (BatchRow.to_dict() rows) as CSV with a BOM so Excel opens the Chinese text."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue().encode("utf-8-sig")

@@ -1,0 +1,286 @@
+"""Staff accounts: user names, roles, argon2 password hashes; every change audited.
+
+Passwords are hashed with argon2id (argon2-cffi) and never stored, logged, audited or returned
+in clear. Every account change appends a line to the audit log in the same transaction.
+Sign-in throttling and sessions live in core/sessions.py; this module only answers "is this
+the password of this account"; what each role may do is in core/roles.py.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select
+
+from core.stores import audit
+from core.stores.db import Database, Migration, Schema, create_tables, utcnow
+from core.stores.password_policy import (  # noqa: F401 - MIN_PASSWORD_CHARS re-exported
+    MAX_PASSWORD_CHARS,
+    MIN_PASSWORD_CHARS,
+    AccountError,
+    check_new_password,
+    fold,
+)
+from core.stores.roles import PERMISSIONS, ROLES, Authorize, User, require
+
+__all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "User", "normalize_username", "require"]
+
+USERNAME_RE = re.compile(r"^[\w.@-]{2,64}$")
+EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+MAX_DISPLAY_CHARS = 50
+
+
+
+@dataclass(frozen=True)
+class Account:
+    """One stored account, without its password hash."""
+
+    username: str
+    display_name: str
+    role: str
+    email: str | None
+    created_at: datetime
+    last_login_at: datetime | None
+    disabled: bool
+
+    @property
+    def user(self) -> User:
+        return User(username=self.username, display_name=self.display_name, role=self.role)
+
+    @property
+    def role_label(self) -> str:
+        return ROLES.get(self.role, self.role)
+
+
+metadata = MetaData()
+accounts = Table(
+    "accounts", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(64), nullable=False, unique=True),
+    Column("display_name", String(MAX_DISPLAY_CHARS), nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("email", String(254), unique=True),
+    Column("password_hash", String(256), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_login_at", DateTime(timezone=True)),
+    Column("disabled", Boolean, nullable=False, default=False),
+)
+
+ACCOUNTS_SCHEMA = Schema("accounts", (Migration(1, "accounts table", create_tables(accounts)),))
+
+
+def normalize_username(value: str) -> str:
+    """NFKC, trimmed, case-folded: 'Admin', 'admin' and full-width 'ａｄｍｉｎ' are one account."""
+    return fold(value.strip()) if isinstance(value, str) else ""
+
+
+class AccountStore:
+    """Accounts on a `Database`; opening it brings the accounts and audit tables up to date."""
+
+    def __init__(self, db: Database, *, hasher: PasswordHasher | None = None,
+                 now: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self.hasher = hasher or PasswordHasher()
+        self._now = lambda: _aware(now()).astimezone(UTC)  # SQLite drops the offset: store UTC
+        self._dummy_hash: str | None = None
+        audit.ensure(db)
+        db.migrate(ACCOUNTS_SCHEMA)
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def count(self, *, enabled_only: bool = False) -> int:
+        query = select(func.count()).select_from(accounts)
+        if enabled_only:
+            query = query.where(accounts.c.disabled.is_(False))
+        with self.db.read("读取账号") as conn:
+            return conn.execute(query).scalar_one()
+
+    def find(self, username: str) -> Account | None:
+        with self.db.read("读取账号") as conn:
+            row = conn.execute(select(accounts).where(accounts.c.username == normalize_username(username))).first()
+        return _account(row) if row else None
+
+    def get(self, username: str) -> Account:
+        found = self.find(username)
+        if found is None:
+            raise AccountError(f"没有名为「{normalize_username(username)}」的账号，请用 users list 查看现有账号。")
+        return found
+
+    def find_by_email(self, email: str) -> Account | None:
+        """The account whose email, or else user name, equals `email` (case-insensitive)."""
+        key = normalize_username(email)
+        with self.db.read("读取账号") as conn:
+            row = (conn.execute(select(accounts).where(accounts.c.email == key)).first()
+                   or conn.execute(select(accounts).where(accounts.c.username == key)).first())
+        return _account(row) if row else None
+
+    def list(self) -> tuple[Account, ...]:
+        with self.db.read("读取账号") as conn:
+            rows = conn.execute(select(accounts).order_by(accounts.c.username)).all()
+        return tuple(_account(r) for r in rows)
+
+    # --- passwords ---------------------------------------------------------------------------
+
+    def check_password(self, username: str, password: str) -> Account | None:
+        """The account if `password` is its password (disabled ones included), else None."""
+        with self.db.transaction("核对密码") as conn:
+            return self.verify(conn, username, password)
+
+    def verify(self, conn: Connection, username: str, password: str) -> Account | None:
+        """`check_password` inside the caller's transaction (the sign-in holds its throttle rows meanwhile).
+
+        Unknown names still pay for one argon2 verify, so timing does not tell them apart.
+        """
+        key = normalize_username(username)
+        row = conn.execute(select(accounts).where(accounts.c.username == key)).first()
+        if row is None:
+            self._verify(self._dummy(), password)
+            return None
+        if not self._verify(row.password_hash, password):
+            return None
+        if self.hasher.check_needs_rehash(row.password_hash):
+            conn.execute(accounts.update().where(accounts.c.username == key)
+                         .values(password_hash=self.hasher.hash(password)))
+        return _account(row)
+
+    def _verify(self, stored: str, password: str) -> bool:
+        try:
+            return self.hasher.verify(stored, password[:MAX_PASSWORD_CHARS + 1])
+        except (VerificationError, InvalidHashError):
+            return False
+
+    def _dummy(self) -> str:
+        if self._dummy_hash is None:
+            self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
+        return self._dummy_hash
+
+    def mark_login(self, username: str, conn) -> None:
+        """Record a successful sign-in inside the caller's transaction."""
+        conn.execute(accounts.update().where(accounts.c.username == normalize_username(username))
+                     .values(last_login_at=self._now()))
+
+    # --- changing ----------------------------------------------------------------------------
+
+    def add(self, username: str, password: str, *, actor: str, role: str = "consultant",
+            display_name: str | None = None, email: str | None = None,
+            authorize: Authorize | None = None) -> Account:
+        key = _valid_username(username)
+        role = _valid_role(role)
+        name = _valid_display_name(display_name or key)
+        mail = _valid_email(email)
+        digest = self.hasher.hash(check_new_password(password, key, mail))
+        with self.db.transaction("新建账号", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
+            if conn.execute(select(accounts.c.id).where(accounts.c.username == key)).first():
+                raise AccountError(f"账号「{key}」已经存在，请换一个用户名，或用 users passwd 重设它的密码。")
+            if mail and conn.execute(select(accounts.c.id).where(accounts.c.email == mail)).first():
+                raise AccountError(f"邮箱「{mail}」已经属于另一个账号，请换一个邮箱。")
+            conn.execute(accounts.insert().values(
+                username=key, display_name=name, role=role, email=mail, password_hash=digest,
+                created_at=self._now(), last_login_at=None, disabled=False))
+            audit.record(self.db, actor, "account_add", key,
+                         f"新建账号「{name}」，角色：{ROLES[role]}" + (f"，邮箱：{mail}" if mail else ""),
+                         conn=conn, now=self._now)
+        return self.get(key)
+
+    def set_password(self, username: str, password: str, *, actor: str, authorize: Authorize | None = None) -> None:
+        account = self.get(username)
+        key = account.username
+        digest = self.hasher.hash(check_new_password(password, key, account.email))
+        with self.db.transaction("修改密码", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
+            conn.execute(accounts.update().where(accounts.c.username == key).values(password_hash=digest))
+            audit.record(self.db, actor, "account_passwd", key, "重设密码", conn=conn, now=self._now)
+
+    def set_disabled(self, username: str, disabled: bool, *, actor: str,
+                     authorize: Authorize | None = None) -> Account:
+        account = self.get(username)
+        if account.disabled == disabled:
+            return account
+        with self.db.transaction("停用账号" if disabled else "启用账号", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
+            if disabled and account.role == "admin":
+                self._keep_one_admin(conn, account.username)
+            conn.execute(accounts.update().where(accounts.c.username == account.username)
+                         .values(disabled=disabled))
+            audit.record(self.db, actor, "account_disable" if disabled else "account_enable", account.username,
+                         "停用账号" if disabled else "重新启用账号", conn=conn, now=self._now)
+        return self.get(account.username)
+
+    def set_role(self, username: str, role: str, *, actor: str, authorize: Authorize | None = None) -> Account:
+        account, role = self.get(username), _valid_role(role)
+        if account.role == role:
+            return account
+        with self.db.transaction("修改角色", immediate=authorize is not None) as conn:
+            _authorized(conn, authorize)
+            if account.role == "admin":
+                self._keep_one_admin(conn, account.username)
+            conn.execute(accounts.update().where(accounts.c.username == account.username).values(role=role))
+            audit.record(self.db, actor, "account_role", account.username,
+                         f"角色：{account.role_label} → {ROLES[role]}", conn=conn, now=self._now)
+        return self.get(account.username)
+
+    @staticmethod
+    def _keep_one_admin(conn, leaving: str) -> None:
+        others = conn.execute(select(func.count()).select_from(accounts).where(
+            accounts.c.role == "admin", accounts.c.disabled.is_(False),
+            accounts.c.username != leaving)).scalar_one()
+        if others == 0:
+            raise AccountError(f"「{leaving}」是最后一个可用的管理员，不能停用或降级；请先新建或启用另一个管理员。")
+
+
+def _authorized(conn: Connection, authorize: Authorize | None) -> None:
+    """The acting admin's session, re-checked inside the change's transaction (None: the CLI)."""
+    if authorize is not None:
+        authorize(conn, "manage_accounts")
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+def _valid_username(value: str) -> str:
+    key = normalize_username(value)
+    if not USERNAME_RE.match(key):
+        raise AccountError(f"用户名「{key[:70]}」不可用：需要 2 到 64 个字符，只能包含字母、数字、汉字和 . _ - @。")
+    return key
+
+
+def _valid_role(role: str) -> str:
+    for code, label in ROLES.items():
+        if role in (code, label):
+            return code
+    raise AccountError(f"角色「{role}」不存在，可选：consultant（顾问）、admin（管理员）。")
+
+
+def _valid_display_name(value: str) -> str:
+    name = " ".join(unicodedata.normalize("NFC", value).split())
+    if not name or len(name) > MAX_DISPLAY_CHARS or any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
+        raise AccountError(f"显示名需要 1 到 {MAX_DISPLAY_CHARS} 个字，且不能含控制字符。")
+    return name
+
+
+def _valid_email(value: str | None) -> str | None:
+    if not value or not value.strip():
+        return None
+    mail = normalize_username(value)
+    if len(mail) > 254 or not EMAIL_RE.match(mail):
+        raise AccountError(f"邮箱「{mail[:60]}」格式不对，应类似 name@example.com。")
+    return mail
+
+
+def _account(row) -> Account:
+    return Account(username=row.username, display_name=row.display_name, role=row.role, email=row.email,
+                   created_at=_aware(row.created_at), last_login_at=_aware(row.last_login_at),
+                   disabled=bool(row.disabled))
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)

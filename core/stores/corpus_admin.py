@@ -1,0 +1,240 @@
+"""Corpus administration (admins only): upload or edit a Markdown file, keep every version, show diffs.
+
+The database is the source of truth (core.corpus.versions): a save stages the new bytes in a
+short-named temporary file inside the corpus folder (fsynced), records the version rows and the
+audit line in one transaction, and only after the commit renames the file into place. A crash
+before the commit leaves an orphan temporary file, one after it leaves the folder behind the
+database; core.stores.corpus_sync repairs both at start-up. Whether an editor's starting point is still
+current is checked inside that transaction, so two admins saving in the same instant get one
+version and one conflict message. Approved review items that cite a changed file go back to
+待复核 (`requeue_stale`). Deleting files is left out on purpose: take a file out of the corpus on
+the server, where it is a deliberate act.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from core.checks.problems import Problem
+from core.checks.references import extract_refs
+from core.corpus.files import NEW_FILE, decode_markdown, sanitize_filename
+from core.corpus.versions import (  # noqa: F401  (re-exported: callers import these from here)
+    ACTION_LABELS,
+    BASELINE_ACTOR,
+    CORPUS_SCHEMA,
+    CorpusVersion,
+    FileState,
+    as_utc,
+    as_version,
+    corpus_versions,
+    disk_text,
+    file_state,
+    insert_version,
+    sha256_hex,
+)
+from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
+from core.errors import ConflictError, CorpusError
+from core.os_errors import os_reason
+from core.stores import audit
+from core.stores.accounts import User, require
+from core.stores.db import Database, utcnow
+
+STALE_CODE = "stale_corpus"
+STALE_LABEL = "资料已更新"
+CONFLICT_MESSAGE = ("资料文件「{name}」在你打开之后已被修改（可能是其他管理员），你的修改没有保存。"
+                    "请复制你的内容，刷新后在最新版本上重新修改。")
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """What a save did. `changed` is False when the content was already exactly that."""
+
+    source: str
+    changed: bool
+    created: bool
+    version: int | None
+    sha256: str
+    previous_sha256: str | None
+
+
+def diff_text(old: str, new: str, *, old_label: str = "旧版本", new_label: str = "新版本", context: int = 3) -> str:
+    """A unified diff (plain text, for st.code) from `old` to `new`; empty when they are equal."""
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 fromfile=old_label, tofile=new_label, n=context)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+class CorpusAdmin:
+    """Saves corpus files with their versions; every change is checked against the user's role."""
+
+    def __init__(self, db: Database, corpus_dir: Path | str, *, now: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self.corpus_dir = Path(corpus_dir)
+        self._now = lambda: as_utc(now())
+        audit.ensure(db)
+        db.migrate(CORPUS_SCHEMA)
+
+    def files(self) -> list[str]:
+        if not self.corpus_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.corpus_dir.glob("*.md")
+                      if not p.name.startswith(".") and regular_file_inside(self.corpus_dir, p) is None and p.is_file())
+
+    def read(self, source: str) -> tuple[str, str]:
+        """(text, sha256) of one corpus file's current state: the newest version, or the disk's own
+        state when it was written outside the console (that is what a save must start from)."""
+        path = self._path(source)
+        disk = path.read_bytes() if path.exists() else None
+        with self.db.read("读取资料版本") as conn:
+            state = file_state(conn, path.name, disk)
+            if state.latest_sha256 is not None and not state.disk_unrecorded:
+                content = conn.execute(select(corpus_versions.c.content).where(
+                    corpus_versions.c.source == path.name,
+                    corpus_versions.c.version == state.last_version)).scalar_one()
+                return content, state.latest_sha256
+        if disk is None:
+            raise CorpusError(f"没有找到资料文件「{path.name}」，请刷新后再试。")
+        return disk_text(disk), state.disk_sha256
+
+    def save(self, user: User, source: str, content: bytes | str, *, expected_sha256: str | None = None,
+             action: str = "edit") -> SaveResult:
+        """Write one file and record its versions. `expected_sha256`: None = no check, NEW_FILE = must
+        not exist yet, else the sha256 the editor started from (someone else's save in between → ConflictError)."""
+        require(user, "edit_corpus")
+        if action not in ACTION_LABELS or action == "baseline":
+            raise ValueError(f"unknown save action {action!r}")
+        name = sanitize_filename(source)
+        path = self._path(name)
+        content_text = decode_markdown(content, name=name)
+        new_bytes = content_text.encode("utf-8")
+        new_sha = sha256_hex(new_bytes)
+        now = self._now()  # read before the transaction: nothing slow while the write lock is held
+        disk = path.read_bytes() if path.exists() else None
+        staged = stage(path, new_bytes)
+        try:
+            with self.db.transaction("保存资料文件") as conn:
+                state = file_state(conn, name, disk)
+                self._check_expected(name, expected_sha256, state.current_sha256)
+                if new_sha == state.current_sha256:
+                    result = SaveResult(name, changed=False, created=False, version=None, sha256=new_sha,
+                                        previous_sha256=state.current_sha256)
+                else:
+                    result = self._record(conn, user, name, state, disk, content_text, new_bytes, action, now)
+        except BaseException:
+            discard(staged)
+            raise
+        if disk is not None and sha256_hex(disk) == new_sha:
+            discard(staged)
+            return result
+        try:
+            publish(staged)
+        except OSError as error:
+            discard(staged)
+            raise CorpusError(f"「{name}」已保存为新版本，但写入资料文件夹失败（{os_reason(error)}）；"
+                              "系统会在几秒内自动补写，若仍未更新请检查资料文件夹的权限。") from None
+        return result
+
+    def _record(self, conn, user: User, name: str, state: FileState, disk: bytes | None, content_text: str,
+                new_bytes: bytes, action: str, now: datetime) -> SaveResult:
+        number = state.last_version
+        try:
+            if state.disk_unrecorded:  # changed outside the console, or predates it: keep that state too
+                number += 1
+                insert_version(conn, source=name, version=number, action="baseline", content=disk_text(disk),
+                               data=disk, actor=BASELINE_ACTOR, at=now)
+            number += 1
+            insert_version(conn, source=name, version=number, action=action, content=content_text,
+                           data=new_bytes, actor=user.username, at=now)
+        except IntegrityError:
+            # Another save of this file committed between our read and our insert (both took the
+            # same version number): no update is lost, and this one reports the conflict.
+            raise ConflictError(CONFLICT_MESSAGE.format(name=name)) from None
+        created = state.current_sha256 is None
+        audit.record(self.db, user.username, f"corpus_{action}", name,
+                     f"{ACTION_LABELS[action]}，第 {number} 版，{len(new_bytes)} 字节，sha256 {sha256_hex(new_bytes)[:12]}"
+                     + ("（新文件）" if created else ""), conn=conn, now=lambda: now)
+        return SaveResult(name, changed=True, created=created, version=number, sha256=sha256_hex(new_bytes),
+                          previous_sha256=state.current_sha256)
+
+    def restore(self, user: User, version_id: int) -> SaveResult:
+        """Save an old version's content as the newest version of its file."""
+        old = self.version(version_id)
+        return self.save(user, old.source, old.content, action="restore")
+
+    def history(self, source: str) -> tuple[CorpusVersion, ...]:
+        """Every recorded version of one file, newest first."""
+        with self.db.read("读取资料版本") as conn:
+            rows = conn.execute(select(corpus_versions).where(corpus_versions.c.source == source)
+                                .order_by(corpus_versions.c.version.desc())).all()
+        return tuple(as_version(r) for r in rows)
+
+    def version(self, version_id: int) -> CorpusVersion:
+        with self.db.read("读取资料版本") as conn:
+            row = conn.execute(select(corpus_versions).where(corpus_versions.c.id == version_id)).first()
+        if row is None:
+            raise CorpusError(f"没有找到编号为 {version_id} 的资料版本，请刷新后再试。")
+        return as_version(row)
+
+    def versioned_sources(self) -> list[str]:
+        with self.db.read("读取资料版本") as conn:
+            return list(conn.execute(select(corpus_versions.c.source).group_by(corpus_versions.c.source)
+                                     .order_by(func.min(corpus_versions.c.id))).scalars())
+
+    def _path(self, name: str) -> Path:
+        folder = self.corpus_dir
+        if not folder.is_dir():
+            raise CorpusError(f"资料文件夹「{folder}」不存在，请检查 XIAOE_CORPUS_DIR 设置。")
+        name = sanitize_filename(name)
+        check_name_fits(folder, name)
+        path = folder / name
+        problem = regular_file_inside(folder, path)
+        if problem:
+            raise CorpusError(problem)
+        return path
+
+    @staticmethod
+    def _check_expected(name: str, expected: str | None, current: str | None) -> None:
+        if expected is None or expected == current or (expected == NEW_FILE and current is None):
+            return
+        if expected == NEW_FILE:
+            raise ConflictError(f"资料文件「{name}」已经存在。如果要用新内容替换它，请勾选「覆盖同名文件」（旧版本会保留）。")
+        raise ConflictError(CONFLICT_MESSAGE.format(name=name))
+
+
+def cited_sources(answer: str, candidates) -> set[str]:
+    """Sources an answer cites: [n] is the n-th passed candidate; no [n] at all means every passed one."""
+    passed = [h for h in candidates if h.passed]
+    cited = {passed[n - 1].source for n in extract_refs(answer) if 1 <= n <= len(passed)}
+    return cited or {h.source for h in passed}
+
+
+def requeue_stale(db: Database, changed_sources: set[str], actor: str) -> list[int]:
+    """Send approved review items that cite a changed file back to 待复核; returns their ids.
+
+    Each is reopened through ReviewStore's public API with the reason `stale_corpus` (lane
+    资料已更新) naming its files. An item someone decided meanwhile is skipped, not overwritten.
+    """
+    from core.stores.review import Filters, ReviewStore  # the review queue is optional for this module's other uses
+
+    if not changed_sources:
+        return []
+    store = ReviewStore(db)
+    stale: dict[int, tuple[int, list[str]]] = {}
+    for item in store.iter_items(Filters(status="approved"), with_candidates=True):
+        files = sorted(cited_sources(item.corrected_answer or item.answer, item.candidates) & set(changed_sources))
+        if files:
+            stale[item.id] = (item.version, files)
+    reopened: list[int] = []
+    for item_id, (version, files) in stale.items():  # one reason per item, naming its own files
+        message = f"{STALE_LABEL}：所引资料「{'、'.join(files)}」在通过后被修改，请按新资料重新复核。"
+        result = store.bulk_decide({item_id: version}, action="reopen", reviewer=actor, note=message,
+                                   add_reason=Problem(STALE_CODE, message))
+        reopened.extend(result.decided)
+    return reopened

@@ -1,0 +1,197 @@
+"""The glossary consultants maintain, in the database: entries plus an append-only change log.
+
+Schema component "glossary". Migration 3 loads the starter glossary (core/data/glossary_starter.csv)
+into a fresh database exactly once, so deleting every entry later does not bring it back.
+Every write (add, remove, import) changes entries and the log in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Column, Connection, DateTime, Integer, MetaData, String, Table, UniqueConstraint
+from sqlalchemy import select as sa_select
+
+from core.answerability.glossary import (
+    MAX_WORD_CHARS,
+    STARTER_PATH,
+    Glossary,
+    GlossaryEntry,
+    InvalidGlossary,
+    check_entry,
+    read_csv,
+    write_csv,
+)
+from core.corpus.text import normalize
+from core.settings import Settings
+from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
+
+MAX_WHO_CHARS = 100
+STARTER_WHO = "初始词表"
+ACTION_LABELS = {"add": "添加", "remove": "删除", "import": "导入", "starter": "初始词表"}
+
+metadata = MetaData()
+glossary_entries = Table(
+    "glossary_entries", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("term", String(MAX_WORD_CHARS), nullable=False),
+    Column("synonym", String(MAX_WORD_CHARS), nullable=False),
+    Column("who", String(MAX_WHO_CHARS), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("term", "synonym", name="uq_glossary_pair"),
+)
+glossary_changes = Table(
+    "glossary_changes", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("who", String(MAX_WHO_CHARS), nullable=False),
+    Column("action", String(16), nullable=False),
+    Column("term", String(MAX_WORD_CHARS), nullable=False),
+    Column("synonym", String(MAX_WORD_CHARS), nullable=False),
+)
+
+
+def _load_starter(conn: Connection) -> None:
+    now = utcnow()
+    pairs = read_csv(STARTER_PATH.read_bytes())
+    if pairs:
+        conn.execute(glossary_entries.insert(), [
+            {"term": t, "synonym": s, "who": STARTER_WHO, "at": now} for t, s in pairs])
+        conn.execute(glossary_changes.insert(), [
+            {"at": now, "who": STARTER_WHO, "action": "starter", "term": t, "synonym": s} for t, s in pairs])
+
+
+GLOSSARY_SCHEMA = Schema("glossary", (
+    Migration(1, "glossary entries and change log", create_tables(glossary_entries, glossary_changes)),
+    Migration(2, "append-only glossary change log", append_only("glossary_changes")),
+    Migration(3, "starter glossary from core/data/glossary_starter.csv", _load_starter),
+    Migration(4, "append-only also against replacing inserts and TRUNCATE", append_only("glossary_changes")),
+))
+
+
+@dataclass(frozen=True)
+class GlossaryChange:
+    """One line of the audit trail: who did what to which pair, when."""
+
+    id: int
+    at: datetime
+    who: str
+    action: str
+    term: str
+    synonym: str
+
+    @property
+    def summary(self) -> str:
+        return f"{self.who} {ACTION_LABELS.get(self.action, self.action)}了“{self.synonym} → {self.term}”"
+
+
+class GlossaryStore:
+    """The glossary on a `Database`; opening it brings the schema (and the starter set) up to date."""
+
+    def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self._clock = clock
+        db.migrate(GLOSSARY_SCHEMA)
+
+    @classmethod
+    def open(cls, settings: Settings) -> GlossaryStore:
+        return cls(open_database(settings.db_url))
+
+    def load(self) -> Glossary:
+        """The current glossary as an immutable value (cache it on `glossary.fingerprint`)."""
+        with self.db.read("读取同义词表") as conn:
+            rows = conn.execute(sa_select(glossary_entries).order_by(glossary_entries.c.id)).all()
+        return Glossary(tuple(GlossaryEntry(r.term, r.synonym, r.who, _stamp(r.at)) for r in rows))
+
+    def add(self, term: str, synonym: str, *, who: str) -> GlossaryEntry:
+        """Add “synonym → term”; InvalidGlossary if the pair is bad or already there."""
+        term, synonym = check_entry(term, synonym)
+        who = _check_who(who)
+        now = self._clock()
+        with self.db.transaction("添加同义词") as conn:
+            if _existing(conn, term, synonym):
+                raise InvalidGlossary(f"“{synonym} → {term}”已经在同义词表里了。")
+            conn.execute(glossary_entries.insert().values(term=term, synonym=synonym, who=who, at=now))
+            conn.execute(glossary_changes.insert().values(at=now, who=who, action="add", term=term, synonym=synonym))
+        return GlossaryEntry(term, synonym, who, _stamp(now))
+
+    def remove(self, term: str, synonym: str, *, who: str) -> None:
+        """Remove “synonym → term”; InvalidGlossary if it is not in the glossary."""
+        term, synonym = (term or "").strip(), (synonym or "").strip()
+        who = _check_who(who)
+        with self.db.transaction("删除同义词") as conn:
+            found = _existing(conn, term, synonym)
+            if found is None:
+                raise InvalidGlossary(f"同义词表里没有“{synonym} → {term}”，可能已被别人删除，请刷新后再看。")
+            conn.execute(glossary_entries.delete().where(glossary_entries.c.id == found))
+            conn.execute(glossary_changes.insert().values(at=self._clock(), who=who, action="remove",
+                                                          term=term, synonym=synonym))
+
+    def replace(self, old: tuple[str, str], new: tuple[str, str], *, who: str) -> GlossaryEntry:
+        """Edit one entry: remove `old` (term, synonym) and add `new` in one transaction."""
+        term, synonym = check_entry(*new)
+        who = _check_who(who)
+        now = self._clock()
+        with self.db.transaction("修改同义词") as conn:
+            found = _existing(conn, *old)
+            if found is None:
+                raise InvalidGlossary(f"同义词表里没有“{old[1]} → {old[0]}”，可能已被别人删除，请刷新后再看。")
+            conn.execute(glossary_entries.delete().where(glossary_entries.c.id == found))
+            if _existing(conn, term, synonym):
+                raise InvalidGlossary(f"“{synonym} → {term}”已经在同义词表里了。")
+            conn.execute(glossary_entries.insert().values(term=term, synonym=synonym, who=who, at=now))
+            conn.execute(glossary_changes.insert(), [
+                {"at": now, "who": who, "action": "remove", "term": old[0], "synonym": old[1]},
+                {"at": now, "who": who, "action": "add", "term": term, "synonym": synonym}])
+        return GlossaryEntry(term, synonym, who, _stamp(now))
+
+    def changes(self, *, limit: int = 200) -> tuple[GlossaryChange, ...]:
+        """The change log, newest first."""
+        with self.db.read("读取同义词修改记录") as conn:
+            rows = conn.execute(sa_select(glossary_changes).order_by(glossary_changes.c.id.desc()).limit(limit)).all()
+        return tuple(GlossaryChange(r.id, r.at, r.who, r.action, r.term, r.synonym) for r in rows)
+
+    def export_csv(self) -> bytes:
+        """Every entry as UTF-8-with-BOM CSV: 标准词,同义词,添加人,添加时间."""
+        return write_csv(self.load().entries)
+
+    def import_csv(self, data: bytes | str, *, who: str) -> int:
+        """Add the file's pairs that are not there yet; the number added. All rows are checked
+        first and any bad row fails the whole import with its row number; nothing is half-saved."""
+        who = _check_who(who)
+        pairs = read_csv(data)
+        now = self._clock()
+        with self.db.transaction("导入同义词表") as conn:
+            have = {(normalize(r.term), normalize(r.synonym))
+                    for r in conn.execute(sa_select(glossary_entries.c.term, glossary_entries.c.synonym))}
+            new = [(t, s) for t, s in pairs if (normalize(t), normalize(s)) not in have]
+            if new:
+                conn.execute(glossary_entries.insert(), [
+                    {"term": t, "synonym": s, "who": who, "at": now} for t, s in new])
+                conn.execute(glossary_changes.insert(), [
+                    {"at": now, "who": who, "action": "import", "term": t, "synonym": s} for t, s in new])
+        return len(new)
+
+
+def _existing(conn: Connection, term: str, synonym: str) -> int | None:
+    """The id of the entry equal to (term, synonym) after normalisation, if any."""
+    # Compared in Python after normalize() so that 「ＡＰＰ」 and 「app」 are the same pair; the
+    # glossary is a few hundred rows, read inside the caller's transaction.
+    rows = conn.execute(sa_select(glossary_entries.c.id, glossary_entries.c.term, glossary_entries.c.synonym)).all()
+    key = (normalize(term), normalize(synonym))
+    return next((r.id for r in rows if (normalize(r.term), normalize(r.synonym)) == key), None)
+
+
+def _check_who(who: str) -> str:
+    who = (who or "").strip()
+    if not who:
+        raise InvalidGlossary("请先填写操作人姓名，再修改同义词表（每次修改都会记录是谁改的）。")
+    if len(who) > MAX_WHO_CHARS:
+        raise InvalidGlossary(f"操作人姓名有 {len(who)} 个字，超过了 {MAX_WHO_CHARS} 字的上限。")
+    return who
+
+
+def _stamp(at: datetime) -> str:
+    return at.isoformat(timespec="seconds") if at else ""

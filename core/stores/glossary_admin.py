@@ -1,0 +1,172 @@
+"""Who may change the glossary: admins edit it; consultants' additions wait as proposals for an admin.
+
+The role is checked here, in the core, for every change, so a page that forgets to hide a
+button still cannot let a 顾问 change what the gate reads. A proposal lives in its own table
+and never reaches `Glossary` (what retrieval and the gate use) until an admin approves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, select
+
+from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry, InvalidGlossary, check_entry
+from core.corpus.text import normalize
+from core.stores.db import Database, Migration, Schema, create_tables, utcnow
+from core.stores.glossary import GlossaryStore, glossary_changes, glossary_entries
+from core.stores.roles import User, require
+
+STATUS_LABELS = {"pending": "待批准", "approved": "已批准", "rejected": "已驳回"}
+
+metadata = MetaData()
+glossary_proposals = Table(
+    "glossary_proposals", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("term", String(MAX_WORD_CHARS), nullable=False),
+    Column("synonym", String(MAX_WORD_CHARS), nullable=False),
+    Column("who", String(100), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("decided_by", String(100)),
+    Column("decided_at", DateTime(timezone=True)),
+)
+PROPOSALS_SCHEMA = Schema("glossary_proposals", (
+    Migration(1, "synonyms proposed by consultants", create_tables(glossary_proposals)),
+))
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A synonym a consultant suggested, waiting for (or decided by) an admin."""
+
+    id: int
+    term: str
+    synonym: str
+    who: str
+    at: datetime
+    status: str
+    decided_by: str | None = None
+
+    @property
+    def status_label(self) -> str:
+        return STATUS_LABELS.get(self.status, self.status)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What `submit` did: added at once (an admin) or queued as proposal #`proposal_id` (a consultant)."""
+
+    term: str
+    synonym: str
+    proposal_id: int | None = None
+
+    @property
+    def message(self) -> str:
+        if self.proposal_id is None:
+            return f"已加入同义词：“{self.synonym}”视为“{self.term}”。"
+        return (f"已提交同义词提议 #{self.proposal_id}：“{self.synonym}”视为“{self.term}”。"
+                "管理员批准之前，检索和判定都不会使用它。")
+
+
+class GlossaryAdmin:
+    """Role-checked glossary changes on a `Database`."""
+
+    def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self._clock = clock
+        self.store = GlossaryStore(db, clock=clock)
+        db.migrate(PROPOSALS_SCHEMA)
+
+    def load(self) -> Glossary:
+        return self.store.load()
+
+    def search(self, text: str = "") -> tuple[GlossaryEntry, ...]:
+        """Entries whose term, synonym or author contains `text` (width and case ignored)."""
+        key = normalize(text or "")
+        entries = self.store.load().entries
+        if not key:
+            return entries
+        return tuple(e for e in entries if key in normalize(e.term) or key in normalize(e.synonym)
+                     or key in normalize(e.who))
+
+    def submit(self, user: User | None, term: str, synonym: str) -> Submitted:
+        """The Ask/tuning pages' 「加入同义词」: an admin adds, anyone else proposes."""
+        if user is not None and user.can("edit_glossary"):
+            entry = self.add(user, term, synonym)
+            return Submitted(entry.term, entry.synonym)
+        return self.propose(user, term, synonym)
+
+    def add(self, user: User | None, term: str, synonym: str) -> GlossaryEntry:
+        return self.store.add(term, synonym, who=require(user, "edit_glossary").label)
+
+    def edit(self, user: User | None, old: tuple[str, str], new: tuple[str, str]) -> GlossaryEntry:
+        return self.store.replace(old, new, who=require(user, "edit_glossary").label)
+
+    def remove(self, user: User | None, term: str, synonym: str) -> None:
+        self.store.remove(term, synonym, who=require(user, "edit_glossary").label)
+
+    def import_csv(self, user: User | None, data: bytes | str) -> int:
+        return self.store.import_csv(data, who=require(user, "edit_glossary").label)
+
+    def propose(self, user: User | None, term: str, synonym: str) -> Submitted:
+        who = require(user, "propose_synonym").label
+        term, synonym = check_entry(term, synonym)
+        with self.db.transaction("提交同义词提议") as conn:
+            pending = conn.execute(select(glossary_proposals.c.id, glossary_proposals.c.term,
+                                          glossary_proposals.c.synonym)
+                                   .where(glossary_proposals.c.status == "pending")).all()
+            key = (normalize(term), normalize(synonym))
+            same = next((r.id for r in pending if (normalize(r.term), normalize(r.synonym)) == key), None)
+            if same is not None:
+                return Submitted(term, synonym, same)
+            proposal_id = conn.execute(glossary_proposals.insert().values(
+                term=term, synonym=synonym, who=who, at=self._clock(), status="pending")).inserted_primary_key[0]
+        return Submitted(term, synonym, proposal_id)
+
+    def proposals(self, status: str | None = "pending") -> tuple[Proposal, ...]:
+        query = select(glossary_proposals).order_by(glossary_proposals.c.id.desc())
+        if status:
+            query = query.where(glossary_proposals.c.status == status)
+        with self.db.read("读取同义词提议") as conn:
+            rows = conn.execute(query).all()
+        return tuple(Proposal(r.id, r.term, r.synonym, r.who, r.at, r.status, r.decided_by) for r in rows)
+
+    def approve(self, user: User | None, proposal_id: int) -> GlossaryEntry:
+        """Add the proposed pair and close the proposal, in one transaction."""
+        who = require(user, "edit_glossary").label
+        now = self._clock()
+        with self.db.transaction("批准同义词提议") as conn:
+            row = self._pending(conn, proposal_id)
+            have = {(normalize(r.term), normalize(r.synonym))
+                    for r in conn.execute(select(glossary_entries.c.term, glossary_entries.c.synonym))}
+            if (normalize(row.term), normalize(row.synonym)) not in have:
+                conn.execute(glossary_entries.insert().values(term=row.term, synonym=row.synonym,
+                                                              who=f"{row.who}（{who} 批准）"[:100], at=now))
+                conn.execute(glossary_changes.insert().values(at=now, who=who, action="add", term=row.term,
+                                                              synonym=row.synonym))
+            self._close(conn, proposal_id, "approved", who, now)
+        return GlossaryEntry(row.term, row.synonym, row.who, now.isoformat(timespec="seconds"))
+
+    def reject(self, user: User | None, proposal_id: int) -> None:
+        who = require(user, "edit_glossary").label
+        with self.db.transaction("驳回同义词提议") as conn:
+            self._pending(conn, proposal_id)
+            self._close(conn, proposal_id, "rejected", who, self._clock())
+
+    @staticmethod
+    def _pending(conn, proposal_id: int):
+        row = conn.execute(select(glossary_proposals).where(glossary_proposals.c.id == proposal_id)).first()
+        if row is None:
+            raise InvalidGlossary(f"没有找到同义词提议 #{proposal_id}，请刷新后再看。")
+        if row.status != "pending":
+            raise InvalidGlossary(f"同义词提议 #{proposal_id} 已经{STATUS_LABELS[row.status]}（{row.decided_by}），"
+                                  "不用再处理。")
+        return row
+
+    @staticmethod
+    def _close(conn, proposal_id: int, status: str, who: str, now: datetime) -> None:
+        conn.execute(glossary_proposals.update().where(glossary_proposals.c.id == proposal_id)
+                     .values(status=status, decided_by=who, decided_at=now))

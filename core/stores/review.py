@@ -1,0 +1,372 @@
+"""The review queue: flagged, refused and failed answers wait here for a consultant's decision.
+
+Every write is one transaction that also appends to the audit trail. Decisions use an
+optimistic version check: the reviewer states the version they looked at, and a decision on
+a version that moved is refused with `ConflictError` naming who moved it, never overwritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import IO
+
+from sqlalchemy import Connection, func, select
+
+from core.answering.grader import Grade
+from core.answering.rag import Hit, RAGAnswer
+from core.checks.problems import Problem
+from core.errors import ConflictError, StoreError, XiaoEError
+from core.stores.db import Database, utcnow
+from core.stores.review_dedup import dedup_key, find_pending, same_sliders
+from core.stores.review_export import write_csv, write_export
+from core.stores.review_input import Decision, Entry, entry_from_answer, person_name, validated
+from core.stores.review_models import (
+    SORTS,
+    BulkResult,
+    Filters,
+    Page,
+    QueueCounts,
+    ReviewEvent,
+    ReviewItem,
+)
+from core.stores.review_query import aware, conditions, hydrate, local, order
+from core.stores.review_schema import (
+    ACTION_LABELS,
+    GRADE_SCHEMA,
+    REASON_LANES,
+    REVIEW_SCHEMA,
+    STATUS_LABELS,
+    SYSTEM_ACTOR,
+    TRANSITIONS,
+    InvalidReview,
+    review_asks,
+    review_candidates,
+    review_events,
+    review_grades,
+    review_items,
+    review_keys,
+    review_reasons,
+)
+from core.stores.roles import Authorize
+
+__all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
+           "next_pending", "record_answer"]
+
+items, reasons, candidates, events = review_items, review_reasons, review_candidates, review_events
+keys, asks = review_keys, review_asks
+
+
+class ReviewStore:
+    """The review queue on a `Database`; opening it brings the schema up to date."""
+
+    def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self._clock = clock
+        db.migrate(REVIEW_SCHEMA)
+        db.migrate(GRADE_SCHEMA)
+
+    # --- filling -----------------------------------------------------------------------------
+
+    def enqueue(self, answer: RAGAnswer, *, origin: str = "auto", fingerprint: str = "",
+                flagged_by: str | None = None, extra_reasons: Sequence[Problem] = (),
+                asker: str | None = None, merge: bool = False, authorize: Authorize | None = None) -> int:
+        """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons.
+
+        With `merge`, a repeat of a pending refused/flagged/failed question joins that item
+        instead (see core/review_dedup.py); `record_answer` merges. With `authorize` (a staff
+        member flagging it), their session is checked in the same transaction.
+        """
+        entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
+                                  extra_reasons=extra_reasons)
+        return self._insert([entry], [answer.grade], asker=asker, merge=merge, authorize=authorize)[0]
+
+    def enqueue_many(self, answers: Iterable[RAGAnswer], *, origin: str = "auto", fingerprint: str = "",
+                     flagged_by: str | None = None, extra_reasons: Sequence[Problem] = ()) -> list[int]:
+        """Queue several answers in one transaction (a batch evaluation); ids in input order."""
+        answers = list(answers)
+        entries = [entry_from_answer(a, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
+                                      extra_reasons=extra_reasons) for a in answers]
+        return self._insert(entries, [a.grade for a in answers])
+
+    def enqueue_failure(self, question: str, *, message: str, kind: str = "model_error",
+                        threshold: float | None = None, k: int | None = None, candidates: Sequence[Hit] = (),
+                        fingerprint: str = "", asker: str | None = None, merge: bool = False) -> int:
+        """Queue a question whose model call failed: no answer text, the failure is the reason."""
+        entry = validated(question=question, answer="", origin="model_error",
+                           reasons=(Problem(kind, message),), threshold=threshold, k=k,
+                           candidates=tuple(candidates), fingerprint=fingerprint, flagged_by=None)
+        return self._insert([entry], asker=asker, merge=merge)[0]
+
+    def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = (), *, asker: str | None = None,
+                merge: bool = False, authorize: Authorize | None = None) -> list[int]:
+        """Insert entries in one transaction; a repeat of a pending item joins it (core/review_dedup.py).
+        A grader's verdict (`grades`, by position) is stored with a new item."""
+        if not entries:
+            return []
+        now = self._clock()
+        asker = person_name(asker, "提问人")
+        grades = list(grades) + [None] * (len(entries) - len(grades))
+        with self.db.transaction("写入复核队列", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "flag")
+            ids: list[int | None] = []
+            fresh: list[tuple[int, Entry, str | None]] = []
+            for position, e in enumerate(entries):
+                key = dedup_key(e.question, e.origin, e.fingerprint) if merge else None
+                found = find_pending(conn, key) if key else None
+                if found is None:
+                    ids.append(None)
+                    fresh.append((position, e, key))
+                    continue
+                item_id, threshold, k = found
+                conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker, threshold=e.threshold,
+                                                  k=e.k, counted=same_sliders(threshold, e.threshold, k, e.k)))
+                ids.append(item_id)
+            if fresh:
+                new_ids = self._insert_new(conn, [e for _, e, _ in fresh], [grades[p] for p, _, _ in fresh], now)
+                for (position, e, key), item_id in zip(fresh, new_ids):
+                    ids[position] = item_id
+                    if key:
+                        conn.execute(keys.insert().values(item_id=item_id, key=key))
+                        conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker or e.flagged_by,
+                                                          threshold=e.threshold, k=e.k, counted=True))
+        return [i for i in ids if i is not None]
+
+    @staticmethod
+    def _insert_new(conn: Connection, entries: list[Entry], grades: list[Grade | None], now: datetime) -> list[int]:
+        ids = list(conn.execute(
+            items.insert().returning(items.c.id, sort_by_parameter_order=True),
+            [{"created_at": now, "origin": e.origin, "question": e.question, "answer": e.answer,
+              "threshold": e.threshold, "k": e.k, "fingerprint": e.fingerprint, "flagged_by": e.flagged_by,
+              "status": "pending", "version": 1} for e in entries]).scalars())
+        reason_rows = [{"item_id": item_id, "position": pos, "code": p.code, "message": p.message,
+                        "span_start": p.span[0] if p.span else None, "span_end": p.span[1] if p.span else None}
+                       for item_id, e in zip(ids, entries) for pos, p in enumerate(e.reasons)]
+        candidate_rows = [{"item_id": item_id, "rank": pos, "source": h.source, "heading": h.heading,
+                           "chunk": h.chunk, "start": h.start, "end": h.end, "score": float(h.score),
+                           "passed": bool(h.passed), "text": h.text}
+                          for item_id, e in zip(ids, entries) for pos, h in enumerate(e.candidates, start=1)]
+        if reason_rows:
+            conn.execute(reasons.insert(), reason_rows)
+        if candidate_rows:
+            conn.execute(candidates.insert(), candidate_rows)
+        grade_rows = [{"item_id": item_id, "answerable": g.answerable, "chunks": ",".join(map(str, g.chunks)),
+                       "reason": g.reason, "fault": g.fault, "prompt_tokens": g.prompt_tokens,
+                       "completion_tokens": g.completion_tokens, "ms": g.ms}
+                      for item_id, g in zip(ids, grades) if g is not None]
+        if grade_rows:
+            conn.execute(review_grades.insert(), grade_rows)
+        conn.execute(events.insert(), [
+            {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
+             "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
+            for item_id, e in zip(ids, entries)])
+        return ids
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def get(self, item_id: int) -> ReviewItem:
+        with self.db.read("读取复核条目") as conn:
+            row = conn.execute(select(items).where(items.c.id == item_id)).first()
+            if row is None:
+                raise _not_found(item_id)
+            return hydrate(conn, [row], with_asks=True)[0]
+
+    def list(self, filters: Filters | None = None, *, sort: str = "-created", offset: int = 0,
+             limit: int = 50) -> Page:
+        """One page of the filtered queue, newest first by default, and the filtered total."""
+        if sort not in SORTS:
+            raise InvalidReview(f"排序方式「{sort}」不存在，可选：{'、'.join(SORTS)}。")
+        where = conditions(filters or Filters())
+        with self.db.read("读取复核队列") as conn:
+            total = conn.execute(select(func.count()).select_from(items).where(*where)).scalar_one()
+            rows = conn.execute(select(items).where(*where).order_by(*order(sort))
+                                .offset(max(offset, 0)).limit(max(limit, 0))).all()
+            return Page(items=tuple(hydrate(conn, rows)), total=total, offset=offset, limit=limit)
+
+    def iter_items(self, filters: Filters | None = None, *, batch: int = 2000,
+                   with_candidates: bool = False) -> Iterator[ReviewItem]:
+        """Every matching item by ascending id, fetched in batches (keyset) so memory stays flat."""
+        where = conditions(filters or Filters())
+        last = 0
+        with self.db.read("读取复核队列") as conn:
+            while True:
+                rows = conn.execute(select(items).where(items.c.id > last, *where)
+                                    .order_by(items.c.id).limit(batch)).all()
+                if not rows:
+                    return
+                yield from hydrate(conn, rows, with_candidates=with_candidates)
+                last = rows[-1].id
+
+    def pending_ids(self, filters: Filters | None = None, *, sort: str = "-created") -> tuple[int, ...]:
+        """Ids of the pending items in `filters`, in list order: what 「…并下一条」 walks through."""
+        if sort not in SORTS:
+            raise InvalidReview(f"排序方式「{sort}」不存在，可选：{'、'.join(SORTS)}。")
+        where = conditions(replace(filters or Filters(), status="pending"))
+        with self.db.read("读取复核队列") as conn:
+            return tuple(conn.execute(select(items.c.id).where(*where).order_by(*order(sort))).scalars())
+
+    def counts(self) -> QueueCounts:
+        """Counts per status, and per lane and status; an item counts once in every lane it is in."""
+        with self.db.read("统计复核队列") as conn:
+            by_status = dict(conn.execute(select(items.c.status, func.count()).group_by(items.c.status)).all())
+            by_lane: dict[str, dict[str, int]] = {}
+            for lane, status, n in conn.execute(
+                    select(items.c.origin, items.c.status, func.count()).group_by(items.c.origin, items.c.status)):
+                by_lane.setdefault(lane, {})[status] = n
+            # One query per reason lane: `id IN (…)` counts an item with two citation problems once and
+            # is cheaper than COUNT(DISTINCT) over a join (see bench/queue_speed.py).
+            for lane in REASON_LANES:
+                in_lane = select(reasons.c.item_id).where(reasons.c.code.in_(lane.codes))
+                rows = conn.execute(select(items.c.status, func.count()).where(items.c.id.in_(in_lane))
+                                    .group_by(items.c.status)).all()
+                if rows:
+                    by_lane[lane.code] = dict(rows)
+        return QueueCounts(by_status=by_status, by_lane=by_lane)
+
+    def grade(self, item_id: int) -> Grade | None:
+        """The grader's stored verdict and cost for an item; None when the grader did not judge it."""
+        with self.db.read("读取模型判定") as conn:
+            row = conn.execute(select(review_grades).where(review_grades.c.item_id == item_id)).first()
+        if row is None:
+            return None
+        return Grade(answerable=row.answerable, chunks=tuple(int(c) for c in row.chunks.split(",") if c),
+                     reason=row.reason, prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens,
+                     ms=row.ms, fault=row.fault)
+
+    def events(self, item_id: int) -> tuple[ReviewEvent, ...]:
+        """The item's audit trail, oldest first."""
+        with self.db.read("读取处理记录") as conn:
+            rows = conn.execute(select(events).where(events.c.item_id == item_id).order_by(events.c.id)).all()
+        return tuple(ReviewEvent(id=r.id, item_id=r.item_id, at=aware(r.at), actor=r.actor, action=r.action,
+                                 from_status=r.from_status, to_status=r.to_status, version=r.version,
+                                 note=r.note, corrected_answer=r.corrected_answer) for r in rows)
+
+    def export_csv(self, target: str | Path | IO[str], filters: Filters | None = None) -> int:
+        """Write the filtered queue as CSV for Excel (UTF-8 with BOM); returns the number of rows."""
+        return write_csv(self.iter_items(filters), target)
+
+    def export(self, target: str | Path, filters: Filters | None = None) -> int:
+        """Write the filtered queue to a file: .xlsx as a workbook, .csv as CSV (see review_export)."""
+        return write_export(self.iter_items(filters), target)
+
+    # --- deciding ----------------------------------------------------------------------------
+
+    def decide(self, item_id: int, *, action: str, reviewer: str, expected_version: int,
+               note: str | None = None, corrected_answer: str | None = None,
+               add_reason: Problem | None = None, authorize: Authorize | None = None) -> ReviewItem:
+        """Approve, reject (a note is required) or reopen one item, if it is still at `expected_version`.
+
+        `add_reason` appends a reason in the same transaction, e.g. `stale_corpus` when a changed
+        source file reopens an approved answer, so the item also shows in that reason's lane.
+        With `authorize`, the reviewer's session is re-checked inside that transaction and the
+        decision is attributed to the session's user, whatever `reviewer` says.
+        """
+        decision = Decision.build(action, reviewer, note, corrected_answer, add_reason)
+        with self.db.transaction("保存复核结果", immediate=authorize is not None) as conn:
+            decision = _as_session_user(conn, decision, authorize)
+            failure = self._apply(conn, item_id, expected_version, decision)
+            if failure is not None:
+                raise failure
+        return self.get(item_id)
+
+    def bulk_decide(self, versions: Mapping[int, int], *, action: str, reviewer: str,
+                    note: str | None = None, add_reason: Problem | None = None,
+                    authorize: Authorize | None = None) -> BulkResult:
+        """Decide many items in one transaction; `versions` maps each id to the version the reviewer saw.
+
+        Items that moved on, or whose status does not allow the action, are skipped and reported.
+        """
+        decision = Decision.build(action, reviewer, note, None, add_reason)
+        decided, skipped = [], []
+        with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
+            decision = _as_session_user(conn, decision, authorize)
+            for item_id, version in versions.items():
+                failure = self._apply(conn, item_id, version, decision)
+                if failure is None:
+                    decided.append(item_id)
+                else:
+                    skipped.append((item_id, str(failure)))
+        return BulkResult(decided=tuple(decided), skipped=tuple(skipped))
+
+    def _apply(self, conn: Connection, item_id: int, expected: int, d: Decision) -> XiaoEError | None:
+        """Apply one decision inside `conn`'s transaction; return (not raise) why it could not be."""
+        allowed, target = TRANSITIONS[d.action]
+        now = self._clock()
+        values = {"status": target, "version": expected + 1, "reviewer": d.reviewer, "decided_at": now,
+                  "note": d.note}
+        if d.corrected_answer is not None:
+            values["corrected_answer"] = d.corrected_answer or None
+        # Update first and read only when it fails: the write lock is taken by the first statement,
+        # so a concurrent writer makes us wait (busy timeout) instead of failing on a stale snapshot.
+        updated = conn.execute(
+            items.update().where(items.c.id == item_id, items.c.version == expected, items.c.status.in_(allowed))
+            .values(**values))
+        if updated.rowcount != 1:
+            return self._why_not(conn, item_id, expected, d.action)
+        # Every status change appends an event, so the newest event holds the status we just left.
+        from_status = conn.execute(select(events.c.to_status).where(events.c.item_id == item_id)
+                                   .order_by(events.c.id.desc()).limit(1)).scalar_one()
+        conn.execute(events.insert().values(
+            item_id=item_id, at=now, actor=d.reviewer, action=d.action, from_status=from_status,
+            to_status=target, version=expected + 1, note=d.note, corrected_answer=d.corrected_answer))
+        if d.add_reason is not None:
+            position = conn.execute(select(func.coalesce(func.max(reasons.c.position) + 1, 0))
+                                    .where(reasons.c.item_id == item_id)).scalar_one()
+            span = d.add_reason.span
+            conn.execute(reasons.insert().values(item_id=item_id, position=position, code=d.add_reason.code,
+                                                 message=d.add_reason.message, span_start=span[0] if span else None,
+                                                 span_end=span[1] if span else None))
+        return None
+
+    @staticmethod
+    def _why_not(conn: Connection, item_id: int, expected: int, action: str) -> XiaoEError:
+        row = conn.execute(select(items.c.status, items.c.version).where(items.c.id == item_id)).first()
+        if row is None:
+            return _not_found(item_id)
+        if row.version != expected:
+            last = conn.execute(select(events).where(events.c.item_id == item_id)
+                                .order_by(events.c.id.desc()).limit(1)).first()
+            return ConflictError(
+                f"该条目已被 {last.actor} 处理（#{item_id}，{local(last.at):%m-%d %H:%M} "
+                f"{ACTION_LABELS.get(last.action, last.action)}，现为「{STATUS_LABELS[row.status]}」）："
+                f"你看到的是第 {expected} 版，现在是第 {row.version} 版。你的操作没有保存，请刷新后再决定。")
+        return InvalidReview(f"条目 #{item_id} 当前是「{STATUS_LABELS[row.status]}」，不能{ACTION_LABELS[action]}"
+                             + ("；如需改判，请先重新打开。" if action != "reopen" else "；它本来就在待复核。"))
+
+
+def next_pending(order_ids: Sequence[int], current: int) -> int | None:
+    """The pending item after `current` in list order (wrapping to the top), or None when it was the last."""
+    if current in order_ids:
+        position = order_ids.index(current)
+        rest = list(order_ids[position + 1:]) + list(order_ids[:position])
+    else:
+        rest = list(order_ids)
+    return rest[0] if rest else None
+
+
+def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, asker: str | None = None) -> int | None:
+    """Queue the answer if it was refused (拒答), answered on the grader's "yes" (模型判定可答, always,
+    until a consultant approves it) or a check found problems (自动标记); else None.
+
+    Asking the same question again joins the pending item instead of adding one (core/review_dedup.py).
+    """
+    if answer.refused:
+        return store.enqueue(answer, origin="refusal", fingerprint=fingerprint, asker=asker, merge=True)
+    if answer.grade is not None:
+        return store.enqueue(answer, origin="grader", fingerprint=fingerprint, asker=asker)
+    if answer.problems:
+        return store.enqueue(answer, origin="auto", fingerprint=fingerprint, asker=asker, merge=True)
+    return None
+
+
+def _as_session_user(conn: Connection, decision: Decision, authorize: Authorize | None) -> Decision:
+    if authorize is None:
+        return decision
+    return replace(decision, reviewer=authorize(conn, "review").label)
+
+
+def _not_found(item_id: int) -> StoreError:
+    return StoreError(f"没有找到编号为 #{item_id} 的复核条目，请刷新列表后再试。")

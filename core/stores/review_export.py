@@ -1,0 +1,94 @@
+"""CSV export of review items for Excel: UTF-8 with BOM, Chinese headers, formula cells neutralised.
+
+A cell that starts with = + - @ (full-width ＝＋－＠ too, or a tab / carriage return) would run as a formula when the
+file is opened in Excel or WPS; such text cells get a leading single quote. Numbers are left alone.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO
+
+from core.errors import StoreError
+from core.labels import reason_label
+from core.os_errors import os_reason
+from core.stores.review_models import ReviewItem
+from core.stores.spreadsheet_cells import FORMULA_PREFIXES, neutralise, restore  # noqa: F401  (re-exported)
+
+HEADER = ("编号", "创建时间", "通道", "状态", "问题", "回答", "问题原因", "阈值", "k", "资料指纹", "标记人",
+          "复核人", "处理时间", "备注", "修改后的回答", "版本")
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+
+def row_for(item: ReviewItem, *, neutralised: bool = True) -> list[object]:
+    reasons = "；".join(f"{reason_label(p.code)}：{p.message}" for p in item.reasons)
+    cells: list[object] = [
+        item.id, _time(item.created_at), " · ".join(item.lane_labels), item.status_label, item.question,
+        item.answer, reasons, item.threshold if item.threshold is not None else "",
+        item.k if item.k is not None else "", item.fingerprint, item.flagged_by or "", item.reviewer or "",
+        _time(item.decided_at), item.note or "", item.corrected_answer or "", item.version]
+    return [neutralise(cell) for cell in cells] if neutralised else cells
+
+
+def write_xlsx(items: Iterable[ReviewItem], target: str | Path) -> int:
+    """A real Excel workbook (openpyxl, write-only so memory stays flat); every text cell is stored as
+    text, so nothing in it can run as a formula. Returns the row count."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("复核队列")
+    sheet.append(list(HEADER))
+    count = 0
+    for item in items:
+        cells = []
+        for value in row_for(item, neutralised=False):
+            cell = WriteOnlyCell(sheet, value=value)
+            if isinstance(value, str):
+                cell.data_type = "s"
+            cells.append(cell)
+        sheet.append(cells)
+        count += 1
+    try:
+        book.save(str(target))
+    except OSError as error:
+        raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
+    return count
+
+
+def write_export(items: Iterable[ReviewItem], target: str | Path) -> int:
+    """By the file's extension: .xlsx a workbook, .csv (or none) CSV; other spreadsheet extensions refused."""
+    suffix = Path(target).suffix.lower()
+    if suffix == ".xlsx":
+        return write_xlsx(items, target)
+    if suffix in (".xls", ".xlsm", ".xlsb", ".ods", ".numbers"):
+        raise StoreError(f"不能导出为 {suffix} 文件：请用 .csv 或 .xlsx 作为文件扩展名。")
+    return write_csv(items, target)
+
+
+def write_csv(items: Iterable[ReviewItem], target: str | Path | IO[str]) -> int:
+    """Write a header and one row per item to a path or an open text stream; returns the row count."""
+    if isinstance(target, (str, Path)):
+        try:
+            with open(target, "w", encoding="utf-8-sig", newline="") as handle:
+                return _write(items, handle)
+        except OSError as error:
+            raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
+    target.write("\ufeff")  # the BOM that makes Excel read the file as UTF-8
+    return _write(items, target)
+
+
+def _write(items: Iterable[ReviewItem], handle: IO[str]) -> int:
+    writer = csv.writer(handle)
+    writer.writerow(HEADER)
+    count = 0
+    for item in items:
+        writer.writerow(row_for(item))
+        count += 1
+    return count
+
+
+def _time(value) -> str:
+    return value.astimezone().strftime(TIME_FORMAT) if value else ""

@@ -1,0 +1,245 @@
+"""Signing in and out: password and SSO sign-in, lockout after repeated failures, idle expiry.
+
+A session is a random token; the database keeps only its sha256, so a copied database file
+cannot be used to sign in. The page keeps the token in its session state and calls `resume`
+on every rerun, which also notices idle time, disabled accounts and role changes; `guard`
+re-checks the session inside the transaction of every state-changing call. Failures are
+counted per typed user name (known or not, so a lock does not tell which names exist) and
+source, in core/login_throttle.py. Time comes from the injected `now`, so tests can move the clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, select
+
+from core.errors import AuthError
+from core.stores import audit, login_throttle
+from core.stores.accounts import AccountStore, User, normalize_username
+from core.stores.accounts import accounts as account_rows
+from core.stores.db import Migration, Schema, create_tables, utcnow
+from core.stores.login_throttle import FAILURE_WINDOW, LOCK_DURATION, MAX_FAILURES, THROTTLE_SCHEMA, Guard  # noqa: F401 - re-exported
+from core.stores.roles import Authorize, require
+
+IDLE_LIMIT = timedelta(hours=8)
+TOUCH_EVERY = timedelta(minutes=1)  # write last_seen at most this often, not on every rerun
+SYSTEM_ACTOR = "小E"
+
+BAD_CREDENTIALS = "用户名或密码不正确，请重新输入。"
+
+
+class SessionExpired(AuthError):
+    """The session ended (idle too long, signed out, account disabled); sign in again."""
+
+
+class AccountLocked(AuthError):
+    """Too many failed sign-ins for this user name; wait until the lock ends."""
+
+
+metadata = MetaData()
+# login_failures and login_locks are migration 1's; sign-in throttling now lives in core/login_throttle.py.
+login_failures = Table(
+    "login_failures", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(64), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_login_failures_username", login_failures.c.username, login_failures.c.at)
+login_locks = Table(
+    "login_locks", metadata,
+    Column("username", String(64), primary_key=True),
+    Column("locked_until", DateTime(timezone=True), nullable=False),
+)
+sessions = Table(
+    "sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("username", String(64), nullable=False),
+    Column("method", String(16), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen", DateTime(timezone=True), nullable=False),
+    Column("ended_at", DateTime(timezone=True)),
+    Column("end_reason", String(16)),
+)
+Index("ix_sessions_username", sessions.c.username)
+
+SESSIONS_SCHEMA = Schema("sessions", (
+    Migration(1, "login failures, locks and sessions", create_tables(login_failures, login_locks, sessions)),
+))
+
+
+@dataclass(frozen=True)
+class Session:
+    """A signed-in session: who, since when, last seen when; `token` is the bearer secret."""
+
+    token: str = field(repr=False)
+    user: User
+    method: str
+    started_at: datetime
+    last_seen: datetime
+
+
+class SessionStore:
+    """Sign-in, resume and sign-out on the accounts' database."""
+
+    def __init__(self, accounts: AccountStore, *, now: Callable[[], datetime] = utcnow,
+                 idle_limit: timedelta = IDLE_LIMIT) -> None:
+        self.accounts = accounts
+        self.db = accounts.db
+        self._now = lambda: _utc(now())
+        self.idle_limit = idle_limit
+        self.db.migrate(SESSIONS_SCHEMA)
+        self.db.migrate(THROTTLE_SCHEMA)
+
+    # --- signing in --------------------------------------------------------------------------
+
+    def sign_in(self, username: str, password: str, *, source: str | None = None) -> Session:
+        """A new session for a correct password; AuthError with one message for every bad pair.
+
+        The lock check, the password check and the failure count are one transaction holding the
+        throttle rows (core/login_throttle.py), so parallel attempts cannot get past a lock.
+        `source` is the client address (None for localhost, the CLI and the API).
+        """
+        key = normalize_username(username)[:64]
+        if not isinstance(password, str) or not key or not password:
+            raise AuthError("请输入用户名和密码。")
+        now = self._now()
+        token = secrets.token_urlsafe(32)
+        with self.db.transaction("登录", immediate=True) as conn:
+            guard = Guard(conn, key, source, now)
+            refusal = guard.refusal()
+            account = None if refusal else self.accounts.verify(conn, key, password)
+            if refusal is None and account is None:
+                guard.fail()
+            elif account is not None and not account.disabled:
+                guard.clear()
+                self._open(conn, token, account.user, "password", now)
+        if refusal is not None:
+            raise AccountLocked(refusal)
+        if account is None:
+            raise AuthError(BAD_CREDENTIALS)
+        if account.disabled:
+            raise AuthError("该账号已被停用，请联系管理员。")
+        return Session(token=token, user=account.user, method="password", started_at=now, last_seen=now)
+
+    def sign_in_sso(self, email: str, *, email_verified: bool | None = None) -> Session:
+        """A session for the local account matching an SSO identity (email or user name)."""
+        if not email:
+            raise AuthError("单位账号没有提供邮箱，无法对应到小E 账号，请改用用户名和密码登录或联系管理员。")
+        if email_verified is False:
+            raise AuthError(f"单位账号的邮箱「{email}」尚未验证，不能用来登录小E，请先在单位账号里完成验证。")
+        account = self.accounts.find_by_email(email)
+        if account is None:
+            raise AuthError(f"单位账号「{email}」在小E 中没有对应的账号。请管理员先为你新建一个用户名或邮箱为"
+                            "该地址的账号，然后再试；也可以改用用户名和密码登录。")
+        if account.disabled:
+            raise AuthError("该账号已被停用，请联系管理员。")
+        return self._start(account.user, "sso")
+
+    def _start(self, user: User, method: str) -> Session:
+        token, now = secrets.token_urlsafe(32), self._now()
+        with self.db.transaction("登录") as conn:
+            self._open(conn, token, user, method, now)
+        return Session(token=token, user=user, method=method, started_at=now, last_seen=now)
+
+    def _open(self, conn, token: str, user: User, method: str, now: datetime) -> None:
+        conn.execute(sessions.insert().values(token_hash=_digest(token), username=user.username,
+                                              method=method, started_at=now, last_seen=now))
+        self.accounts.mark_login(user.username, conn)
+        audit.record(self.db, user.username, "login", user.username,
+                     "单位账号登录" if method == "sso" else "密码登录", conn=conn, now=lambda: now)
+
+    # --- lockout -----------------------------------------------------------------------------
+
+    def locked_until(self, username: str, *, source: str | None = None) -> datetime | None:
+        """When the lock that stops this user name from `source` ends, or None if it is not locked now."""
+        with self.db.read("读取登录状态") as conn:
+            return login_throttle.locked_until(conn, normalize_username(username)[:64], source, self._now())
+
+    def unlock(self, username: str, *, actor: str, authorize: Authorize | None = None) -> None:
+        """Lift every lock on this user name, from every source, and forget its failures."""
+        key = normalize_username(username)[:64]
+        with self.db.transaction("解除锁定", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "manage_accounts")
+            if login_throttle.unlock(conn, key):
+                audit.record(self.db, actor, "login_unlock", key, "解除登录锁定", conn=conn, now=self._now)
+
+    # --- resuming and ending -----------------------------------------------------------------
+
+    def resume(self, token: str) -> Session:
+        """The live session for `token`, with the account's current name and role; else SessionExpired."""
+        now = self._now()
+        with self.db.read("读取登录状态") as conn:
+            row = conn.execute(select(sessions).where(sessions.c.token_hash == _digest(token or ""))).first()
+        if row is None or row.ended_at is not None:
+            raise SessionExpired("登录已失效，请重新登录。")
+        if now - _aware(row.last_seen) > self.idle_limit:
+            self._end(row.token_hash, "idle")
+            hours = self.idle_limit.total_seconds() / 3600
+            raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，请重新登录。")
+        account = self.accounts.find(row.username)
+        if account is None or account.disabled:
+            self._end(row.token_hash, "disabled")
+            raise SessionExpired("你的账号已被停用或删除，已自动退出；如有疑问请联系管理员。")
+        last_seen = _aware(row.last_seen)
+        if now - last_seen >= TOUCH_EVERY:
+            with self.db.transaction("更新登录状态") as conn:
+                conn.execute(sessions.update().where(sessions.c.token_hash == row.token_hash).values(last_seen=now))
+            last_seen = now
+        return Session(token=token, user=account.user, method=row.method, started_at=_aware(row.started_at),
+                       last_seen=last_seen)
+
+    def guard(self, token: str) -> Authorize:
+        """A check for `token` to run first inside a state-changing transaction (see core.stores.roles.Authorize).
+
+        It reads the session and the account in that transaction, locking both rows against a
+        concurrent disable (FOR SHARE on PostgreSQL; the caller's BEGIN IMMEDIATE on SQLite), so
+        a session disabled, idle past the limit or signed out before the change commits cannot
+        make it. It writes nothing: `resume` on the next rerun ends the session and says why.
+        """
+        digest = _digest(token or "")
+
+        def check(conn: Connection, permission: str) -> User:
+            row = conn.execute(select(sessions).where(sessions.c.token_hash == digest)
+                               .with_for_update(read=True)).first()
+            if row is None or row.ended_at is not None:
+                raise SessionExpired("登录已失效，这次操作没有保存，请重新登录。")
+            if self._now() - _aware(row.last_seen) > self.idle_limit:
+                hours = self.idle_limit.total_seconds() / 3600
+                raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，这次操作没有保存，请重新登录。")
+            account = conn.execute(select(account_rows).where(account_rows.c.username == row.username)
+                                   .with_for_update(read=True)).first()
+            if account is None or account.disabled:
+                raise SessionExpired("你的账号已被停用或删除，这次操作没有保存；如有疑问请联系管理员。")
+            return require(User(username=account.username, display_name=account.display_name, role=account.role),
+                           permission)
+
+        return check
+
+    def sign_out(self, token: str) -> None:
+        self._end(_digest(token or ""), "signed_out")
+
+    def _end(self, token_hash: str, reason: str) -> None:
+        with self.db.transaction("退出登录") as conn:
+            conn.execute(sessions.update().where(sessions.c.token_hash == token_hash, sessions.c.ended_at.is_(None))
+                         .values(ended_at=self._now(), end_reason=reason))
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def _utc(value: datetime) -> datetime:
+    """Aware UTC: SQLite drops the offset, so every stored or compared time must be UTC."""
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
