@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from core.corpus.loader import load_documents  # noqa: E402
-from core.retrieval.index import build_index  # noqa: E402
-from tests.db_engines import (  # noqa: E402, F401 - the dual-engine fixtures, shared by every store test
+from core.corpus.loader import load_documents
+from core.retrieval.index import build_index
+from tests.db_engines import (  # noqa: F401 - the dual-engine fixtures, shared by every store test
     database_engine,
     database_url,
     postgresql_database_url,
@@ -22,6 +17,7 @@ from tests.db_engines import (  # noqa: E402, F401 - the dual-engine fixtures, s
     summary_line,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import REFUSAL_TEXT
+from tests.e2e.conftest import doc_shot
 
 pytestmark = pytest.mark.e2e
 
@@ -52,9 +53,8 @@ def test_ask_e2e_answers_levels_with_a_citation(page, app_server, idle, tmp_path
     assert re.fullmatch(r"sources\?source=[^&]+\.md&chunk=\d+(&cite=[^&]+)?", link.get_attribute("href"))
     assert page.get_by_text("引用检查：通过").is_visible()
     page.screenshot(path=str(tmp_path / "ask.png"))
-    README_SHOT.parent.mkdir(parents=True, exist_ok=True)
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
-    page.screenshot(path=str(README_SHOT))
+    doc_shot(page, README_SHOT.name)  # the README's picture (make screenshots)
 
 
 def test_ask_e2e_refuses_what_the_corpus_does_not_say(page, app_server, idle, tmp_path):

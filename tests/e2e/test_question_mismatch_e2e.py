@@ -7,7 +7,7 @@ import pytest
 
 from core.stores.db import Database
 from core.stores.review import ReviewStore
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, doc_shot
 
 SHOT = ROOT / "docs" / "screenshots" / "question_mismatch.png"
 QUESTION = "我报的二级 交了4200 上了6节课 现在退能退多少"
@@ -50,8 +50,7 @@ def test_question_mismatch_e2e_shows_both_figures_and_queues_the_answer(page, re
     assert main.get_by_text("问题说 4200 元、6 课时，回答用的是 4800 元、3420 元、12 课时", exact=False).count() >= 1
     page.screenshot(path=str(tmp_path / "mismatch.png"))
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
-    SHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOT))
+    doc_shot(page, SHOT.name)  # the docs' picture (make screenshots)
 
     store = ReviewStore(Database(f"sqlite:///{server.data_dir / 'xiaoe.sqlite3'}"))
     (item,) = store.list().items
