@@ -17,7 +17,7 @@ from core.stores.db import open_database
 from core.stores.glossary_admin import GlossaryAdmin
 from core.stores.question_sets import QuestionSetStore
 from ui.answer_view import md_escape
-from ui.auth import guard_page
+from ui.auth import authorize, guard_page
 from ui.state import get_index, get_settings
 
 FLASH = "glossary_flash"
@@ -82,7 +82,7 @@ def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> No
         synonym = cols[0].text_input("学员说法（同义词）", key="g_add_synonym", max_chars=20)
         term = cols[1].text_input("资料用词（标准词）", key="g_add_term", max_chars=20)
         if st.form_submit_button("添加", key="g_add", type="primary"):
-            attempt(lambda: store.add(user, term, synonym), f"已加入同义词：“{synonym.strip()}”视为“{term.strip()}”。")
+            attempt(lambda: store.add(user, term, synonym, authorize=authorize()), f"已加入同义词：“{synonym.strip()}”视为“{term.strip()}”。")
     with edit_tab:
         if not entries:
             st.caption("没有可修改的条目。")
@@ -94,17 +94,18 @@ def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> No
                 new_term = cols[1].text_input("资料用词（标准词）", value=chosen.term, key=f"g_edit_term_{label(chosen)}")
                 cols = st.columns(2)
                 if cols[0].form_submit_button("保存修改", key="g_edit_save", type="primary"):
-                    attempt(lambda: store.edit(user, (chosen.term, chosen.synonym), (new_term, new_synonym)),
+                    attempt(lambda: store.edit(user, (chosen.term, chosen.synonym), (new_term, new_synonym),
+                                                     authorize=authorize()),
                             lambda e: f"已修改：“{label(chosen)}”改为“{e.synonym} → {e.term}”。")
                 if cols[1].form_submit_button("删除这条", key="g_delete"):
-                    attempt(lambda: store.remove(user, chosen.term, chosen.synonym), f"已删除：“{label(chosen)}”。")
+                    attempt(lambda: store.remove(user, chosen.term, chosen.synonym, authorize=authorize()), f"已删除：“{label(chosen)}”。")
     with file_tab, st.form("glossary_import", border=False):
         upload = st.file_uploader("导入 CSV（列：标准词,同义词；已有的跳过）", type=["csv"], key="g_import_file")
         if st.form_submit_button("导入", key="g_import"):
             if upload is None:
                 st.error("请先选择一个 CSV 文件，再点「导入」。")
             else:
-                attempt(lambda: store.import_csv(user, upload.getvalue()), lambda n: f"已导入 {n} 条新的同义词。")
+                attempt(lambda: store.import_csv(user, upload.getvalue(), authorize=authorize()), lambda n: f"已导入 {n} 条新的同义词。")
 
 
 def show_proposals(store: GlossaryAdmin) -> None:
@@ -120,9 +121,9 @@ def show_proposals(store: GlossaryAdmin) -> None:
                              f"{md_escape(proposal.who)} 提交于 {proposal.at:%Y-%m-%d %H:%M}")
             if user.can("edit_glossary"):
                 if cols[1].button("批准", key=f"g_approve_{proposal.id}", type="primary"):
-                    attempt(lambda p=proposal: store.approve(user, p.id), f"已批准提议 #{proposal.id}，检索和判定从现在起使用它。")
+                    attempt(lambda p=proposal: store.approve(user, p.id, authorize=authorize()), f"已批准提议 #{proposal.id}，检索和判定从现在起使用它。")
                 if cols[2].button("驳回", key=f"g_reject_{proposal.id}"):
-                    attempt(lambda p=proposal: store.reject(user, p.id), f"已驳回提议 #{proposal.id}。")
+                    attempt(lambda p=proposal: store.reject(user, p.id, authorize=authorize()), f"已驳回提议 #{proposal.id}。")
 
 
 def show_proposal_form(store: GlossaryAdmin) -> None:
@@ -132,7 +133,7 @@ def show_proposal_form(store: GlossaryAdmin) -> None:
         synonym = cols[0].text_input("学员说法（同义词）", key="g_prop_synonym", max_chars=20)
         term = cols[1].text_input("资料用词（标准词）", key="g_prop_term", max_chars=20)
         if st.form_submit_button("提交提议", key="g_propose", type="primary"):
-            attempt(lambda: store.propose(user, term, synonym), lambda s: s.message)
+            attempt(lambda: store.propose(user, term, synonym, authorize=authorize()), lambda s: s.message)
 
 
 user = guard_page()

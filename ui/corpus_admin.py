@@ -16,7 +16,7 @@ from core.errors import XiaoEError
 from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text, requeue_stale
 from core.stores.db import open_database
 from core.stores.roles import User
-from ui.auth import current_user
+from ui.auth import authorize, current_user
 from ui.diff_view import show_diff
 from ui.escape import md_escape
 from ui.state import get_settings, rebuild_index
@@ -105,12 +105,13 @@ def _history(admin: CorpusAdmin, user: User) -> None:
     st.caption(f"左边第 {old} 版，右边第 {new} 版：删除的行标红，新增的行标绿。")
     show_diff(side_by_side(by_number[old].content, by_number[new].content), key="corpus_versions_diff")
     if st.button(f"恢复为第 {old} 版", key="corpus_restore", help="把旧版本的内容另存为最新版本；中间的版本都会保留。"):
-        _run(admin, user, lambda: admin.restore(user, by_number[old].id))
+        _run(admin, user, lambda: admin.restore(user, by_number[old].id, authorize=authorize()))
 
 
 def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, expected: str | None,
           action: str) -> None:
-    _run(admin, user, lambda: admin.save(user, source, content, expected_sha256=expected, action=action))
+    _run(admin, user, lambda: admin.save(user, source, content, expected_sha256=expected, action=action,
+                                          authorize=authorize()))
 
 
 def _run(admin: CorpusAdmin, user: User, save) -> None:

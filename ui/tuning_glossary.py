@@ -16,7 +16,7 @@ from core.evaluation.misses import explain_misses
 from core.stores.glossary import GlossaryStore
 from core.stores.glossary_admin import GlossaryAdmin
 from ui.answer_view import md_escape
-from ui.auth import current_user
+from ui.auth import authorize, current_user
 
 FLASH = "tune_flash"
 MAX_MISSES_SHOWN = 30
@@ -49,7 +49,7 @@ def _synonym_form(store: GlossaryStore, i: int, words: tuple[str, ...], actor: s
         if not button.form_submit_button("加入同义词"):
             return
     try:  # an admin adds; a consultant's addition waits as a proposal (the role is checked in core)
-        submitted = GlossaryAdmin(store.db).submit(current_user(), term, word)
+        submitted = GlossaryAdmin(store.db).submit(current_user(), term, word, authorize=authorize())
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         return

@@ -24,6 +24,7 @@ from core.stores.question_sets import (
     parse_question_set,
     questions_from_rows,
 )
+from ui.auth import authorize
 from ui.escape import md_escape
 
 PENDING = "tune_pending_selection"
@@ -101,7 +102,8 @@ def _save(store: QuestionSetStore, build, name: str, actor: str, note: str, *, b
         st.error("请先在页面上方填写「操作人」，保存记录里要写明是谁改的。")
         return
     try:
-        saved = store.save(name, build(), author=actor, note=note, base_version=base_version)
+        saved = store.save(name, build(), author=actor, note=note, base_version=base_version,
+                           authorize=authorize())
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         return

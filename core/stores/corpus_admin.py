@@ -45,6 +45,7 @@ from core.os_errors import os_reason
 from core.stores import audit
 from core.stores.accounts import User, require
 from core.stores.db import Database, utcnow
+from core.stores.roles import Authorize, checked
 
 STALE_CODE = "stale_corpus"
 STALE_LABEL = "资料已更新"
@@ -104,7 +105,7 @@ class CorpusAdmin:
         return disk_text(disk), state.disk_sha256
 
     def save(self, user: User, source: str, content: bytes | str, *, expected_sha256: str | None = None,
-             action: str = "edit") -> SaveResult:
+             action: str = "edit", authorize: Authorize | None = None) -> SaveResult:
         """Write one file and record its versions. `expected_sha256`: None = no check, NEW_FILE = must
         not exist yet, else the sha256 the editor started from (someone else's save in between → ConflictError)."""
         require(user, "edit_corpus")
@@ -119,7 +120,8 @@ class CorpusAdmin:
         disk = path.read_bytes() if path.exists() else None
         staged = stage(path, new_bytes)
         try:
-            with self.db.transaction("保存资料文件") as conn:
+            with self.db.transaction("保存资料文件", immediate=authorize is not None) as conn:
+                checked(conn, authorize, "edit_corpus")
                 state = file_state(conn, name, disk)
                 self._check_expected(name, expected_sha256, state.current_sha256)
                 if new_sha == state.current_sha256:
@@ -163,10 +165,10 @@ class CorpusAdmin:
         return SaveResult(name, changed=True, created=created, version=number, sha256=sha256_hex(new_bytes),
                           previous_sha256=state.current_sha256)
 
-    def restore(self, user: User, version_id: int) -> SaveResult:
+    def restore(self, user: User, version_id: int, *, authorize: Authorize | None = None) -> SaveResult:
         """Save an old version's content as the newest version of its file."""
         old = self.version(version_id)
-        return self.save(user, old.source, old.content, action="restore")
+        return self.save(user, old.source, old.content, action="restore", authorize=authorize)
 
     def history(self, source: str) -> tuple[CorpusVersion, ...]:
         """Every recorded version of one file, newest first."""

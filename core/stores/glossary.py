@@ -27,6 +27,7 @@ from core.answerability.glossary import (
 from core.corpus.text import normalize
 from core.settings import Settings
 from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
+from core.stores.roles import Authorize, checked
 
 MAX_WHO_CHARS = 100
 STARTER_WHO = "初始词表"
@@ -105,23 +106,25 @@ class GlossaryStore:
             rows = conn.execute(sa_select(glossary_entries).order_by(glossary_entries.c.id)).all()
         return Glossary(tuple(GlossaryEntry(r.term, r.synonym, r.who, _stamp(r.at)) for r in rows))
 
-    def add(self, term: str, synonym: str, *, who: str) -> GlossaryEntry:
+    def add(self, term: str, synonym: str, *, who: str, authorize: Authorize | None = None) -> GlossaryEntry:
         """Add “synonym → term”; InvalidGlossary if the pair is bad or already there."""
         term, synonym = check_entry(term, synonym)
         who = _check_who(who)
         now = self._clock()
-        with self.db.transaction("添加同义词") as conn:
+        with self.db.transaction("添加同义词", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "edit_glossary")
             if _existing(conn, term, synonym):
                 raise InvalidGlossary(f"“{synonym} → {term}”已经在同义词表里了。")
             conn.execute(glossary_entries.insert().values(term=term, synonym=synonym, who=who, at=now))
             conn.execute(glossary_changes.insert().values(at=now, who=who, action="add", term=term, synonym=synonym))
         return GlossaryEntry(term, synonym, who, _stamp(now))
 
-    def remove(self, term: str, synonym: str, *, who: str) -> None:
+    def remove(self, term: str, synonym: str, *, who: str, authorize: Authorize | None = None) -> None:
         """Remove “synonym → term”; InvalidGlossary if it is not in the glossary."""
         term, synonym = (term or "").strip(), (synonym or "").strip()
         who = _check_who(who)
-        with self.db.transaction("删除同义词") as conn:
+        with self.db.transaction("删除同义词", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "edit_glossary")
             found = _existing(conn, term, synonym)
             if found is None:
                 raise InvalidGlossary(f"同义词表里没有“{synonym} → {term}”，可能已被别人删除，请刷新后再看。")
@@ -129,12 +132,13 @@ class GlossaryStore:
             conn.execute(glossary_changes.insert().values(at=self._clock(), who=who, action="remove",
                                                           term=term, synonym=synonym))
 
-    def replace(self, old: tuple[str, str], new: tuple[str, str], *, who: str) -> GlossaryEntry:
+    def replace(self, old: tuple[str, str], new: tuple[str, str], *, who: str, authorize: Authorize | None = None) -> GlossaryEntry:
         """Edit one entry: remove `old` (term, synonym) and add `new` in one transaction."""
         term, synonym = check_entry(*new)
         who = _check_who(who)
         now = self._clock()
-        with self.db.transaction("修改同义词") as conn:
+        with self.db.transaction("修改同义词", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "edit_glossary")
             found = _existing(conn, *old)
             if found is None:
                 raise InvalidGlossary(f"同义词表里没有“{old[1]} → {old[0]}”，可能已被别人删除，请刷新后再看。")
@@ -157,13 +161,14 @@ class GlossaryStore:
         """Every entry as UTF-8-with-BOM CSV: 标准词,同义词,添加人,添加时间."""
         return write_csv(self.load().entries)
 
-    def import_csv(self, data: bytes | str, *, who: str) -> int:
+    def import_csv(self, data: bytes | str, *, who: str, authorize: Authorize | None = None) -> int:
         """Add the file's pairs that are not there yet; the number added. All rows are checked
         first and any bad row fails the whole import with its row number; nothing is half-saved."""
         who = _check_who(who)
         pairs = read_csv(data)
         now = self._clock()
-        with self.db.transaction("导入同义词表") as conn:
+        with self.db.transaction("导入同义词表", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "edit_glossary")
             have = {(normalize(r.term), normalize(r.synonym))
                     for r in conn.execute(sa_select(glossary_entries.c.term, glossary_entries.c.synonym))}
             new = [(t, s) for t, s in pairs if (normalize(t), normalize(s)) not in have]

@@ -17,7 +17,7 @@ from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry,
 from core.corpus.text import normalize
 from core.stores.db import Database, Migration, Schema, create_tables, utcnow
 from core.stores.glossary import GlossaryStore, glossary_changes, glossary_entries
-from core.stores.roles import User, require
+from core.stores.roles import Authorize, User, checked, require
 
 STATUS_LABELS = {"pending": "待批准", "approved": "已批准", "rejected": "已驳回"}
 
@@ -92,29 +92,32 @@ class GlossaryAdmin:
         return tuple(e for e in entries if key in normalize(e.term) or key in normalize(e.synonym)
                      or key in normalize(e.who))
 
-    def submit(self, user: User | None, term: str, synonym: str) -> Submitted:
+    def submit(self, user: User | None, term: str, synonym: str, *, authorize: Authorize | None = None) -> Submitted:
         """The Ask/tuning pages' 「加入同义词」: an admin adds, anyone else proposes."""
         if user is not None and user.can("edit_glossary"):
-            entry = self.add(user, term, synonym)
+            entry = self.add(user, term, synonym, authorize=authorize)
             return Submitted(entry.term, entry.synonym)
-        return self.propose(user, term, synonym)
+        return self.propose(user, term, synonym, authorize=authorize)
 
-    def add(self, user: User | None, term: str, synonym: str) -> GlossaryEntry:
-        return self.store.add(term, synonym, who=require(user, "edit_glossary").label)
+    def add(self, user: User | None, term: str, synonym: str, *, authorize: Authorize | None = None) -> GlossaryEntry:
+        return self.store.add(term, synonym, who=require(user, "edit_glossary").label, authorize=authorize)
 
-    def edit(self, user: User | None, old: tuple[str, str], new: tuple[str, str]) -> GlossaryEntry:
-        return self.store.replace(old, new, who=require(user, "edit_glossary").label)
+    def edit(self, user: User | None, old: tuple[str, str], new: tuple[str, str], *,
+             authorize: Authorize | None = None) -> GlossaryEntry:
+        return self.store.replace(old, new, who=require(user, "edit_glossary").label, authorize=authorize)
 
-    def remove(self, user: User | None, term: str, synonym: str) -> None:
-        self.store.remove(term, synonym, who=require(user, "edit_glossary").label)
+    def remove(self, user: User | None, term: str, synonym: str, *, authorize: Authorize | None = None) -> None:
+        self.store.remove(term, synonym, who=require(user, "edit_glossary").label, authorize=authorize)
 
-    def import_csv(self, user: User | None, data: bytes | str) -> int:
-        return self.store.import_csv(data, who=require(user, "edit_glossary").label)
+    def import_csv(self, user: User | None, data: bytes | str, *, authorize: Authorize | None = None) -> int:
+        return self.store.import_csv(data, who=require(user, "edit_glossary").label, authorize=authorize)
 
-    def propose(self, user: User | None, term: str, synonym: str) -> Submitted:
+    def propose(self, user: User | None, term: str, synonym: str, *,
+                authorize: Authorize | None = None) -> Submitted:
         who = require(user, "propose_synonym").label
         term, synonym = check_entry(term, synonym)
-        with self.db.transaction("提交同义词提议") as conn:
+        with self.db.transaction("提交同义词提议", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "propose_synonym")
             pending = conn.execute(select(glossary_proposals.c.id, glossary_proposals.c.term,
                                           glossary_proposals.c.synonym)
                                    .where(glossary_proposals.c.status == "pending")).all()
@@ -134,11 +137,12 @@ class GlossaryAdmin:
             rows = conn.execute(query).all()
         return tuple(Proposal(r.id, r.term, r.synonym, r.who, r.at, r.status, r.decided_by) for r in rows)
 
-    def approve(self, user: User | None, proposal_id: int) -> GlossaryEntry:
+    def approve(self, user: User | None, proposal_id: int, *, authorize: Authorize | None = None) -> GlossaryEntry:
         """Add the proposed pair and close the proposal, in one transaction."""
         who = require(user, "edit_glossary").label
         now = self._clock()
-        with self.db.transaction("批准同义词提议") as conn:
+        with self.db.transaction("批准同义词提议", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "edit_glossary")
             row = self._pending(conn, proposal_id)
             have = {(normalize(r.term), normalize(r.synonym))
                     for r in conn.execute(select(glossary_entries.c.term, glossary_entries.c.synonym))}
@@ -150,9 +154,10 @@ class GlossaryAdmin:
             self._close(conn, proposal_id, "approved", who, now)
         return GlossaryEntry(row.term, row.synonym, row.who, now.isoformat(timespec="seconds"))
 
-    def reject(self, user: User | None, proposal_id: int) -> None:
+    def reject(self, user: User | None, proposal_id: int, *, authorize: Authorize | None = None) -> None:
         who = require(user, "edit_glossary").label
-        with self.db.transaction("驳回同义词提议") as conn:
+        with self.db.transaction("驳回同义词提议", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "edit_glossary")
             self._pending(conn, proposal_id)
             self._close(conn, proposal_id, "rejected", who, self._clock())
 

@@ -31,6 +31,7 @@ from core.evaluation.set_format import (
 )
 from core.retrieval.index import SearchIndex
 from core.stores.db import Database, Migration, Schema, create_tables, utcnow
+from core.stores.roles import Authorize, checked
 
 __all__ = ["COLUMNS", "DEFAULT_SET_NAME", "DEFAULT_SET_PATH", "MAX_SET_BYTES", "QUESTION_SETS_SCHEMA", "REFUSE",
            "LabelledQuestion", "QuestionSet", "QuestionSetError", "QuestionSetStore", "SetVersion", "StoredSet",
@@ -143,7 +144,7 @@ class QuestionSetStore:
         return StoredSet(_info(row), questions)
 
     def save(self, name: str, questions: QuestionSet, *, author: str, note: str = "",
-             base_version: int | None = None) -> SetVersion:
+             base_version: int | None = None, authorize: Authorize | None = None) -> SetVersion:
         """Store `questions` as the next version of `name`, in one transaction.
 
         With `base_version`, the save is refused (ConflictError) when somebody else saved a newer
@@ -155,7 +156,8 @@ class QuestionSetStore:
         if not len(questions):
             raise QuestionSetError("题集里没有任何题目，不能保存空题集。")
         now = self._clock()
-        with self.db.transaction("保存题集") as conn:
+        with self.db.transaction("保存题集", immediate=authorize is not None) as conn:
+            checked(conn, authorize, "ask")  # any signed-in staff edits question sets
             latest = conn.execute(select(func.max(question_set_versions.c.version))
                                   .where(question_set_versions.c.name == name)).scalar() or 0
             if base_version is not None and latest > base_version:

@@ -73,3 +73,10 @@ def _permission(permission: str) -> tuple[str, frozenset[str]]:
     if permission not in PERMISSIONS:
         raise ValueError(f"unknown permission {permission!r}; known: {', '.join(PERMISSIONS)}")
     return PERMISSIONS[permission]
+
+
+def checked(conn, authorize: Authorize | None, permission: str) -> None:
+    """Run the session check `authorize` (core.stores.sessions.SessionStore.guard) first inside a
+    state-changing transaction; nothing when sign-in is off (authorize is None)."""
+    if authorize is not None:
+        authorize(conn, permission)
