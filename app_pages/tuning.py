@@ -273,7 +273,9 @@ assistant = get_assistant(bundle, glossary)
 files, sections = corpus_catalog(bundle.index)
 
 if FLASH in st.session_state:
-    st.success(md_escape(st.session_state.pop(FLASH)))
+    flash = md_escape(st.session_state.pop(FLASH))
+    st.toast(flash, icon=":material/check_circle:")  # seen wherever the consultant is looking
+    st.success(flash)
 select_pending()
 
 top = st.columns([2, 2, 2])
