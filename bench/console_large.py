@@ -53,7 +53,6 @@ def _ask(at, question: str) -> float:
 
 def child_large(root: Path, data: str, corpus: str, repeat: int) -> dict:
     """Build from scratch, ask, edit one file and rebuild, ask again (the corpus is already generated)."""
-    sys.path.insert(0, str(root))
     from streamlit.testing.v1 import AppTest
 
     router = str(root / "streamlit_app.py")
@@ -94,7 +93,6 @@ def child_large(root: Path, data: str, corpus: str, repeat: int) -> dict:
 
 def child_restart(root: Path, data: str, corpus: str, repeat: int) -> dict:
     """A new process on the index saved by `child_large`: read back, ask, and its steady memory."""
-    sys.path.insert(0, str(root))
     from streamlit.testing.v1 import AppTest
 
     router = str(root / "streamlit_app.py")
@@ -118,7 +116,6 @@ def child_restart(root: Path, data: str, corpus: str, repeat: int) -> dict:
 
 def measure_large(root: Path, chunks: int, repeat: int) -> dict:
     """Both children on one generated corpus; their results merged."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from bench.console_speed import synthetic_corpus
 
     with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as corpus:
@@ -130,14 +127,15 @@ def measure_large(root: Path, chunks: int, repeat: int) -> dict:
 
 def _run(kind: str, root: Path, data: str, corpus: str, repeat: int) -> dict:
     out = subprocess.run([sys.executable, __file__, kind, str(root), data, corpus, str(repeat)],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                         capture_output=True, text=True,
+                         env={**os.environ, "PYTHONWARNINGS": "ignore",  # the checkout measured comes first
+                              "PYTHONPATH": f"{root}:{Path(__file__).resolve().parent.parent}"})
     if out.returncode != 0:
         raise RuntimeError(f"console_large.py {kind} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def child_huge(root: Path, chunks: int, queries: int) -> dict:
-    sys.path.insert(0, str(root))
     from bench.console_speed import synthetic_corpus
     from core.assistant import build_assistant
     from core.retrieval.store import load_or_build

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("XIAOE_DATA_DIR", tempfile.mkdtemp(prefix="xiaoe-bench-"))
 
 from core.answerability.glossary import load_starter  # noqa: E402

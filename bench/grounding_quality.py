@@ -20,14 +20,11 @@ answer is copied from the references, so any flag there is a false alarm.
 from __future__ import annotations
 
 import csv
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from langchain_core.documents import Document  # noqa: E402
 

@@ -257,8 +257,7 @@ def test_explain_misses_lists_uncovered_and_carrying_words(toy_index):
 
 
 _DETERMINISM_SCRIPT = """
-import json, sys
-sys.path.insert(0, {root!r})
+import json
 from core.assistant import build_assistant
 from core.answerability.glossary import load_starter
 from core.corpus.loader import load_documents
@@ -274,11 +273,12 @@ print(json.dumps(out, ensure_ascii=False))
 
 
 def test_decisions_are_identical_under_another_hash_seed():
-    script = _DETERMINISM_SCRIPT.format(root=str(ROOT), corpus=str(ROOT / "corpus"))
+    script = _DETERMINISM_SCRIPT.format(corpus=str(ROOT / "corpus"))
     runs = []
     for seed in ("1", "987"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
+                              cwd=ROOT)  # `python -c` imports from its working directory: this checkout
         runs.append(json.loads(done.stdout))
     assert runs[0] == runs[1]
 

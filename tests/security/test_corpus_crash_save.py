@@ -30,7 +30,6 @@ RANDOM_KILLS = 6
 
 CHILD = textwrap.dedent("""
     import os, signal, sys
-    sys.path.insert(0, {root!r})
     from core.stores.corpus_admin import CorpusAdmin
     from core.stores.db import Database
     from core.stores.roles import User
@@ -59,9 +58,9 @@ CHILD = textwrap.dedent("""
 
 
 def _kill_mid_save(db_url: str, folder: Path, mode: str, delay_s: float | None) -> int:
-    script = CHILD.format(root=str(ROOT), mode=mode, url=db_url, folder=str(folder), name=NAME)
+    script = CHILD.format(mode=mode, url=db_url, folder=str(folder), name=NAME)
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+                             text=True, cwd=ROOT)  # `python -c` imports from its working directory: this checkout
     try:
         if delay_s is None:
             child.wait(timeout=60)
