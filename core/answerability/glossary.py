@@ -24,8 +24,6 @@ MAX_IMPORT_ROWS = 5000
 MAX_REPORTED_ERRORS = 10
 TERM_HEADERS = ("标准词", "term")
 SYNONYM_HEADERS = ("同义词", "synonym")
-WHO_HEADERS = ("添加人", "who")
-WHEN_HEADERS = ("添加时间", "when")
 EXPORT_HEADER = ("标准词", "同义词", "添加人", "添加时间")
 
 
@@ -82,9 +80,6 @@ class Glossary:
     def canonical(self, word: str) -> tuple[str, ...]:
         """The terms `word` stands for (empty when it is not a synonym)."""
         return self._by_synonym.get(normalize(word), ())
-
-    def synonyms_of(self, term: str) -> tuple[str, ...]:
-        return tuple(e.synonym for e in self.entries if e.term == term)
 
     def terms(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(e.term for e in self.entries))

@@ -34,8 +34,6 @@ UNSUPPORTED_NUMBER = "unsupported_number"
 BAD_ARITHMETIC = "bad_arithmetic"
 UNCITED_CLAIM = "uncited_claim"
 QUESTION_MISMATCH = "question_mismatch"
-CODE_NAMES = {UNSUPPORTED_NUMBER: "数字无出处", BAD_ARITHMETIC: "计算错误", UNCITED_CLAIM: "无出处陈述",
-              QUESTION_MISMATCH: "与问题不符"}
 
 # Words that make a sentence a statement of school policy, longest first so the message names
 # 「手续费」 rather than 「费」.
@@ -81,11 +79,6 @@ class GroundingReport:
     def flagged_spans(self) -> tuple[tuple[int, int], ...]:
         """Distinct spans to mark red in the answer text, sorted by position."""
         return tuple(sorted({p.span for p in self.problems if p.span is not None}))
-
-    @property
-    def figure_spans(self) -> tuple[tuple[int, int], ...]:
-        """Every figure found in the answer, for a neutral highlight of numbers the reviewer should glance at."""
-        return tuple(f.span for v in self.verdicts for f in v.figures)
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:

@@ -25,10 +25,10 @@ _DROP_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]", re.UNICODE)
 BITS = 21  # every code point is below 0x110000 = 2**21
 MAX_N = 3  # three 21-bit code points fill 63 bits of an int64
-QUESTION_WORDS: tuple[str, ...] = (
+RETRIEVAL_QUESTION_WORDS: tuple[str, ...] = (  # stripped from a retrieval query only
     "为什么", "怎么样", "是不是", "怎么", "如何", "什么", "哪些", "哪个", "哪里", "哪儿", "哪",
     "多少", "几", "吗", "呢", "谁", "是否", "请问")
-_QUESTION_RE = re.compile("|".join(sorted(QUESTION_WORDS, key=len, reverse=True)))
+_QUESTION_RE = re.compile("|".join(sorted(RETRIEVAL_QUESTION_WORDS, key=len, reverse=True)))
 
 
 def normalize(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import (
     Column,
@@ -28,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy import select as sa_select
 
 from core.corpus.files import MAX_NAME_BYTES
-from core.stores.db import Migration, Schema, append_only, create_tables
+from core.stores.db import Migration, Schema, append_only, as_utc, create_tables
 
 BASELINE_ACTOR = "（改动前的原文件）"  # a state found on disk: written outside the console or before it
 ACTION_LABELS = {"baseline": "原有版本", "upload": "上传", "edit": "在线编辑", "restore": "恢复旧版"}
@@ -164,5 +164,3 @@ def as_version(row) -> CorpusVersion:
                          size=row.size, actor=row.actor, at=as_utc(row.at), content=row.content)
 
 
-def as_utc(value: datetime) -> datetime:
-    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)

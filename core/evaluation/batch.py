@@ -50,10 +50,6 @@ class BatchRow:
     queued_id: int | None = None
     grade: str = ""  # the grader's verdict and cost when the question was in the uncertain band
 
-    @property
-    def has_problem(self) -> bool:
-        return bool(self.problems)
-
     def to_dict(self) -> dict:
         return {"行号": self.line, "问题": self.question, "预期": self.expectation, "结果": self.outcome,
                 "是否拒答": "是" if self.refused else "否", "回答": self.text,

@@ -20,7 +20,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select
 
 from core.stores import audit
-from core.stores.db import Database, Migration, Schema, create_tables, utcnow
+from core.stores.db import Database, Migration, Schema, as_utc, create_tables, utcnow
 from core.stores.password_policy import (  # noqa: F401 - MIN_PASSWORD_CHARS re-exported
     MAX_PASSWORD_CHARS,
     MIN_PASSWORD_CHARS,
@@ -88,7 +88,7 @@ class AccountStore:
                  now: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self.hasher = hasher or PasswordHasher()
-        self._now = lambda: _aware(now()).astimezone(UTC)  # SQLite drops the offset: store UTC
+        self._now = lambda: as_utc(now()).astimezone(UTC)  # SQLite drops the offset: store UTC
         self._dummy_hash: str | None = None
         audit.ensure(db)
         db.migrate(ACCOUNTS_SCHEMA)
@@ -276,11 +276,7 @@ def _valid_email(value: str | None) -> str | None:
 
 def _account(row) -> Account:
     return Account(username=row.username, display_name=row.display_name, role=row.role, email=row.email,
-                   created_at=_aware(row.created_at), last_login_at=_aware(row.last_login_at),
+                   created_at=as_utc(row.created_at), last_login_at=as_utc(row.last_login_at),
                    disabled=bool(row.disabled))
 
 
-def _aware(value: datetime | None) -> datetime | None:
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)

@@ -67,6 +67,14 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime | None) -> datetime | None:
+    """The one UTC helper: SQLite hands datetimes back without their zone (they were written in UTC);
+    an aware value is converted to UTC."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 # One advisory lock number for every migration of a PostgreSQL database ("xiaoe" in ASCII).
 MIGRATION_LOCK_KEY = 0x7869616F65
 # PostgreSQL SQLSTATEs that mean "someone else holds it, try again", as SQLite's "database is locked" does:

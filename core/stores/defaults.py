@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table, Text, inspect, select, text
 
 from core.errors import ConfigError
 from core.knobs import Knobs
 from core.settings import Settings
-from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
+from core.stores.db import Database, Migration, Schema, append_only, as_utc, create_tables, open_database, utcnow
 from core.stores.roles import Authorize
 
 MAX_ACTOR_CHARS = 100
@@ -172,6 +172,3 @@ def _change(row) -> DefaultChange:
                          new_max_unknown_weight=row.new_max_unknown_weight)
 
 
-def as_utc(moment: datetime) -> datetime:
-    """SQLite hands datetimes back without their zone; they were written in UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

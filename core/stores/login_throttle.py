@@ -21,6 +21,7 @@ from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, S
 
 from core.stores import audit
 from core.stores.db import Migration, Schema, create_tables
+from core.stores.roles import SYSTEM_ACTOR
 
 MAX_FAILURES = 5
 SOURCE_MAX_FAILURES = 20
@@ -28,7 +29,6 @@ ACCOUNT_MAX_FAILURES = 50
 FAILURE_WINDOW = timedelta(minutes=10)
 LOCK_DURATION = timedelta(minutes=10)
 LOCAL_SOURCE = "本机"  # Streamlit reports no address for localhost; the CLI and the API have none either
-SYSTEM_ACTOR = "小E"
 MAX_SOURCE_CHARS = 64
 
 metadata = MetaData()

@@ -19,10 +19,10 @@ from core.answering.grader import Grade
 from core.answering.rag import Hit, RAGAnswer
 from core.checks.problems import Problem
 from core.errors import ConflictError, StoreError, XiaoEError
-from core.stores.db import Database, utcnow
+from core.stores.db import Database, as_utc, utcnow
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
 from core.stores.review_export import write_csv, write_export
-from core.stores.review_input import Decision, Entry, entry_from_answer, person_name, validated
+from core.stores.review_input import Entry, ReviewDecision, entry_from_answer, person_name, validated
 from core.stores.review_models import (
     SORTS,
     BulkResult,
@@ -32,7 +32,7 @@ from core.stores.review_models import (
     ReviewEvent,
     ReviewItem,
 )
-from core.stores.review_query import aware, conditions, hydrate, local, order
+from core.stores.review_query import conditions, hydrate, local, order
 from core.stores.review_schema import (
     ACTION_LABELS,
     GRADE_SCHEMA,
@@ -240,7 +240,7 @@ class ReviewStore:
         """The item's audit trail, oldest first."""
         with self.db.read("读取处理记录") as conn:
             rows = conn.execute(select(events).where(events.c.item_id == item_id).order_by(events.c.id)).all()
-        return tuple(ReviewEvent(id=r.id, item_id=r.item_id, at=aware(r.at), actor=r.actor, action=r.action,
+        return tuple(ReviewEvent(id=r.id, item_id=r.item_id, at=as_utc(r.at), actor=r.actor, action=r.action,
                                  from_status=r.from_status, to_status=r.to_status, version=r.version,
                                  note=r.note, corrected_answer=r.corrected_answer) for r in rows)
 
@@ -264,7 +264,7 @@ class ReviewStore:
         With `authorize`, the reviewer's session is re-checked inside that transaction and the
         decision is attributed to the session's user, whatever `reviewer` says.
         """
-        decision = Decision.build(action, reviewer, note, corrected_answer, add_reason)
+        decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason)
         with self.db.transaction("保存复核结果", immediate=authorize is not None) as conn:
             decision = _as_session_user(conn, decision, authorize)
             failure = self._apply(conn, item_id, expected_version, decision)
@@ -279,7 +279,7 @@ class ReviewStore:
 
         Items that moved on, or whose status does not allow the action, are skipped and reported.
         """
-        decision = Decision.build(action, reviewer, note, None, add_reason)
+        decision = ReviewDecision.build(action, reviewer, note, None, add_reason)
         decided, skipped = [], []
         with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
             decision = _as_session_user(conn, decision, authorize)
@@ -291,7 +291,7 @@ class ReviewStore:
                     skipped.append((item_id, str(failure)))
         return BulkResult(decided=tuple(decided), skipped=tuple(skipped))
 
-    def _apply(self, conn: Connection, item_id: int, expected: int, d: Decision) -> XiaoEError | None:
+    def _apply(self, conn: Connection, item_id: int, expected: int, d: ReviewDecision) -> XiaoEError | None:
         """Apply one decision inside `conn`'s transaction; return (not raise) why it could not be."""
         allowed, target = TRANSITIONS[d.action]
         now = self._clock()
@@ -362,7 +362,7 @@ def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, as
     return None
 
 
-def _as_session_user(conn: Connection, decision: Decision, authorize: Authorize | None) -> Decision:
+def _as_session_user(conn: Connection, decision: ReviewDecision, authorize: Authorize | None) -> ReviewDecision:
     if authorize is None:
         return decision
     return replace(decision, reviewer=authorize(conn, "review").label)

@@ -42,7 +42,7 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Decision:
+class ReviewDecision:
     """A validated approve / reject / reopen, before it meets the database."""
 
     action: str
@@ -53,7 +53,7 @@ class Decision:
 
     @classmethod
     def build(cls, action: str, reviewer: str, note: str | None, corrected_answer: str | None,
-              add_reason: Problem | None = None) -> Decision:
+              add_reason: Problem | None = None) -> ReviewDecision:
         if action not in TRANSITIONS:
             raise InvalidReview(f"操作「{action}」不存在，可选：approve（通过）、reject（驳回）、reopen（重新打开）。")
         who = person_name(reviewer, "复核人")

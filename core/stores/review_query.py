@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Row, exists, or_, select
 
 from core.answering.rag import Hit
 from core.checks.problems import Problem
+from core.stores.db import as_utc
 from core.stores.review_dedup import ask_counts, asks_of
 from core.stores.review_models import Filters, ReviewItem
 from core.stores.review_schema import LANES, review_candidates, review_items, review_reasons
@@ -17,20 +18,10 @@ from core.stores.review_schema import LANES, review_candidates, review_items, re
 items, reasons, candidates = review_items, review_reasons, review_candidates
 
 
-def aware(value: datetime | None) -> datetime | None:
-    """SQLite gives back naive datetimes; everything stored is UTC."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
-
-
-def as_utc(value: datetime) -> datetime:
-    """UTC for binding: SQLite drops the offset, so the value must already be in UTC."""
-    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def local(value: datetime) -> datetime:
-    return aware(value).astimezone()
+    return as_utc(value).astimezone()
 
 
 def conditions(f: Filters) -> list[ColumnElement[bool]]:
@@ -80,14 +71,14 @@ def hydrate(conn: Connection, rows: Sequence[Row], *, with_candidates: bool = Tr
                                            start=r.start, end=r.end, text=r.text, score=r.score,
                                            passed=bool(r.passed)))
     counts = ask_counts(conn, ids)
-    return [ReviewItem(id=r.id, created_at=aware(r.created_at), origin=r.origin, question=r.question,
+    return [ReviewItem(id=r.id, created_at=as_utc(r.created_at), origin=r.origin, question=r.question,
                        answer=r.answer, reasons=tuple(found[r.id]), threshold=r.threshold, k=r.k,
                        candidates=tuple(hits[r.id]), fingerprint=r.fingerprint, status=r.status,
                        version=r.version, flagged_by=r.flagged_by, reviewer=r.reviewer,
-                       decided_at=aware(r.decided_at), note=r.note, corrected_answer=r.corrected_answer,
+                       decided_at=as_utc(r.decided_at), note=r.note, corrected_answer=r.corrected_answer,
                        ask_count=counts.get(r.id, 1), asks=_asks(conn, r.id) if with_asks else ())
             for r in rows]
 
 
 def _asks(conn: Connection, item_id: int):
-    return tuple(replace(a, at=aware(a.at)) for a in asks_of(conn, item_id))
+    return tuple(replace(a, at=as_utc(a.at)) for a in asks_of(conn, item_id))

@@ -26,6 +26,7 @@ from sqlalchemy import (
 
 from core.errors import XiaoEError
 from core.stores.db import Migration, Schema, append_only, create_tables
+from core.stores.roles import SYSTEM_ACTOR  # noqa: F401 - re-exported for the queue's readers
 
 MAX_NOTE_CHARS = 2_000
 MAX_CORRECTED_CHARS = 20_000
@@ -39,7 +40,6 @@ class InvalidReview(XiaoEError):
     # the lead may move it there as a generic ValidationError.
 
 
-SYSTEM_ACTOR = "小E"  # who enqueues automatically; shown in the audit trail
 
 metadata = MetaData()
 

@@ -13,6 +13,7 @@ from core.errors import AuthError
 # session may do it, else AuthError and the transaction rolls back. core.stores.sessions.SessionStore.guard
 # makes one from a session token; stores take it as `authorize=` (None: the CLI or XIAOE_AUTH=off).
 Authorize = Callable[[Connection, str], "User"]
+SYSTEM_ACTOR = "小E"  # who acts when no person does (automatic queueing, sign-in bookkeeping)
 
 ROLES = {"consultant": "顾问", "admin": "管理员"}
 
@@ -42,10 +43,6 @@ class User:
     @property
     def role_label(self) -> str:
         return ROLES.get(self.role, self.role)
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role == "admin"
 
     @property
     def label(self) -> str:

@@ -22,13 +22,16 @@ from core.errors import AuthError
 from core.stores import audit, login_throttle
 from core.stores.accounts import AccountStore, User, normalize_username
 from core.stores.accounts import accounts as account_rows
-from core.stores.db import Migration, Schema, create_tables, utcnow
+from core.stores.db import Migration, Schema, as_utc, create_tables, utcnow
 from core.stores.login_throttle import FAILURE_WINDOW, LOCK_DURATION, MAX_FAILURES, THROTTLE_SCHEMA, Guard  # noqa: F401 - re-exported
-from core.stores.roles import Authorize, require
+from core.stores.roles import (
+    SYSTEM_ACTOR,  # noqa: F401 - re-exported for the queue's readers
+    Authorize,
+    require,
+)
 
 IDLE_LIMIT = timedelta(hours=8)
 TOUCH_EVERY = timedelta(minutes=1)  # write last_seen at most this often, not on every rerun
-SYSTEM_ACTOR = "小E"
 
 BAD_CREDENTIALS = "用户名或密码不正确，请重新输入。"
 
@@ -178,7 +181,7 @@ class SessionStore:
             row = conn.execute(select(sessions).where(sessions.c.token_hash == _digest(token or ""))).first()
         if row is None or row.ended_at is not None:
             raise SessionExpired("登录已失效，请重新登录。")
-        if now - _aware(row.last_seen) > self.idle_limit:
+        if now - as_utc(row.last_seen) > self.idle_limit:
             self._end(row.token_hash, "idle")
             hours = self.idle_limit.total_seconds() / 3600
             raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，请重新登录。")
@@ -186,12 +189,12 @@ class SessionStore:
         if account is None or account.disabled:
             self._end(row.token_hash, "disabled")
             raise SessionExpired("你的账号已被停用或删除，已自动退出；如有疑问请联系管理员。")
-        last_seen = _aware(row.last_seen)
+        last_seen = as_utc(row.last_seen)
         if now - last_seen >= TOUCH_EVERY:
             with self.db.transaction("更新登录状态") as conn:
                 conn.execute(sessions.update().where(sessions.c.token_hash == row.token_hash).values(last_seen=now))
             last_seen = now
-        return Session(token=token, user=account.user, method=row.method, started_at=_aware(row.started_at),
+        return Session(token=token, user=account.user, method=row.method, started_at=as_utc(row.started_at),
                        last_seen=last_seen)
 
     def guard(self, token: str) -> Authorize:
@@ -209,7 +212,7 @@ class SessionStore:
                                .with_for_update(read=True)).first()
             if row is None or row.ended_at is not None:
                 raise SessionExpired("登录已失效，这次操作没有保存，请重新登录。")
-            if self._now() - _aware(row.last_seen) > self.idle_limit:
+            if self._now() - as_utc(row.last_seen) > self.idle_limit:
                 hours = self.idle_limit.total_seconds() / 3600
                 raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，这次操作没有保存，请重新登录。")
             account = conn.execute(select(account_rows).where(account_rows.c.username == row.username)
@@ -234,10 +237,6 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _aware(value: datetime | None) -> datetime | None:
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
 
 
 def _utc(value: datetime) -> datetime:

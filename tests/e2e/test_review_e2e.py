@@ -56,7 +56,7 @@ def test_review_e2e_fabricated_answer_is_queued_then_rejected(page, scripted_ser
     page.get_by_text("驳回必须写明理由").wait_for()
     page.get_by_label("备注（驳回时必填）").fill("级别和课时都是编的")
     page.get_by_role("button", name="驳回", exact=True).click()
-    page.get_by_text(f"#{item.id} 已驳回").wait_for()
+    page.get_by_text(f"#{item.id} 已驳回").first.wait_for()  # shown as a message and a toast
     idle(page)
     page.get_by_text(f"#{item.id} · 已驳回").wait_for()
     page.screenshot(path=str(tmp_path / "rejected.png"))

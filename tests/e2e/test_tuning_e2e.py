@@ -74,7 +74,7 @@ def test_tuning_e2e_saved_knobs_flip_the_predicted_question_on_the_ask_page(page
     dialog = page.get_by_role("dialog")
     dialog.get_by_text("之后").first.wait_for()
     dialog.get_by_role("button", name="确认保存").click()
-    page.get_by_text("已设为默认").wait_for()
+    page.get_by_text("已设为默认").first.wait_for()  # shown as a message and a toast
     idle(page)
     page.screenshot(path=str(tmp_path / "tuning.png"))
 
