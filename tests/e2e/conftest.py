@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,3 +167,16 @@ def doc_shot(page, name: str) -> None:
     if target:
         Path(target).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(target) / name))
+
+
+@contextmanager
+def scripted_model_server(start_server: Callable[..., Server], reply: str) -> Iterator[tuple[Server, object]]:
+    """A console whose chat model (XIAOE_LLM_BASE_URL) is a local fake answering `reply`; the fake closes after."""
+    from tests.fake_openai import FakeOpenAI
+
+    fake = FakeOpenAI(reply=reply)
+    try:
+        yield start_server(extra_env={"XIAOE_LLM_BASE_URL": fake.base_url, "XIAOE_LLM_MODEL": "scripted",
+                                      "XIAOE_LLM_API_KEY": "sk-test-not-a-real-key", "XIAOE_LLM_MAX_RETRIES": "0"}), fake
+    finally:
+        fake.close()

@@ -7,7 +7,7 @@ import pytest
 
 from core.stores.db import Database
 from core.stores.review import ReviewStore
-from tests.e2e.conftest import ROOT, doc_shot
+from tests.e2e.conftest import ROOT, doc_shot, scripted_model_server
 
 SHOT = ROOT / "docs" / "screenshots" / "question_mismatch.png"
 QUESTION = "我报的二级 交了4200 上了6节课 现在退能退多少"
@@ -18,13 +18,8 @@ REUSED = "剩余 12 课时，4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% 
 @pytest.fixture(scope="module")
 def reusing_server(start_server):
     """The console with its chat model behind XIAOE_LLM_BASE_URL: a local fake that copies the example."""
-    from tests.fake_openai import FakeOpenAI
-
-    fake = FakeOpenAI(reply=REUSED)
-    server = start_server(extra_env={"XIAOE_LLM_BASE_URL": fake.base_url, "XIAOE_LLM_MODEL": "scripted",
-                                     "XIAOE_LLM_API_KEY": "sk-test-not-a-real-key", "XIAOE_LLM_MAX_RETRIES": "0"})
-    yield server, fake
-    fake.close()
+    with scripted_model_server(start_server, REUSED) as pair:
+        yield pair
 
 
 def figure_rows(page) -> list[list[str]]:

@@ -6,7 +6,7 @@ import pytest
 
 from core.stores.db import Database
 from core.stores.review import ReviewStore
-from tests.e2e.conftest import ROOT, doc_shot
+from tests.e2e.conftest import ROOT, doc_shot, scripted_model_server
 
 README_SHOT = ROOT / "docs" / "screenshots" / "review.png"
 
@@ -17,13 +17,8 @@ QUESTION = "启明英语的口语课一共有几级？"
 @pytest.fixture(scope="module")
 def scripted_server(start_server):
     """The console with its chat model behind XIAOE_LLM_BASE_URL: a local fake that always fabricates."""
-    from tests.fake_openai import FakeOpenAI
-
-    fake = FakeOpenAI(reply=FABRICATED)
-    server = start_server(extra_env={"XIAOE_LLM_BASE_URL": fake.base_url, "XIAOE_LLM_MODEL": "scripted",
-                                     "XIAOE_LLM_API_KEY": "sk-test-not-a-real-key", "XIAOE_LLM_MAX_RETRIES": "0"})
-    yield server, fake
-    fake.close()
+    with scripted_model_server(start_server, FABRICATED) as pair:
+        yield pair
 
 
 def test_review_e2e_fabricated_answer_is_queued_then_rejected(page, scripted_server, idle, tmp_path):
