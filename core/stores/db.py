@@ -11,6 +11,8 @@ password never appears in one.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -241,9 +243,21 @@ class Database:
         self.engine.dispose()
 
 
+WAL_SWITCH_TRIES = 20  # about 10 s of waiting in all, twice the busy timeout
+
+
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    # Switching a fresh file to WAL needs an exclusive lock and SQLite answers "database is locked" at
+    # once, without waiting on the busy timeout, when several processes open the file together: retry.
+    for attempt in range(WAL_SWITCH_TRIES):
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == WAL_SWITCH_TRIES - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
