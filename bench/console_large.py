@@ -101,9 +101,10 @@ def child_restart(root: Path, data: str, corpus: str, repeat: int) -> dict:
     import pandas  # noqa: F401  (modules and jieba's lexicon loaded first: the restart row is about the index)
 
     import ui.state  # noqa: F401
-    from core import assistant, terms  # noqa: F401
+    from core import assistant  # noqa: F401
+    from core.answerability import lexicon
 
-    terms._lexicon()
+    lexicon.lexicon()
     times["restart"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))
     at = AppTest.from_file(router, default_timeout=900).run()
     asked = [f"第 {n} 册转班的手续费是多少？" for n in range(40, 41 + repeat)]

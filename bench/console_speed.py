@@ -164,7 +164,7 @@ BEFORE = ROOT / "bench" / "console_speed_before.json"  # the same child run on f
 
 def run_child(kind: str, root: Path, chunks: int, n: int) -> dict:
     """bench/console_large.py in fresh processes (their memory is the corpus's alone)."""
-    import console_large
+    from bench import console_large
 
     if kind == "large":
         return console_large.measure_large(root, chunks, n)

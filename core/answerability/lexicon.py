@@ -11,10 +11,8 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import sys
 import unicodedata
-from collections import ChainMap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,53 +25,63 @@ from core.answerability.term_words import (
     NUMERAL_TOPICS,
     QUESTION_WORDS,
 )
+from core.answerability.word_tables import FreqOverlay, TagTable, WordTable
+from core.memory import release_free_memory
 
 jieba.setLogLevel(logging.WARNING)  # jieba's own logger prints "Building prefix dict…" at DEBUG
 
 
 @dataclass(frozen=True)
 class Lexicon:
-    freq: dict[str, int]
+    """jieba's dictionary as read-only mappings (core.answerability.word_tables: a trie, not dicts)."""
+
+    freq: Mapping[str, int]  # words and their prefixes (0), as jieba's own loader records them
     total: int
-    tags: dict[str, str]
-    idf: dict[str, float]
+    tags: Mapping[str, str]
+    idf: Mapping[str, float]
     median_idf: float
 
 
 @functools.cache
 def lexicon() -> Lexicon:
-    """jieba's word frequencies and tags (dict.txt) and background IDF (analyse/idf.txt), read once."""
+    """jieba's word frequencies and tags (dict.txt) and background IDF (analyse/idf.txt), read once.
+
+    The same mappings a dict would give (the last line of a repeated word wins; a prefix that is
+    not a word has 0), packed into tries with flat value arrays (core.answerability.word_tables):
+    ~8 MB instead of ~78 MB per process. Words stream from the file into the trie and are never
+    all held as Python strings at once, so loading leaves no freed-but-kept heap behind either.
+    """
     dict_path = Path(jieba.__file__).with_name("dict.txt")
-    freq: dict[str, int] = {}
-    tags: dict[str, str] = {}
-    counts: dict[int, int] = {}  # equal numbers share one object: ~10 MB over 500,000 entries
-    total = 0
-    with dict_path.open(encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if len(parts) < 2:
-                continue
-            word, count = parts[0], int(parts[1])
-            count = counts.setdefault(count, count)
-            freq[word] = count
-            total += count
-            if len(parts) > 2:
-                tags[word] = sys.intern(parts[2])  # ~60 distinct tags: one object each, not 349,000
-            for end in range(1, len(word)):  # prefixes, as jieba's own loader records them
-                freq.setdefault(word[:end], 0)
+    entries = _read_table(dict_path, min_parts=2)
+    freq = WordTable.from_items(_with_prefixes(entries()), lambda: ((w, int(p[0])) for w, p in entries()), "q")
+    release_free_memory()  # after each trie: the builder's many small blocks, freed, would pile up
+    total = sum(int(parts[0]) for _, parts in entries())
+    tags = TagTable.from_items(lambda: ((word, parts[1]) for word, parts in entries() if len(parts) > 1))
+    release_free_memory()
     idf_path = Path(jieba.__file__).with_name("analyse") / "idf.txt"  # without importing jieba.analyse (0.5 s)
-    idf: dict[str, float] = {}
-    same = {word: word for word in freq}  # idf's words reuse dict.txt's string objects (~15 MB less)
-    numbers: dict[float, float] = {}
-    with idf_path.open(encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if len(parts) == 2:
-                value = float(parts[1])
-                idf[same.get(parts[0], parts[0])] = numbers.setdefault(value, value)
-    del same, numbers, counts
-    values = sorted(idf.values())
-    return Lexicon(freq=freq, total=total, tags=tags, idf=idf, median_idf=values[len(values) // 2])
+    idf_entries = _read_table(idf_path, min_parts=2, max_parts=2)
+    idf = WordTable.from_items((w for w, _ in idf_entries()), lambda: ((w, float(p[0])) for w, p in idf_entries()), "d")
+    release_free_memory()
+    return Lexicon(freq=freq, total=total, tags=tags, idf=idf, median_idf=idf.median())
+
+
+def _read_table(path: Path, *, min_parts: int, max_parts: int | None = None):
+    """A function giving, each time it is called, (word, other fields) of each usable line, in order."""
+    def entries():
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                parts = line.split()
+                if len(parts) >= min_parts and (max_parts is None or len(parts) <= max_parts):
+                    yield parts[0], parts[1:]
+    return entries
+
+
+def _with_prefixes(entries) -> Iterable[str]:
+    """Every word and every proper prefix of it, as jieba's own loader records them."""
+    for word, _ in entries:
+        yield word
+        for end in range(1, len(word)):
+            yield word[:end]
 
 
 def new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str]) -> jieba.Tokenizer:
@@ -83,8 +91,8 @@ def new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str]) -> jieb
     # jieba has no public way to start from an in-memory dictionary; these are exactly the
     # three attributes its initialize() sets after reading dict.txt (or its temp-folder cache).
     # jieba only reads FREQ (in, [], get) and writes new words into it: an overlay on the shared
-    # lexicon instead of a copy saves ~40 MB per analyzer; the lexicon itself is never written.
-    tokenizer.FREQ = ChainMap({}, lex.freq)
+    # lexicon instead of a copy; the lexicon itself is never written.
+    tokenizer.FREQ = FreqOverlay(lex.freq)
     tokenizer.total = lex.total
     tokenizer.initialized = True
     for word in vocabulary:

@@ -11,8 +11,6 @@ no slower than any other. `refresh()` does the same at once, for the instance th
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import logging
 import threading
@@ -21,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.errors import CorpusError, StoreError, XiaoEError
+from core.memory import release_free_memory
 from core.retrieval.store import IndexBundle, corpus_fingerprint, load_or_build
 from core.settings import Settings
 from core.stores.corpus_sync import SyncReport, current_generation, sync_corpus
@@ -115,7 +114,7 @@ class IndexHolder:
         del current
         gc.collect()
         gc.freeze()  # the new index's objects never die: keep them out of every later collection
-        _release_free_memory()
+        release_free_memory()
         return True
 
     def _watch(self) -> None:
@@ -153,13 +152,3 @@ def prepare_analyzer(settings: Settings) -> Callable[[IndexBundle], object]:
 
 
 WARM_UP_QUESTION = "请问转班的手续费是多少，几个工作日内办好？"
-
-
-def _release_free_memory() -> None:
-    """Give memory freed by the old index and the build back to the OS (glibc keeps it otherwise)."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    libc = ctypes.CDLL(name)
-    if hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
