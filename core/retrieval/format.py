@@ -4,7 +4,10 @@ Arrays: n-gram keys, idf and postings CSR of the lexical retriever; chunk texts 
 UTF-8 blobs with offsets; the corpus profile (core.corpus.profile: normalised chunk texts, their
 starts, the vocabulary) so the answerability analyzer needs no pass over the chunks; and a JSON
 `meta`. A file is written to a temp file and renamed into place, so a crash leaves the old file
-or none.
+or none. Arrays are written 64-byte aligned and read back as views of one read-only mmap
+(core.retrieval.npz): the postings and chunk blobs stay in the operating system's file cache and
+only the pages a question touches count towards the process's memory. Format 4 added the
+alignment; a file of an older format is rebuilt, not misread.
 """
 
 from __future__ import annotations
@@ -24,22 +27,25 @@ from scipy import sparse
 
 from core.corpus.profile import CorpusProfile
 from core.retrieval.index import LexicalRetriever, SearchIndex
+from core.retrieval.npz import read_npz, write_npz
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 MADE_CACHE = 4096  # Documents kept after first access: enough for every page, bounded at any corpus size
 
 
 class LazyChunks(Sequence[Document]):
-    """Chunks kept as UTF-8 blobs with int64 offsets; a Document is made on access (a few kept for reuse)."""
+    """Chunks kept as UTF-8 blobs with int64 offsets; a Document is made on access (a few kept for reuse).
+
+    The blobs may be views of a mapped file (load_index): they are sliced, never copied whole.
+    """
 
     def __init__(self, texts: bytes | np.ndarray, text_offsets: np.ndarray, metas: bytes | np.ndarray,
                  meta_offsets: np.ndarray):
         text_offsets, meta_offsets = np.asarray(text_offsets, dtype=np.int64), np.asarray(meta_offsets, dtype=np.int64)
         if text_offsets.shape != meta_offsets.shape or text_offsets.ndim != 1 or text_offsets.shape[0] < 1:
             raise ValueError(f"offset arrays {text_offsets.shape} and {meta_offsets.shape} do not match")
-        self._texts = texts.tobytes() if isinstance(texts, np.ndarray) else bytes(texts)
-        self._metas = metas.tobytes() if isinstance(metas, np.ndarray) else bytes(metas)
-        if text_offsets[-1] != len(self._texts) or meta_offsets[-1] != len(self._metas):
+        self._texts, self._metas = _bytes_view(texts), _bytes_view(metas)
+        if text_offsets[-1] != self._texts.shape[0] or meta_offsets[-1] != self._metas.shape[0]:
             raise ValueError("chunk blobs are shorter or longer than their offsets say")
         self._text_offsets, self._meta_offsets = text_offsets, meta_offsets
         self._made: OrderedDict[int, Document] = OrderedDict()
@@ -69,12 +75,19 @@ class LazyChunks(Sequence[Document]):
 
     def blobs(self) -> dict[str, np.ndarray]:
         """The arrays `save_index` writes, without re-encoding anything."""
-        return {"texts": np.frombuffer(self._texts, dtype=np.uint8), "text_offsets": self._text_offsets,
-                "metas": np.frombuffer(self._metas, dtype=np.uint8), "meta_offsets": self._meta_offsets}
+        return {"texts": self._texts, "text_offsets": self._text_offsets,
+                "metas": self._metas, "meta_offsets": self._meta_offsets}
 
     @staticmethod
-    def _slice(blob: bytes, offsets: np.ndarray, i: int) -> str:
-        return blob[int(offsets[i]):int(offsets[i + 1])].decode("utf-8")
+    def _slice(blob: np.ndarray, offsets: np.ndarray, i: int) -> str:
+        return str(memoryview(blob[int(offsets[i]):int(offsets[i + 1])]), "utf-8")
+
+
+def _bytes_view(blob: bytes | np.ndarray) -> np.ndarray:
+    """A uint8 array over `blob` without copying it (bytes are immutable, a mapped array read-only)."""
+    if isinstance(blob, np.ndarray):
+        return blob.reshape(-1).view(np.uint8)
+    return np.frombuffer(blob, dtype=np.uint8)
 
 
 class ChunkBlobs:
@@ -121,39 +134,48 @@ def save_index(index: SearchIndex, path: Path, *, files: Sequence[str] = (), ski
         arrays.update(profile_text=_utf8(profile.text), profile_starts=np.frombuffer(profile.starts, dtype=np.int64),
                       vocabulary=_utf8("\n".join(profile.vocabulary)))
     arrays["meta"] = _utf8(json.dumps(meta, ensure_ascii=False))
-    write_atomic(path, lambda f: np.savez(f, **arrays))
+    write_atomic(path, lambda f: write_npz(f, arrays))
 
 
 def load_index(path: Path, fingerprint: str | None = None) -> tuple[SearchIndex, dict]:
-    """Read an index written by `save_index`; ValueError when it is not the expected one."""
-    with np.load(path, allow_pickle=False) as data:
-        meta = json.loads(data["meta"].tobytes().decode("utf-8"))
-        if meta.get("format") != FORMAT_VERSION:
-            raise ValueError(f"format {meta.get('format')} is not {FORMAT_VERSION}")
-        if fingerprint is not None and meta.get("fingerprint") != fingerprint:
-            raise ValueError(f"fingerprint {meta.get('fingerprint')} is not {fingerprint}")
-        chunks = LazyChunks(data["texts"], data["text_offsets"], data["metas"], data["meta_offsets"])
-        if len(chunks) != meta["n_chunks"]:
-            raise ValueError(f"{len(chunks)} chunks stored, {meta['n_chunks']} expected")
-        retriever = None
-        if "terms" in data:
-            terms = data["terms"]
-            postings = sparse.csr_matrix((data["data"], data["indices"], data["indptr"]),
-                                         shape=(terms.shape[0], len(chunks)))
-            retriever = LexicalRetriever(terms=terms, idf=data["idf"], postings=postings,
-                                         ngram_range=tuple(meta["ngram_range"]), k1=meta["k1"], b=meta["b"])
-        profile = None
-        if "profile_text" in data:
-            starts = array("q", data["profile_starts"].astype(np.int64).tobytes())
-            if len(starts) != len(chunks):
-                raise ValueError(f"profile has {len(starts)} chunks, the index {len(chunks)}")
-            words = data["vocabulary"].tobytes().decode("utf-8")
-            profile = CorpusProfile(vocabulary=tuple(words.split("\n")) if words else (),
-                                    text=data["profile_text"].tobytes().decode("utf-8"), starts=starts,
-                                    key=meta.get("profile_key", ""))
+    """Read an index written by `save_index`; ValueError when it is not the expected one.
+
+    The large arrays (postings, chunk blobs) stay views of the mapped file; the profile's text
+    is decoded into one str (the analyzer searches it with `in` and regexes).
+    """
+    data = read_npz(path)
+    if "meta" not in data:
+        raise ValueError("the file has no meta record")
+    meta = json.loads(_text(data["meta"]))
+    if meta.get("format") != FORMAT_VERSION:
+        raise ValueError(f"format {meta.get('format')} is not {FORMAT_VERSION}")
+    if fingerprint is not None and meta.get("fingerprint") != fingerprint:
+        raise ValueError(f"fingerprint {meta.get('fingerprint')} is not {fingerprint}")
+    chunks = LazyChunks(data["texts"], data["text_offsets"], data["metas"], data["meta_offsets"])
+    if len(chunks) != meta["n_chunks"]:
+        raise ValueError(f"{len(chunks)} chunks stored, {meta['n_chunks']} expected")
+    retriever = None
+    if "terms" in data:
+        terms = data["terms"]
+        postings = sparse.csr_matrix((data["data"], data["indices"], data["indptr"]),
+                                     shape=(terms.shape[0], len(chunks)), copy=False)
+        retriever = LexicalRetriever(terms=terms, idf=data["idf"], postings=postings,
+                                     ngram_range=tuple(meta["ngram_range"]), k1=meta["k1"], b=meta["b"])
+    profile = None
+    if "profile_text" in data:
+        starts = array("q", data["profile_starts"].astype(np.int64).tobytes())
+        if len(starts) != len(chunks):
+            raise ValueError(f"profile has {len(starts)} chunks, the index {len(chunks)}")
+        words = _text(data["vocabulary"])
+        profile = CorpusProfile(vocabulary=tuple(words.split("\n")) if words else (),
+                                text=_text(data["profile_text"]), starts=starts, key=meta.get("profile_key", ""))
     index = SearchIndex(chunks=chunks, retriever=retriever, fingerprint=meta["fingerprint"], built_at=meta["built_at"],
                         profile=profile)
     return index, meta
+
+
+def _text(blob: np.ndarray) -> str:
+    return str(memoryview(blob.reshape(-1).view(np.uint8)), "utf-8")
 
 
 def _pack(chunks: Sequence[Document]) -> LazyChunks:

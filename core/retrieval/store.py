@@ -120,17 +120,30 @@ def load_or_build(settings: Settings) -> IndexBundle:
         retriever = LexicalRetriever.fit(texts) if texts else None
         del texts, table.index_texts[:]
         index = SearchIndex(chunks=chunks, retriever=retriever, fingerprint=fingerprint, profile=profile)
+        del chunks, retriever, profile
         try:
             save_index(index, path, files=table.files, skipped=table.skipped)
             _prune(settings.index_dir.glob("lexical-*.npz"), keep={path})
         except OSError as error:
             note += f"索引无法写入 {settings.index_dir}（{os_reason(error)}），本次照常使用，但下次启动要重建；请检查 XIAOE_DATA_DIR 是否可写。"
+        else:
+            index = _mapped(index, path)
     else:
         from core.retrieval.hybrid import build_index_for  # dense and hybrid need a provider; imported only then
 
         index = replace(build_index_for(settings, tuple(chunks), fingerprint), profile=profile)
     return IndexBundle(index=index, files=table.files, skipped=table.skipped, fingerprint=fingerprint,
                        resplit=table.resplit, note=" ".join(n for n in (note, table.note) if n))
+
+
+def _mapped(built: SearchIndex, path: Path) -> SearchIndex:
+    """The index just saved, read back as views of the mapped file: the built arrays are freed, so
+    the served index holds in memory only what questions touch (the same arrays, bit for bit)."""
+    try:
+        index, _ = load_index(path, built.fingerprint)
+    except CACHE_ERRORS:  # written a moment ago; if it cannot be read back, serve what was built
+        return built
+    return replace(index, built_at=built.built_at)
 
 
 # -- the corpus and its per-file chunk cache ----------------------------------------------------
