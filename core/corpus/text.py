@@ -122,8 +122,10 @@ def ngram_keys_by_n(texts: list[str], ngram_range: tuple[int, int]) -> Iterator[
             ok &= word[j:j + m]
             key <<= BITS  # in place: no temporary of the whole corpus per step
             key |= codes[j:j + m]
-        yield n, chunk_of[:m][ok], key[ok]
-        del ok, key
+        ids, found = chunk_of[:m][ok], key[ok]
+        del ok, key  # before the caller gets them: the unfiltered keys are the largest array here
+        yield n, ids, found
+        del ids, found
 
 
 def _folded_codes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -27,7 +27,8 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from scipy import sparse
 
-from core.corpus.text import ngram_keys_by_n, query_keys, term_key
+from core.corpus.text import query_keys, term_key
+from core.retrieval.postings import count_ngrams
 
 if TYPE_CHECKING:
     from core.corpus.profile import CorpusProfile
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 NGRAM_RANGE = (1, 2)
 K1 = 1.2   # the usual BM25 defaults, not tuned: over k1 0.8–2, b 0.2–0.75 CMRC dev hit@1 stays in 0.975–0.980
 B = 0.75
+SAT_BLOCK = 1 << 20  # postings entries weighted per step in fit
 
 
 class Retriever(Protocol):
@@ -75,41 +77,22 @@ class LexicalRetriever:
     @classmethod
     def fit(cls, texts: list[str], *, ngram_range: tuple[int, int] = NGRAM_RANGE,
             k1: float = K1, b: float = B) -> LexicalRetriever:
-        """Count every n-gram of every text at once (no loop over chunks) and weight the postings."""
+        """Count every n-gram of every text (core.retrieval.postings, slice by slice) and weight the postings."""
         if k1 <= 0 or not 0.0 <= b <= 1.0:
             raise ValueError(f"k1 ({k1}) must be positive and b ({b}) between 0 and 1")
-        import pandas as pd  # imported here: loading a saved index or answering never needs it
-
         n = len(texts)
-        # One n at a time (1-grams, then 2-grams): each n's keys are hashed (pandas.factorize beats
-        # sorting 10^7 keys, 0.5 s vs 9 s) and dropped before the next n is made, to keep the peak
-        # low at 100,000 chunks. Keys of different n never collide, and every n-gram key sorts
-        # after every shorter one (core.corpus.text.term_key), so ranks per n stack into one sorted order.
-        blocks, term_parts = [], []
-        counted = np.zeros(n, dtype=np.int64)  # n-grams per chunk, all n: the BM25 document length
-        for _, ids, keys in ngram_keys_by_n(list(texts), ngram_range):
-            codes, uniques = pd.factorize(keys)
-            del keys
-            order = np.argsort(uniques)
-            rank = np.empty(order.shape[0], dtype=np.int32)
-            rank[order] = np.arange(order.shape[0], dtype=np.int32)
-            rows = rank[codes]
-            del codes
-            counted += np.bincount(ids, minlength=n)
-            # coo → csr sums repeated (term, chunk) pairs into tf; one block per n keeps the peak low
-            blocks.append(sparse.coo_matrix((np.ones(rows.shape[0], dtype=np.float32), (rows, ids)),
-                                            shape=(order.shape[0], n)).tocsr())
-            term_parts.append(np.asarray(uniques)[order].astype(np.int64))
-            del rows, ids, uniques
-        terms = np.concatenate(term_parts) if term_parts else np.zeros(0, dtype=np.int64)
-        postings = (sparse.vstack(blocks, format="csr", dtype=np.float32) if blocks
-                    else sparse.csr_matrix((0, n), dtype=np.float32))
-        del blocks
+        terms, postings, counted = count_ngrams(texts, ngram_range)
         lengths = counted.astype(np.float32)
+        del counted
         mean = float(lengths.mean()) if n else 0.0
         norm = k1 * (1.0 - b + b * lengths / mean) if mean > 0 else np.full(n, k1, dtype=np.float32)
-        tf = postings.data
-        postings.data = (tf / (tf + norm[postings.indices])).astype(np.float32)
+        # sat = tf / (tf + norm[chunk]), in place and a block at a time: no temporary of the corpus's size
+        tf, chunk = postings.data, postings.indices
+        for start in range(0, tf.shape[0], SAT_BLOCK):
+            part = tf[start:start + SAT_BLOCK]
+            denominator = np.take(norm, chunk[start:start + SAT_BLOCK])
+            np.add(part, denominator, out=denominator)
+            np.divide(part, denominator, out=part)
         idf = bm25_idf(np.diff(postings.indptr), n).astype(np.float32)
         return cls(terms=terms, idf=idf, postings=postings,
                    ngram_range=tuple(ngram_range), k1=k1, b=b)

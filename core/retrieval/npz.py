@@ -108,6 +108,14 @@ def _private_copy(handle: BinaryIO, folder: Path, size: int) -> BinaryIO | None:
     return copy
 
 
+def _drop(mapped: mmap.mmap, start: int, end: int) -> None:
+    """Drop the whole pages inside [start, end) from this process (they stay in the file cache)."""
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    last = end // mmap.PAGESIZE * mmap.PAGESIZE
+    if last > first and hasattr(mapped, "madvise"):
+        mapped.madvise(mmap.MADV_DONTNEED, first, last - first)
+
+
 def _name(info: zipfile.ZipInfo) -> str:
     if not info.filename.endswith(".npy") or info.compress_type != zipfile.ZIP_STORED:
         raise ValueError(f"{info.filename} is not an uncompressed .npy member")
@@ -127,6 +135,7 @@ def _array(mapped: mmap.mmap, info: zipfile.ZipInfo, size: int) -> np.ndarray:
     crc = 0
     for block in range(start, end, _CRC_BLOCK):
         crc = zlib.crc32(view[block:min(block + _CRC_BLOCK, end)], crc)
+        _drop(mapped, block, min(block + _CRC_BLOCK, end))  # read once: not kept resident
     if crc != info.CRC:
         raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch")
     header = io.BytesIO(mapped[start:min(end, start + 65_536 + 16)])
