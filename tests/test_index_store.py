@@ -35,15 +35,15 @@ def settings(tmp_path):
 
 @pytest.fixture
 def split_calls(monkeypatch):
-    """Counts calls of split_text made by the store (one per file cut into chunks)."""
+    """Counts calls of split_pieces made by the store (one per file cut into chunks)."""
     calls: list[str] = []
-    real = store.split_text
+    real = store.split_pieces
 
     def counting(source, text, splitter):
         calls.append(source)
         return real(source, text, splitter)
 
-    monkeypatch.setattr(store, "split_text", counting)
+    monkeypatch.setattr(store, "split_pieces", counting)
     return calls
 
 

@@ -78,19 +78,40 @@ def make_splitter(chunk_size: int = 160, chunk_overlap: int = 40) -> RecursiveCh
 
 def split_text(source: str, text: str, splitter: RecursiveCharacterTextSplitter) -> list[Document]:
     """Cut one file's text into chunks with source, heading, chunk number and offsets."""
-    chunks: list[Document] = []
+    return [Document(page_content=content, metadata=metadata) for content, metadata in split_pieces(source, text, splitter)]
+
+
+def split_pieces(source: str, text: str, splitter: RecursiveCharacterTextSplitter) -> list[tuple[str, dict]]:
+    """`split_text` as (text, metadata) pairs, without making Documents (the index store's path).
+
+    A section shorter than the splitter's chunk size is one chunk, its whole (already trimmed)
+    body at offset 0: exactly what the splitter returns for it (every piece it cuts is shorter,
+    so it merges them all back and strips the result), without cutting and merging.
+    """
+    whole_below = _whole_below(splitter)
+    pieces: list[tuple[str, dict]] = []
     for section in split_sections(text):
         body = text[section.start:section.end]
-        for piece in splitter.create_documents([body]):
-            start = section.start + piece.metadata["start_index"]
-            end = start + len(piece.page_content)
-            if text[start:end] != piece.page_content:  # the splitter's offset guess can miss on repeats
-                start = text.find(piece.page_content, section.start, section.end)
-                end = start + len(piece.page_content)
-            chunks.append(Document(page_content=piece.page_content, metadata={
-                "source": source, "heading": section.heading, "chunk": len(chunks),
-                "start": start, "end": end}))
-    return chunks
+        if len(body) < whole_below:
+            found = [(body, 0)]
+        else:
+            found = [(d.page_content, d.metadata["start_index"]) for d in splitter.create_documents([body])]
+        for content, offset in found:
+            start = section.start + offset
+            end = start + len(content)
+            if text[start:end] != content:  # the splitter's offset guess can miss on repeats
+                start = text.find(content, section.start, section.end)
+                end = start + len(content)
+            pieces.append((content, {"source": source, "heading": section.heading, "chunk": len(pieces),
+                                     "start": start, "end": end}))
+    return pieces
+
+
+def _whole_below(splitter: RecursiveCharacterTextSplitter) -> int:
+    """Length under which the splitter returns a trimmed text whole (0: always ask the splitter)."""
+    if type(splitter) is not RecursiveCharacterTextSplitter or getattr(splitter, "_length_function", None) is not len:
+        return 0
+    return int(getattr(splitter, "_chunk_size", 0))
 
 
 def read_markdown(path: Path) -> str:

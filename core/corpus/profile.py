@@ -44,11 +44,12 @@ def profile_key() -> str:
     return digest.hexdigest()[:12]
 
 
-def word_counts(texts: Iterable[str]) -> Counter[str]:
-    """How often jieba (HMM on) cuts each word of 2+ Chinese characters from `texts`."""
+def word_counts(texts: Iterable[str], *, folded: bool = False) -> Counter[str]:
+    """How often jieba (HMM on) cuts each word of 2+ Chinese characters from `texts`
+    (`folded`: the texts went through core.answerability.lexicon.fold already)."""
     blocks: Counter[str] = Counter()
     for text in texts:
-        blocks.update(_BLOCK_RE.findall(term_lexicon.fold(text)))
+        blocks.update(_BLOCK_RE.findall(text if folded else term_lexicon.fold(text)))
     lexicon = term_lexicon.lexicon()
     probe = jieba.Tokenizer()
     probe.FREQ, probe.total, probe.initialized = lexicon.freq, lexicon.total, True  # read-only use

@@ -33,7 +33,12 @@ _QUESTION_RE = re.compile("|".join(sorted(RETRIEVAL_QUESTION_WORDS, key=len, rev
 
 def normalize(text: str) -> str:
     """NFKC-fold (全角→半角), lowercase, remove whitespace and punctuation."""
-    return _DROP_RE.sub("", unicodedata.normalize("NFKC", text).lower())
+    return normalize_folded(unicodedata.normalize("NFKC", text).lower())
+
+
+def normalize_folded(folded: str) -> str:
+    """`normalize` of a text already NFKC-folded and lowercased (core.answerability.lexicon.fold)."""
+    return _DROP_RE.sub("", folded)
 
 
 def char_ngrams(text: str, max_n: int, min_n: int = 1) -> list[str]:

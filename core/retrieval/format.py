@@ -189,14 +189,19 @@ def _utf8(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
 
 
-def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Write through `write` into a temp file beside `path`, fsync, then rename over `path`."""
+def write_atomic(path: Path, write: Callable[[BinaryIO], object], *, durable: bool = True) -> None:
+    """Write through `write` into a temp file beside `path`, fsync, then rename over `path`.
+
+    `durable=False` skips the fsync: for cache entries whose loss or truncation after a power
+    cut is detected on reading and only costs recomputing them (the per-file chunk cache).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".xe-", suffix=".tmp", delete=False) as tmp:
         try:
             write(tmp)
             tmp.flush()
-            os.fsync(tmp.fileno())
+            if durable:
+                os.fsync(tmp.fileno())
         except BaseException:
             tmp.close()
             os.unlink(tmp.name)

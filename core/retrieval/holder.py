@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from core.errors import CorpusError, StoreError, XiaoEError
 from core.memory import release_free_memory
+from core.retrieval.index import search_with_score
 from core.retrieval.store import IndexBundle, corpus_fingerprint, load_or_build
 from core.settings import Settings
 from core.stores.corpus_sync import SyncReport, current_generation, sync_corpus
@@ -106,6 +107,8 @@ class IndexHolder:
             self._status = HolderStatus(current.fingerprint, report.generation, self._status.built_at, report.problems)
             return False
         bundle = load_or_build(self.settings)
+        search_with_score(bundle.index, WARM_UP_QUESTION, 3)  # first-call work of the retriever (its postings
+        # are views of the mapped index file; the first pages read are faulted in here, not for a student)
         if self._prepare is not None:
             self._prepare(bundle)  # e.g. the answerability analyzer: built here, not on the first question
         self._bundle = bundle  # the swap: one reference assignment, atomic for readers

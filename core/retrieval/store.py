@@ -27,12 +27,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core.answerability import terms as terms_module
+from core.answerability.lexicon import fold
 from core.corpus import loader as loader_module
 from core.corpus import profile as profile_module
 from core.corpus import text as text_module
-from core.corpus.loader import list_markdown, make_splitter, read_markdown, refused_markdown, split_text
+from core.corpus.loader import list_markdown, make_splitter, read_markdown, refused_markdown, split_pieces
 from core.corpus.profile import build_profile, word_counts
-from core.corpus.text import normalize
+from core.corpus.text import normalize_folded
 from core.os_errors import os_reason
 from core.retrieval import index as index_module
 from core.retrieval.format import (  # noqa: F401  (re-exported for callers of the store)
@@ -212,13 +213,15 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]) -> _Chun
         if pieces is None:
             text = read_markdown(path)
             splitter = splitter or make_splitter(settings.chunk_size, settings.chunk_overlap)
-            pieces = [_piece(c.page_content, c.metadata)
-                      for c in (split_text(path.name, text, splitter) if text.strip() else [])]
-            counts = word_counts(_index_text(t, h) for t, h, _, _ in pieces)
+            folded: list[str] = []  # fold() of each chunk's index text, shared by the profile and the word counts
+            pieces = [_piece(content, metadata, folded)
+                      for content, metadata in (split_pieces(path.name, text, splitter) if text.strip() else [])]
+            counts = word_counts(folded, folded=True)
+            del folded
             resplit.append(path.name)
             try:
                 payload = json.dumps({"chunks": pieces, "counts": counts}, ensure_ascii=False).encode("utf-8")
-                write_atomic(entry, lambda f, payload=payload: f.write(payload))
+                write_atomic(entry, lambda f, payload=payload: f.write(payload), durable=False)
             except OSError as error:
                 table.note = f"片段缓存无法写入 {folder}（{os_reason(error)}），下次启动会重新切分。"
         if pieces:
@@ -241,11 +244,16 @@ def _index_text(text: str, heading: str) -> str:
     return f"{heading}\n{text}" if heading else text
 
 
-def _piece(text: str, metadata: dict) -> tuple[str, str, str, str]:
+def _piece(text: str, metadata: dict, folded: list[str]) -> tuple[str, str, str, str]:
     """What the chunk cache keeps per chunk: text, heading, metadata as JSON, and the normalised
-    text the answerability profile joins (so a rebuild normalises only the files that changed)."""
+    text the answerability profile joins (so a rebuild normalises only the files that changed).
+    The folded index text (NFKC + lowercase, the costly part of both) is appended to `folded`."""
     heading = str(metadata.get("heading") or "")
-    return text, heading, json.dumps(metadata, ensure_ascii=False), normalize(_index_text(text, heading))
+    folded.append(fold(_index_text(text, heading)))
+    return text, heading, _META_JSON.encode(metadata), normalize_folded(folded[-1])
+
+
+_META_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(…, ensure_ascii=False) without a new encoder per chunk
 
 
 def _prune(paths: Iterable[Path], *, keep: set[Path]) -> None:
