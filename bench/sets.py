@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.answerability.glossary import load_starter
 from core.assistant import Assistant, build_assistant
+from core.evaluation.calibration import SETS_DIR
 from core.evaluation.metrics import EvaluatedSet, Evaluation, evaluate_at, evaluate_set
 from core.evaluation.set_format import LabelledQuestion, read_question_file
 from core.knobs import Knobs
@@ -15,7 +16,7 @@ from core.retrieval.store import IndexBundle, load_or_build
 from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
+DATA = SETS_DIR
 CALIBRATION_SETS = (("校准集（书面）calibration.csv", "calibration.csv"),
                     ("校准集（口语）calibration_spoken.csv", "calibration_spoken.csv"))
 # Each held-out set was written by someone who never saw the system, its glossary or its other sets,

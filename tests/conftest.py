@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from core.corpus.loader import load_documents
@@ -16,9 +14,7 @@ from tests.db_engines import (  # noqa: F401 - the dual-engine fixtures, shared 
     skip_postgresql_when_unset,
     summary_line,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
+from tests.paths import CORPUS, ROOT  # noqa: F401 - ROOT re-exported for older imports
 
 
 def pytest_collection_modifyitems(config, items):

@@ -6,7 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "core"
+from tests.paths import ROOT
+
+CORE = ROOT / "core"
+
 SESSION_CALLS = ("transaction", "read", "begin", "connect", "execute")
 
 
