@@ -21,9 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from core.evaluation.calibration import SETS_DIR
+
 ROOT = Path(__file__).resolve().parent.parent
 ROUTER = str(ROOT / "streamlit_app.py")
-QUESTIONS = ROOT / "tests" / "data" / "student_questions.csv"
+QUESTIONS = SETS_DIR / "student_questions.csv"
 
 COLD_START = """
 import sys, time

@@ -3,7 +3,7 @@
 Run from the repository root:  PYTHONPATH=. python bench/decision_snapshot.py OUT.jsonl
 Two snapshots taken before and after a refactor of the term rules are compared with
 `python bench/decision_snapshot.py --compare A.jsonl B.jsonl`, which prints the questions whose
-decision changed and exits 1 if any did. Sets: every labelled answerability set in tests/data/
+decision changed and exits 1 if any did. Sets: every labelled answerability set in bench/data/
 (the one gate at the knobs in force, the starter glossary), as bench/answerability.py runs them;
 XIAOE_ANSWERABILITY_RULES switches rules off as everywhere.
 """

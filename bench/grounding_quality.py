@@ -2,8 +2,8 @@
 
 Run from the repository root:  .venv/bin/python bench/grounding_quality.py
 
-Two files, each scored on its own: tests/data/grounding_answers.csv (the first cases) and
-tests/data/grounding_question_cases.csv (answers to questions that state their own figures:
+Two files, each scored on its own: bench/data/grounding_answers.csv (the first cases) and
+bench/data/grounding_question_cases.csv (answers to questions that state their own figures:
 reuses of a worked example, correct computations with derived figures, slips, rule restatements).
 CSV columns: answer, references, question, expected_codes.
 `references` lists the hits given to the model, in order ([1] first), separated by "|". Each is a
@@ -36,10 +36,11 @@ from core.checks.grounding import (  # noqa: E402
     check_grounding,
 )
 from core.corpus.loader import load_documents  # noqa: E402
+from core.evaluation.calibration import SETS_DIR  # noqa: E402
 
-CASES_CSV = ROOT / "tests" / "data" / "grounding_answers.csv"
-QUESTION_CASES_CSV = ROOT / "tests" / "data" / "grounding_question_cases.csv"
-QUESTION_SETS = (ROOT / "tests" / "data" / "calibration.csv", ROOT / "tests" / "data" / "student_questions.csv")
+CASES_CSV = SETS_DIR / "grounding_answers.csv"
+QUESTION_CASES_CSV = SETS_DIR / "grounding_question_cases.csv"
+QUESTION_SETS = (SETS_DIR / "calibration.csv", SETS_DIR / "student_questions.csv")
 CODES = (UNSUPPORTED_NUMBER, BAD_ARITHMETIC, UNCITED_CLAIM, QUESTION_MISMATCH)
 
 

@@ -39,6 +39,7 @@ from sqlalchemy.pool import NullPool  # noqa: E402
 from core.assistant import Assistant, open_assistant  # noqa: E402
 from core.checks.problems import Problem  # noqa: E402
 from core.errors import ConflictError  # noqa: E402
+from core.evaluation.calibration import SETS_DIR  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.stores import db as core_db  # noqa: E402
 from core.stores.db import Database  # noqa: E402
@@ -58,7 +59,7 @@ def ask(assistant: Assistant, question: str):
 def load_questions() -> list[str]:
     questions = []
     for name in QUESTION_SETS:
-        with open(ROOT / "tests" / "data" / name, encoding="utf-8-sig", newline="") as handle:
+        with open(SETS_DIR / name, encoding="utf-8-sig", newline="") as handle:
             questions += [row["question"] for row in csv.DictReader(handle) if row.get("question")]
     return questions
 

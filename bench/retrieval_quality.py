@@ -8,7 +8,7 @@ without the held-out 20%. Ranks come from `core.retrieval.index.top_k` (stable t
 product. The seed and the previous default (TF-IDF cosine) read chunk text only, as they did;
 the default also reads each chunk's section heading (CMRC passages have none).
 
-School set: tests/data/calibration.csv on the shipped corpus (26 chunks): the top-1 chunk
+School set: bench/data/calibration.csv on the shipped corpus (26 chunks): the top-1 chunk
 must come from the expected file; AUC of the top-1 score, answerable vs 应拒答.
 """
 
@@ -32,10 +32,11 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 from bench.cmrc import ATTRIBUTION, load_cmrc  # noqa: E402
 from core.corpus.loader import load_documents  # noqa: E402
 from core.corpus.text import normalize  # noqa: E402
+from core.evaluation.calibration import SETS_DIR  # noqa: E402
 from core.retrieval.embeddings import HashingEmbeddings  # noqa: E402
 from core.retrieval.index import DenseRetriever, LexicalRetriever, Retriever, build_index, top_k  # noqa: E402
 
-CALIBRATION = ROOT / "tests/data/calibration.csv"
+CALIBRATION = SETS_DIR / "calibration.csv"
 REFUSE = "应拒答"
 
 

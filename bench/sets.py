@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.answerability.glossary import load_starter
 from core.assistant import Assistant, build_assistant
+from core.evaluation.calibration import SETS_DIR
 from core.evaluation.metrics import EvaluatedSet, Evaluation, evaluate_at, evaluate_set
 from core.evaluation.set_format import LabelledQuestion, read_question_file
 from core.knobs import Knobs
@@ -15,12 +16,13 @@ from core.retrieval.store import IndexBundle, load_or_build
 from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
+DATA = SETS_DIR
 CALIBRATION_SETS = (("校准集（书面）calibration.csv", "calibration.csv"),
                     ("校准集（口语）calibration_spoken.csv", "calibration_spoken.csv"))
 # Each held-out set was written by someone who never saw the system, its glossary or its other sets,
 # label-reviewed by a second reader, committed, and measured once; then it became development data.
-HELDOUT_SETS = (("学员微信留言 v8 student_heldout_v8.csv（盲写，错别字、夹英文、客套话）", "student_heldout_v8.csv"),
+HELDOUT_SETS = (("学员微信留言 v9 student_heldout_v9.csv（盲写，错别字、夹英文、方言、客套话）", "student_heldout_v9.csv"),
+                ("学员微信留言 v8 student_heldout_v8.csv（盲写，错别字、夹英文、客套话）", "student_heldout_v8.csv"),
                 ("学员问题留出集 v7 student_heldout_v7.csv（盲写）", "student_heldout_v7.csv"),
                 ("学员问题留出集 v6 student_heldout_v6.csv（盲写）", "student_heldout_v6.csv"))
 DEV_STUDENT_SETS = (("学员问题 v5 student_heldout_v5.csv（盲测一次后转为开发集）", "student_heldout_v5.csv"),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from core.corpus.loader import load_documents
@@ -16,9 +14,8 @@ from tests.db_engines import (  # noqa: F401 - the dual-engine fixtures, shared 
     skip_postgresql_when_unset,
     summary_line,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
+from tests.env import clear_console_settings
+from tests.paths import CORPUS, ROOT  # noqa: F401 - ROOT re-exported for older imports
 
 
 def pytest_collection_modifyitems(config, items):
@@ -30,9 +27,10 @@ def pytest_terminal_summary(terminalreporter):
 
 
 @pytest.fixture(autouse=True)
-def all_answerability_rules(monkeypatch):
-    """Every test sees every term rule on, whatever the developer's shell sets (tests switch rules themselves)."""
-    monkeypatch.delenv("XIAOE_ANSWERABILITY_RULES", raising=False)
+def no_console_settings_from_the_shell(monkeypatch):
+    """Every test starts without the developer's XIAOE_* settings (tests/env.py): defaults, every term rule on,
+    no model, no database URL. It runs before any other fixture of the test, which may then set what it needs."""
+    clear_console_settings(monkeypatch)
 
 
 @pytest.fixture(scope="session")
@@ -51,11 +49,6 @@ def isolated_env(tmp_path, monkeypatch):
     data = tmp_path / "data"
     monkeypatch.setenv("XIAOE_DATA_DIR", str(data))
     monkeypatch.setenv("XIAOE_CORPUS_DIR", str(CORPUS))
-    for name in ("XIAOE_MIN_SCORE", "XIAOE_TOP_K", "XIAOE_MIN_COVERAGE", "XIAOE_MAX_UNKNOWN_WEIGHT",
-           "XIAOE_ANSWERABILITY", "XIAOE_MAX_QUESTION_CHARS", "XIAOE_LLM_BASE_URL", "XIAOE_LLM_MODEL",
-                 "XIAOE_LLM_API_KEY", "XIAOE_EMBED_BASE_URL", "XIAOE_EMBED_MODEL", "XIAOE_RETRIEVER",
-                 "XIAOE_GRADER", "XIAOE_GRADER_BAND_COVERAGE", "XIAOE_GRADER_BAND_UNKNOWN"):
-        monkeypatch.delenv(name, raising=False)
     return data
 
 

@@ -1,4 +1,4 @@
-"""What each process of the start-up race does: open every store on one fresh database (see tests/test_db.py)."""
+"""What each process of the start-up race does: open every store on one fresh database (see tests/stores/test_db.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "core"
+from tests.paths import ROOT
+
+CORE = ROOT / "core"
+
 SESSION_CALLS = ("transaction", "read", "begin", "connect", "execute")
 
 
@@ -78,3 +81,21 @@ def test_every_core_module_opens_with_a_docstring():
     missing = [name for name, path in modules().items()
                if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
     assert not missing, missing
+
+
+# Folders of tests/ that do not mirror a core package: pages (AppTest), the browser, security regressions, benches.
+NOT_PACKAGES = {"app", "e2e", "security", "bench"}
+
+
+def test_the_tests_mirror_the_package_tree():
+    """Each core package has its tests in tests/<package>/, and no tests folder names a package that does not exist."""
+    packages = {p.name for p in CORE.iterdir() if (p / "__init__.py").is_file()}
+    folders = {p.name for p in (ROOT / "tests").iterdir()
+               if p.is_dir() and not p.name.startswith((".", "_")) and any(p.glob("test_*.py"))}
+    assert packages - folders == set(), "core packages without a tests/<package>/ folder"
+    assert folders - packages - NOT_PACKAGES == set(), "tests folders that mirror no core package"
+
+
+def test_labelled_sets_live_outside_the_tests():
+    assert not list((ROOT / "tests").rglob("*.csv")), "labelled sets belong in bench/data/"
+    assert list((ROOT / "bench" / "data").glob("student_heldout_*.csv"))

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.paths import ROOT
 
 
 def test_core_does_not_import_streamlit():

@@ -14,8 +14,8 @@ from core.evaluation.set_format import read_question_file
 from core.knobs import Knobs
 from core.settings import Settings
 from core.stores.question_sets import DEFAULT_SET_PATH
+from tests.paths import SETS as DATA
 
-DATA = Path(__file__).resolve().parent / "data"
 SETS = sorted(p for p in DATA.glob("*.csv") if p.name.startswith(("student_", "calibration"))) + [DEFAULT_SET_PATH]
 OTHER_KNOBS = (Knobs(threshold=0.05, k=2, min_coverage=0.45, max_unknown_weight=0.6),
                Knobs(threshold=0.15, k=5, min_coverage=0.7, max_unknown_weight=0.3))

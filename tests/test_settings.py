@@ -47,3 +47,14 @@ def test_threshold_only_gate_gets_its_own_default_threshold():
     assert Settings.from_env({"XIAOE_ANSWERABILITY": "off"}).min_score == THRESHOLD_ONLY_MIN_SCORE
     assert Settings.from_env({"XIAOE_ANSWERABILITY": "off", "XIAOE_MIN_SCORE": "0.3"}).min_score == 0.3
     assert Settings.from_env({}, answerability="off").min_score == THRESHOLD_ONLY_MIN_SCORE
+
+
+def test_tests_do_not_inherit_the_console_settings_of_the_shell():
+    from tests.env import console_settings, without_console_settings
+
+    shell = {"XIAOE_LLM_MODEL": "gpt", "XIAOE_DATABASE_URL": "postgresql://x", "XIAOE_TEST_DATABASE_URL": "pg",
+             "XIAOE_SCREENSHOTS": "docs/screenshots", "PATH": "/usr/bin"}
+    assert console_settings(shell) == ["XIAOE_DATABASE_URL", "XIAOE_LLM_MODEL"]
+    assert without_console_settings(shell) == {"XIAOE_TEST_DATABASE_URL": "pg", "XIAOE_SCREENSHOTS": "docs/screenshots",
+                                               "PATH": "/usr/bin"}
+    assert console_settings() == []  # the autouse fixture in tests/conftest.py cleared this test's environment

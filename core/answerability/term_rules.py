@@ -2,7 +2,7 @@
 
 Each function is one rule of `core.answerability.rules.RULES` (registered there, in the order the
 analyzer applies them, and switchable by name). Its docstring gives one question it fixes and one
-it must not break; tests/test_term_rules.py holds both. The functions read the analyzer
+it must not break; tests/answerability/test_term_rules.py holds both. The functions read the analyzer
 (`core.answerability.terms.TermAnalyzer`) but never change it, and know nothing of retrieval or the decision's
 knobs. Word lists come from core/data/ through `core.answerability.term_words`; the three typed-message rules
 (courtesy, latin_words, homophones) live in `core.answerability.message_rules`.

@@ -21,9 +21,10 @@ from core.knobs import Knobs, calibrated, write_calibration
 from core.retrieval.store import load_or_build
 from core.settings import PROJECT_ROOT, Settings
 
-SETS_DIR = PROJECT_ROOT / "tests" / "data"
+# The labelled question sets (calibration, development and blind sets) live with the benches that read them.
+SETS_DIR = PROJECT_ROOT / "bench" / "data"
 # Written formally, written the way students type, and five student sets that were each held out
-# once and then became development data. v6, v7 and v8 stay out: they are how a change is judged.
+# once and then became development data. v6 to v9 stay out: they are how a change is judged.
 DEVELOPMENT_SETS = ("calibration.csv", "calibration_spoken.csv", "student_questions.csv",
                     "student_questions_v2.csv", "student_questions_v3.csv", "student_heldout.csv",
                     "student_heldout_v5.csv")

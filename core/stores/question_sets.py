@@ -1,7 +1,7 @@
 """Versioned storage of labelled question sets: every save is a new version row, old ones are kept.
 
 The packaged default set (core/data/default_questions.csv, the same file as
-tests/data/calibration.csv, on which DEFAULT_MIN_SCORE was calibrated) is version 0 of
+bench/data/calibration.csv, on which DEFAULT_MIN_SCORE was calibrated) is version 0 of
 「默认题集」 until somebody saves an edited version. Parsing and validation live in
 core/question_set_format.py and are re-exported here.
 """

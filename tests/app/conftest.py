@@ -16,13 +16,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import CORPUS, ROOT
+
 ROUTER = str(ROOT / "streamlit_app.py")
-CORPUS = ROOT / "corpus"
-CLEARED = ("XIAOE_MIN_SCORE", "XIAOE_TOP_K", "XIAOE_MIN_COVERAGE", "XIAOE_MAX_UNKNOWN_WEIGHT",
-           "XIAOE_ANSWERABILITY", "XIAOE_MAX_QUESTION_CHARS", "XIAOE_DATABASE_URL", "XIAOE_LLM_BASE_URL", "XIAOE_LLM_MODEL",
-           "XIAOE_LLM_API_KEY", "XIAOE_EMBED_BASE_URL", "XIAOE_EMBED_MODEL", "XIAOE_RETRIEVER",
-           "XIAOE_GRADER", "XIAOE_GRADER_BAND_COVERAGE", "XIAOE_GRADER_BAND_UNKNOWN")
 
 
 @dataclass(frozen=True)
@@ -44,8 +40,6 @@ def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppEnv]
     monkeypatch.setenv("XIAOE_CORPUS_DIR", str(corpus))
     monkeypatch.setenv("XIAOE_DATA_DIR", str(data))
     monkeypatch.setenv("XIAOE_AUTH", "off")  # the login gate has its own tests
-    for name in CLEARED:
-        monkeypatch.delenv(name, raising=False)
     st.cache_resource.clear()
     st.cache_data.clear()
     yield AppEnv(corpus=corpus, data=data)

@@ -249,7 +249,7 @@ def test_ask_page_without_answerability_orders_by_score_alone(open_app, monkeypa
     assert list(table["排序分"]) == sorted(table["排序分"], reverse=True)
 
 
-BAND_Q = "周末有人工客服吗"  # narrowly refused by the gate: the grader's band (tests/test_grader.py)
+BAND_Q = "周末有人工客服吗"  # narrowly refused by the gate: the grader's band (tests/answering/test_grader.py)
 
 
 def test_ask_page_marks_a_grader_answer_and_queues_it_in_its_lane(open_app, app_env, monkeypatch, fake_openai):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from tests.paths import ROOT
+
 KEY = "sk-page-0123456789abcdefSECRET"
-ROUTER = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
+ROUTER = str(ROOT / "streamlit_app.py")
 
 
 @pytest.fixture

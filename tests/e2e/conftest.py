@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "corpus"
+from tests.env import without_console_settings
+from tests.paths import CORPUS, ROOT
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -79,7 +80,7 @@ def launch(workdir: Path, *, extra_env: dict[str, str] | None = None, corpus: Pa
     if not corpus_dir.exists():
         shutil.copytree(corpus or CORPUS, corpus_dir)
     port = free_port()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("XIAOE_")}
+    env = without_console_settings()
     env.update({"XIAOE_DATA_DIR": str(data), "XIAOE_CORPUS_DIR": str(corpus_dir),
                 "NO_PROXY": "127.0.0.1,localhost", "PYTHONUNBUFFERED": "1",
                 "XIAOE_AUTH": "off"})  # no login gate unless a test passes extra_env={"XIAOE_AUTH": "on"}

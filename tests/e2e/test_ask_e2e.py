@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import pytest
 
 from core.settings import REFUSAL_TEXT
 from tests.e2e.conftest import doc_shot
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 README_SHOT = ROOT / "docs" / "screenshots" / "ask.png"
 LEVELS = "启明英语的口语课一共有几级？"
 IELTS = "你们的雅思保过班多少钱？"

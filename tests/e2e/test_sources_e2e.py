@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
+from tests.paths import CORPUS
+
 pytestmark = pytest.mark.e2e
 
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
 HOSTILE = "04-含代码.md"
 HOSTILE_TEXT = """# 含代码的资料

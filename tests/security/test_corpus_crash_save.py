@@ -23,8 +23,8 @@ import pytest
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.corpus_sync import sync_corpus
 from core.stores.db import Database
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 NAME = "02-退费与转班制度.md"
 RANDOM_KILLS = 6
 

@@ -7,7 +7,6 @@ sync (not imported into the database), and at upload (saving over it is refused 
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,8 @@ from core.settings import Settings
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.roles import User
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET = "root:x:0:0:机密口令行"
 
 

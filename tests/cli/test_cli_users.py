@@ -6,7 +6,6 @@ import io
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,8 @@ from core.stores import audit
 from core.stores.accounts import AccountStore
 from core.stores.db import open_database
 from tests.auth_helpers import FAST_HASHER
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRET = "s3cret-pass-word"
 
 

@@ -13,7 +13,7 @@ from core.settings import Settings
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import open_database
 from core.stores.roles import User
-from tests.conftest import CORPUS
+from tests.paths import CORPUS
 
 ADMIN = User("boss", "王校长", "admin")
 REFUND = "02-退费与转班制度.md"

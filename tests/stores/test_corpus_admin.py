@@ -25,8 +25,8 @@ from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
 from core.stores.roles import User
 from tests.auth_helpers import Clock
+from tests.paths import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ADMIN = User("boss", "王校长", "admin")
 CONSULTANT = User("amy", "顾问 Amy", "consultant")
 REFUND = "02-退费与转班制度.md"

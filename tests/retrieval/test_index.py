@@ -7,7 +7,6 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,8 @@ from core.retrieval.index import (
     search_with_score,
     top_k,
 )
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ["启明英语的口语课一共有几级？", "退费怎么计算？", "你们的雅思保过班多少钱？", "转班", "？？"]
 
 

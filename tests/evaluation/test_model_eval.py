@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from core.cli import main
+from tests.paths import SETS
 
-SET = Path(__file__).resolve().parent / "data" / "student_questions.csv"
+SET = SETS / "student_questions.csv"
+
 
 
 def test_eval_with_model_prints_the_estimate_and_the_table(isolated_env, fake_openai, monkeypatch, capsys):

@@ -20,7 +20,7 @@ from core.stores.glossary import GlossaryStore, glossary_changes
 from core.stores.review import ReviewStore
 from core.stores.review_schema import review_events
 from core.stores.roles import User
-from tests.test_review import answer
+from tests.stores.test_review import answer
 
 FORGED = "伪造的复核人"
 REFUSAL = "只能追加，不能修改、覆盖或删除"

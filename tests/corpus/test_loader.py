@@ -22,7 +22,7 @@ def test_load_documents_every_chunk_carries_metadata(corpus_chunks):
 
 
 def test_load_documents_offsets_slice_back_to_the_text(corpus_chunks):
-    from tests.conftest import CORPUS
+    from tests.paths import CORPUS
     texts = {p.name: p.read_text(encoding="utf-8") for p in CORPUS.glob("*.md")}
     for chunk in corpus_chunks:
         meta = chunk.metadata

@@ -202,13 +202,12 @@ def test_retrieval_runs_once_per_question_whatever_the_knobs(corpus_index, monke
 
 @pytest.mark.parametrize("name", ["calibration.csv", "calibration_spoken.csv", "student_heldout_v7.csv"])
 def test_evaluate_at_equals_the_gate_question_by_question(corpus_index, name):
-    from pathlib import Path
-
     from core.answerability.glossary import load_starter
     from core.evaluation.metrics import evaluate_set, outcomes_by_gate
     from core.evaluation.set_format import read_question_file
+    from tests.paths import SETS
 
     assistant = build_assistant(Settings(), corpus_index, load_starter())
-    evaluated = evaluate_set(assistant, read_question_file(Path(__file__).parent / "data" / name))
+    evaluated = evaluate_set(assistant, read_question_file(SETS / name))
     for k in (assistant.knobs, knobs(0.05, 2, 0.45, 0.6), knobs(0.15, 5, 0.7, 0.3), knobs(0.0, 10, 0.0, 1.0)):
         assert evaluate_at(evaluated, k).outcomes == outcomes_by_gate(evaluated, k), k

@@ -9,7 +9,7 @@ import pytest
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore, record_answer
 from core.stores.review_dedup import dedup_key, normalized_question
-from tests.test_review import Clock, answer
+from tests.stores.test_review import Clock, answer
 
 
 @pytest.fixture

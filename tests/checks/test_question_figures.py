@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bench.grounding_quality import QUESTION_CASES_CSV, load_cases, predicted_codes, select_chunk
@@ -11,8 +9,8 @@ from core.checks.grounding import BAD_ARITHMETIC, QUESTION_MISMATCH, UNSUPPORTED
 from core.checks.problems import Problem
 from core.checks.question_figures import LESSONS, LEVEL, MONEY, WEEKS, question_figures
 from core.corpus.loader import load_documents
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CHUNKS = load_documents(ROOT / "corpus")
 EXAMPLE = select_chunk("02#示例", CHUNKS)
 TUITION = select_chunk("01#4200", CHUNKS)

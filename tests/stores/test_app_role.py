@@ -15,7 +15,7 @@ from core.errors import StoreError
 from core.stores import audit
 from core.stores.db import Database, Migration, Schema, create_tables
 from core.stores.review import ReviewStore
-from tests.test_review import answer
+from tests.stores.test_review import answer
 
 APPEND_ONLY = ("audit_log", "review_events", "corpus_versions", "glossary_changes", "default_changes")
 

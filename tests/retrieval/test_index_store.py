@@ -21,7 +21,7 @@ from core.retrieval.store import (
     save_index,
 )
 from core.settings import Settings
-from tests.conftest import CORPUS
+from tests.paths import CORPUS
 
 QUESTIONS = ["启明英语的口语课一共有几级？", "退费怎么计算？", "你们的雅思保过班多少钱？", "人工服务时间"]
 

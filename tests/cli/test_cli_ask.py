@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from core.cli import main
-from tests.conftest import ROOT
+from tests.paths import ROOT
 
 
 def test_cli_ask_prints_seed_style_report(isolated_env, capsys):

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,7 @@ from core.stores.db import Database
 from core.stores.defaults import DefaultsStore
 from core.stores.glossary import GlossaryStore
 from core.stores.question_sets import load_default_set
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 @pytest.fixture(autouse=True)

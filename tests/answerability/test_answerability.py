@@ -7,7 +7,6 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from langchain_core.documents import Document
@@ -32,8 +31,8 @@ from core.evaluation.set_format import LabelledQuestion
 from core.knobs import Knobs, calibrated
 from core.retrieval.index import build_index
 from core.settings import REFUSAL_TEXT, Settings
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 FEES = Document(page_content="入门级学费 3600 元。开课后可以免费转班一次，第二次转班收 100 元。",
                 metadata={"source": "a.md", "heading": "学费与转班", "chunk": 0})
 LEAVE = Document(page_content="因病可以申请保留学籍，最长 6 个月。每级 16 课时。",
@@ -354,7 +353,7 @@ def test_analyzer_vocabulary_is_cached_on_disk_by_fingerprint(tmp_path, monkeypa
     from core.answerability.decision import analyzer_for
     from core.corpus.loader import load_documents
     from core.retrieval.index import build_index
-    from tests.conftest import CORPUS
+    from tests.paths import CORPUS
 
     index = build_index(load_documents(CORPUS), fingerprint="fp-test")
     first = analyzer_for(index, tmp_path)

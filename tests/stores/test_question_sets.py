@@ -26,8 +26,8 @@ from core.stores.question_sets import (
     questions_from_rows,
     read_question_file,
 )
+from tests.paths import SETS
 
-ROOT = Path(__file__).resolve().parents[1]
 FILES = {"01-口语课分级说明.md", "02-退费与转班制度.md"}
 SECTIONS = {"01-口语课分级说明.md": ("一、级别总数与定位", "三、学费标准"), "02-退费与转班制度.md": ("三、退费计算口径",)}
 HEADER = "question,expected,section,key_phrase\n"
@@ -161,7 +161,7 @@ def test_content_hash_depends_on_content_only():
 
 
 def test_default_set_is_the_calibration_set():
-    assert DEFAULT_SET_PATH.read_bytes() == (ROOT / "tests/data/calibration.csv").read_bytes()
+    assert DEFAULT_SET_PATH.read_bytes() == (SETS / "calibration.csv").read_bytes()
 
 
 def test_default_set_is_valid_against_the_shipped_corpus():

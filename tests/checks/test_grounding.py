@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import random
-from pathlib import Path
 
 import pytest
 from langchain_core.documents import Document
@@ -22,8 +21,8 @@ from core.checks.grounding import (
 )
 from core.corpus.loader import load_documents
 from core.settings import REFUSAL_TEXT
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CHUNKS = load_documents(ROOT / "corpus")
 
 LEVELS = select_chunk("01#一共分为四级", CHUNKS)
