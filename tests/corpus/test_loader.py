@@ -118,3 +118,17 @@ def test_load_corpus_skips_hidden_files(tmp_path):
     (tmp_path / "a.md").write_text("## 节\n正文。", encoding="utf-8")
     (tmp_path / ".secret.md").write_text("## 节\n隐藏。", encoding="utf-8")
     assert load_corpus(tmp_path).files == ("a.md",)
+
+
+def test_short_sections_are_cut_exactly_as_the_splitter_cuts_them(monkeypatch):
+    """A section shorter than the chunk size skips the splitter; the chunks must not change."""
+    import core.corpus.loader as loader
+
+    bodies = ["短。", "甲" * 39, "乙。" * 20, "丙，丁。\n\n戊" * 8, "  前后有空格  ", "己" * 41, "庚\n" * 30]
+    text = "".join(f"## 第{n}节\n\n{body}\n\n" for n, body in enumerate(bodies))
+    for size, overlap in ((40, 10), (41, 0), (160, 40)):
+        fast = split_text("x.md", text, make_splitter(size, overlap))
+        monkeypatch.setattr(loader, "_whole_below", lambda splitter: 0)  # every section through the splitter
+        slow = split_text("x.md", text, make_splitter(size, overlap))
+        monkeypatch.undo()
+        assert [(c.page_content, c.metadata) for c in fast] == [(c.page_content, c.metadata) for c in slow]

@@ -258,3 +258,30 @@ def test_scores_and_order_are_identical_across_processes():
         runs.append(json.loads(done.stdout))
     assert runs[0] == runs[1]
     assert runs[0]["lexical"][0]  # the comparison was not between two empty lists
+
+
+def _postings_bytes(retriever: LexicalRetriever) -> list[bytes]:
+    p = retriever.postings
+    return [retriever.terms.tobytes(), retriever.idf.tobytes(), p.indptr.tobytes(), p.indices.tobytes(), p.data.tobytes()]
+
+
+def test_counting_in_slices_gives_the_same_postings_as_one_pass(monkeypatch, corpus_chunks):
+    from core.retrieval import postings
+
+    texts = [index_text(c) for c in corpus_chunks] + ["", "，。", "单", "Ａ㎡ｂ 学习"]
+    whole = LexicalRetriever.fit(texts)
+    monkeypatch.setattr(postings, "SLICE_CHARS", 50)  # every few chunks a new slice, and a merge of many blocks
+    assert len(list(postings._slices(texts))) > 10
+    sliced = LexicalRetriever.fit(texts)
+    assert _postings_bytes(sliced) == _postings_bytes(whole)
+    assert sliced.postings.has_canonical_format and sliced.postings.indices.dtype == np.int32
+    assert [sliced.scores(q).tolist() for q in QUESTIONS] == [whole.scores(q).tolist() for q in QUESTIONS]
+
+
+def test_fit_weights_the_postings_in_blocks_as_in_one_step(monkeypatch, corpus_chunks):
+    import core.retrieval.index as index_module
+
+    texts = [index_text(c) for c in corpus_chunks]
+    whole = LexicalRetriever.fit(texts)
+    monkeypatch.setattr(index_module, "SAT_BLOCK", 7)
+    assert _postings_bytes(LexicalRetriever.fit(texts)) == _postings_bytes(whole)

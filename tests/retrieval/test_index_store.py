@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import zipfile
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +14,9 @@ import core.retrieval.store as store
 from core.cli import main as cli_main
 from core.errors import CorpusError
 from core.retrieval.index import build_index, search_with_score
+from core.retrieval.npz import read_npz
 from core.retrieval.store import (
+    FORMAT_VERSION,
     LazyChunks,
     corpus_fingerprint,
     index_path,
@@ -177,6 +181,83 @@ def test_index_file_with_mismatched_arrays_is_rebuilt(settings):
         np.savez(f, **arrays)
     bundle = load_or_build(settings)
     assert not bundle.from_cache and "ValueError" in bundle.note
+
+
+def _rewrite_meta(path, **changes) -> None:
+    """Rewrite the saved file as np.savez would, with `changes` applied to its meta record."""
+    with np.load(path) as data:
+        arrays = dict(data)
+    meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
+    arrays["meta"] = np.frombuffer(json.dumps({**meta, **changes}).encode("utf-8"), dtype=np.uint8)
+    with path.open("wb") as f:
+        np.savez(f, **arrays)
+
+
+def test_index_file_of_the_previous_format_is_rebuilt_not_misread(settings):
+    good = load_or_build(settings)
+    path = index_path(settings, good.fingerprint)
+    _rewrite_meta(path, format=FORMAT_VERSION - 1)
+    with pytest.raises(ValueError, match=f"format {FORMAT_VERSION - 1} is not {FORMAT_VERSION}"):
+        load_index(path)
+    bundle = load_or_build(settings)
+    assert not bundle.from_cache and "无法读取" in bundle.note
+    assert scores_of(bundle.index) == scores_of(good.index)
+    assert load_or_build(settings).from_cache
+
+
+def test_a_file_np_savez_wrote_still_loads(settings):
+    """Unaligned members (np.savez's layout) are copied into memory instead of mapped."""
+    good = load_or_build(settings)
+    path = index_path(settings, good.fingerprint)
+    _rewrite_meta(path)
+    bundle = load_or_build(settings)
+    assert bundle.from_cache and scores_of(bundle.index) == scores_of(good.index)
+    assert list(bundle.index.chunks) == list(good.index.chunks)
+
+
+def test_saved_arrays_are_aligned_views_of_a_private_mapping_and_numpy_reads_the_file(settings):
+    bundle = load_or_build(settings)
+    path = index_path(settings, bundle.fingerprint)
+    with np.load(path) as data:  # still an ordinary .npz
+        assert data["terms"].tobytes() == bundle.index.retriever.terms.tobytes()
+    arrays = read_npz(path)
+    assert arrays["data"].base is not None and not arrays["data"].flags.owndata and not arrays["data"].flags.writeable
+    assert all(a.ctypes.data % 64 == 0 for a in arrays.values() if a.size)
+    assert sorted(p.name for p in settings.index_dir.iterdir()) == ["chunks", path.name]  # the copy has no name
+
+
+def test_a_served_index_survives_its_file_being_rewritten_in_place(settings):
+    """The served arrays map a private copy: truncating or rewriting the file (e.g. `cp` over it
+    from a backup) must not kill the process with SIGBUS or change what it serves."""
+    first = load_or_build(settings)
+    served = load_or_build(settings)
+    assert served.from_cache
+    path = index_path(settings, served.fingerprint)
+    size = path.stat().st_size
+    with path.open("r+b") as f:
+        f.truncate(size // 3)
+    assert scores_of(served.index) == scores_of(first.index)
+    assert served.index.chunks[25].page_content == first.index.chunks[25].page_content
+    with path.open("r+b") as f:
+        f.write(b"\xff" * (size // 3))
+    assert scores_of(served.index) == scores_of(first.index)
+
+
+def test_a_flipped_byte_in_the_postings_is_caught_and_rebuilt(settings):
+    good = load_or_build(settings)
+    path = index_path(settings, good.fingerprint)
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("data.npy")
+    with path.open("r+b") as f:
+        f.seek(info.header_offset + 30 + len(info.filename) + len(info.extra) + info.file_size - 1)
+        last = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([last[0] ^ 0x01]))
+    with pytest.raises(zipfile.BadZipFile, match="CRC"):
+        load_index(path)
+    bundle = load_or_build(settings)
+    assert not bundle.from_cache and "无法读取" in bundle.note
+    assert scores_of(bundle.index) == scores_of(good.index)
 
 
 def test_damaged_chunk_cache_entry_is_resplit(settings, split_calls):

@@ -1,0 +1,79 @@
+"""jieba's dictionary held as tries: the same values as dicts read from jieba's files, the same cuts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jieba
+import pytest
+
+from core.answerability.lexicon import lexicon, new_tokenizer
+from core.answerability.word_tables import FreqOverlay, TagTable, WordTable
+
+SENTENCES = ["学员在开课后第三课时内申请转班，手续费五十元。", "请问雅思保过班多少钱？", "人工客服晚上几点下班",
+             "上了几节课以后退费怎么算", "ABC英语和abc英语一样吗"]
+
+
+def _read_as_dicts() -> tuple[dict[str, int], int, dict[str, str], dict[str, float]]:
+    """jieba's dict.txt and idf.txt read into dicts the way the lexicon used to (last line wins)."""
+    freq: dict[str, int] = {}
+    tags: dict[str, str] = {}
+    total = 0
+    for line in Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        freq[parts[0]] = int(parts[1])
+        total += int(parts[1])
+        if len(parts) > 2:
+            tags[parts[0]] = parts[2]
+        for end in range(1, len(parts[0])):
+            freq.setdefault(parts[0][:end], 0)
+    idf = {}
+    for line in (Path(jieba.__file__).with_name("analyse") / "idf.txt").read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            idf[parts[0]] = float(parts[1])
+    return freq, total, tags, idf
+
+
+def test_the_lexicon_answers_exactly_what_dicts_of_jiebas_files_answer():
+    freq, total, tags, idf = _read_as_dicts()
+    lex = lexicon()
+    assert lex.total == total
+    assert len(lex.freq) == len(freq) and all(lex.freq[w] == c for w, c in freq.items())
+    assert len(lex.tags) == len(tags) and all(lex.tags[w] == t for w, t in tags.items())
+    assert len(lex.idf) == len(idf) and all(lex.idf[w] == v for w, v in idf.items())
+    values = sorted(idf.values())
+    assert lex.median_idf == values[len(values) // 2]
+    assert "不是一个词语啊" not in lex.freq and lex.freq.get("不是一个词语啊") is None
+    assert lex.tags.get("不是一个词语啊", "") == "" and lex.idf.get("不是一个词语啊", 1.5) == 1.5
+
+
+def test_a_private_tokenizer_cuts_as_jieba_does_with_its_own_dictionary(tmp_path):
+    own = jieba.Tokenizer()
+    own.tmp_dir = str(tmp_path)  # jieba caches its parsed dictionary there
+    ours = new_tokenizer([], [])
+    for sentence in SENTENCES:
+        for hmm in (False, True):
+            assert list(ours.cut(sentence, HMM=hmm)) == list(own.cut(sentence, HMM=hmm))
+
+
+def test_added_words_stay_in_the_overlay_and_the_shared_table_is_untouched():
+    lex = lexicon()
+    before = len(lex.freq)
+    tokenizer = new_tokenizer(["转班"], ["保过班"])
+    assert isinstance(tokenizer.FREQ, FreqOverlay)
+    assert tokenizer.FREQ["转班"] > 0 and "保过班" in tokenizer.FREQ and "保过" in tokenizer.FREQ
+    assert len(lex.freq) == before and "保过班" not in lex.freq
+    assert "保过班" in tokenizer.cut("雅思保过班多少钱", HMM=False)
+    assert "保过班" not in new_tokenizer([], []).cut("雅思保过班多少钱", HMM=False)
+
+
+def test_tables_built_from_items_keep_the_last_value_and_zero_for_bare_keys():
+    table = WordTable.from_items(["甲", "乙", "甲乙"], lambda: [("甲", 3), ("甲乙", 5), ("甲", 4)], "q")
+    assert dict(table.items()) == {"甲": 4, "乙": 0, "甲乙": 5}
+    with pytest.raises(KeyError):
+        table["丙"]
+    tags = TagTable.from_items(lambda: [("甲", "n"), ("乙", "v"), ("甲", "a")])
+    assert dict(tags.items()) == {"甲": "a", "乙": "v"}
