@@ -162,6 +162,7 @@ LARGE_ROWS = [  # key, what, target (ms or MB), unit
     ("later_after_restart", "重启后的后续问题", 300, "ms"),
 ]
 BEFORE = ROOT / "bench" / "console_speed_before.json"  # the same child run on fe6ae9b (see --save-before)
+PREVIOUS = ROOT / "bench" / "console_speed_previous.json"  # the same child run at the start of the last round (--save-previous)
 
 
 def run_child(kind: str, root: Path, chunks: int, n: int) -> dict:
@@ -188,13 +189,13 @@ def _cell(values: list[float] | None) -> str:
     return f"{statistics.median(values):.0f}" + (f"/{p95(values):.0f}" if len(values) > 1 else "")
 
 
-def report_large(chunks: int, now: dict, before: dict | None) -> None:
-    label = f"之前（{before['commit']}）" if before else "之前"
+def report_large(chunks: int, now: dict, before: dict | None, previous: dict | None = None) -> None:
+    """`before`: the fe6ae9b run; `previous`: another stored run (--save-previous), e.g. the start of this round."""
+    columns = [(f"之前（{run['commit']}）", run) for run in (before, previous) if run]
     print(f"\n生成的大语料（约 {chunks:,} 个片段；单位 ms，多次时为 中位数/p95）")
-    print(f"{'指标':<34}{label:>18}{'现在':>14}{'目标':>8}  结果")
+    print(f"{'指标':<34}" + "".join(f"{label:>18}" for label, _ in columns) + f"{'现在':>14}{'目标':>8}  结果")
     for key, what, target, _ in LARGE_ROWS:
         mine = now["times"].get(key)
-        old = before["times"].get(key) if before else None
         if key in ("first_after_edit", "first_after_restart", "first"):
             later = now["times"][{"first": "submit", "first_after_edit": "later_after_edit",
                                   "first_after_restart": "later_after_restart"}[key]]
@@ -205,13 +206,14 @@ def report_large(chunks: int, now: dict, before: dict | None) -> None:
         else:
             verdict = "达标" if statistics.median(mine) <= target else "未达标"
             target_text = str(target)
-        print(f"{what:<34}{_cell(old):>18}{_cell(mine):>14}{target_text:>8}  {verdict}")
+        olds = "".join(f"{_cell(run['times'].get(key)):>18}" for _, run in columns)
+        print(f"{what:<34}{olds}{_cell(mine):>14}{target_text:>8}  {verdict}")
     for key, what, target in (("rss_steady", "RSS 稳定（重启后服务中，MB）", 400),
                               ("rss_peak", "RSS 峰值（建索引 + 改文件重建的进程，MB）", 700),
                               ("rss_after_rebuild", "RSS（同一进程重建两次之后，MB）", None)):
-        old = f"{before[key]:.0f}" if before and key in before else "—"
+        olds = "".join(f"{(f'{run[key]:.0f}' if key in run else '—'):>18}" for _, run in columns)
         verdict = "—" if target is None else ("达标" if now[key] <= target else "未达标")
-        print(f"{what:<34}{old:>18}{now[key]:>14.0f}{target or '—':>8}  {verdict}")
+        print(f"{what:<34}{olds}{now[key]:>14.0f}{target or '—':>8}  {verdict}")
 
 
 def report_huge(result: dict) -> None:
@@ -230,6 +232,8 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT, help="checkout to measure (default: this one)")
     parser.add_argument("--save-before", metavar="COMMIT",
                         help=f"with --large: store the result as the 'before' column in {BEFORE.name}")
+    parser.add_argument("--save-previous", metavar="COMMIT",
+                        help=f"with --large: store the result as a second 'before' column in {PREVIOUS.name}")
     parser.add_argument("--skip-shipped", action="store_true", help="skip the shipped-corpus table")
     args = parser.parse_args()
     if not args.skip_shipped:
@@ -241,13 +245,16 @@ def main() -> None:
             print(memory_line())
     if args.large:
         result = run_child("large", args.root.resolve(), args.large, min(args.repeat, 5))
-        if args.save_before:
-            BEFORE.write_text(json.dumps({"commit": args.save_before, "chunks": args.large, **result},
-                                         ensure_ascii=False, indent=1), encoding="utf-8")
-        before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() and not args.save_before else None
-        if before and before.get("chunks") != args.large:
-            before = None  # the stored run is for another size
-        report_large(args.large, result, before)
+        saving = False
+        for path, commit in ((BEFORE, args.save_before), (PREVIOUS, args.save_previous)):
+            if commit:
+                saving = True
+                path.write_text(json.dumps({"commit": commit, "chunks": args.large, **result},
+                                           ensure_ascii=False, indent=1), encoding="utf-8")
+        stored = [json.loads(path.read_text(encoding="utf-8")) if path.exists() and not saving else None
+                  for path in (BEFORE, PREVIOUS)]
+        stored = [run if run and run.get("chunks") == args.large else None for run in stored]  # same size only
+        report_large(args.large, result, *stored)
     if args.huge:
         report_huge(run_child("huge", args.root.resolve(), args.huge, 50))
 
