@@ -48,7 +48,7 @@ def lexicon() -> Lexicon:
 
     The same mappings a dict would give (the last line of a repeated word wins; a prefix that is
     not a word has 0), packed into tries with flat value arrays (core.answerability.word_tables):
-    ~8 MB instead of ~78 MB per process. Words stream from the file into the trie and are never
+    ~10 MB instead of ~78 MB per process. Words stream from the file into the trie and are never
     all held as Python strings at once, so loading leaves no freed-but-kept heap behind either.
     """
     dict_path = Path(jieba.__file__).with_name("dict.txt")

@@ -2,7 +2,7 @@
 
 As Python dicts, jieba's 498,000 words and prefixes, 349,000 tags and 270,000 IDF values take
 about 78 MB in every console process; a trie (about 1 MB) with an `array` per value takes about
-8 MB. The tables answer exactly what the dicts answered (`in`, `[]`, `get`, `len`, iteration),
+10 MB. The tables answer exactly what the dicts answered (`in`, `[]`, `get`, `len`, iteration),
 with the same values, so jieba's cuts and every weight stay identical. `FreqOverlay` is the
 writable view a private jieba Tokenizer gets: its own new words in a small dict, in front of the
 shared read-only table (jieba only reads FREQ with `in`, `[]` and `get`, and writes new words).
