@@ -154,6 +154,11 @@ def _refusal(folder: Path, path: Path) -> str | None:
     return regular_file_inside(folder, path)
 
 
+def empty_file_note(name: str) -> str:
+    """The one sentence for an empty corpus file (said by the loader and by the index store alike)."""
+    return f"资料文件「{name}」是空的，已跳过。"
+
+
 def load_corpus(folder: Path | str, *, chunk_size: int = 160, chunk_overlap: int = 40) -> LoadReport:
     """Load every `.md` file in `folder` (sorted by name); empty files are skipped and reported."""
     splitter = make_splitter(chunk_size, chunk_overlap)
@@ -163,7 +168,7 @@ def load_corpus(folder: Path | str, *, chunk_size: int = 160, chunk_overlap: int
     for path in list_markdown(folder):
         text = read_markdown(path)
         if not text.strip():
-            skipped.append(f"资料文件「{path.name}」是空的，已跳过。")
+            skipped.append(empty_file_note(path.name))
             continue
         files.append(path.name)
         chunks.extend(split_text(path.name, text, splitter))

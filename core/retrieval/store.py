@@ -31,7 +31,14 @@ from core.answerability.lexicon import fold
 from core.corpus import loader as loader_module
 from core.corpus import profile as profile_module
 from core.corpus import text as text_module
-from core.corpus.loader import list_markdown, make_splitter, read_markdown, refused_markdown, split_pieces
+from core.corpus.loader import (
+    empty_file_note,
+    list_markdown,
+    make_splitter,
+    read_markdown,
+    refused_markdown,
+    split_pieces,
+)
 from core.corpus.profile import build_profile, word_counts
 from core.corpus.text import normalize_folded
 from core.os_errors import os_reason
@@ -232,7 +239,7 @@ def _chunk_corpus(settings: Settings, corpus: list[tuple[Path, bytes]]) -> _Chun
                 table.folded.append(folded)
             table.counts.update(counts)
         else:
-            skipped.append(f"资料文件「{path.name}」是空的，已跳过。")
+            skipped.append(empty_file_note(path.name))
     if not table.note:
         _prune(folder.glob("*.json"), keep=kept)
     table.files, table.skipped, table.resplit = tuple(files), tuple(skipped), tuple(resplit)
