@@ -24,7 +24,7 @@ from pathlib import Path
 from core.answerability.glossary import Glossary
 from core.answerability.rules import RuleSet, active_rules
 from core.answerability.terms import Term, TermAnalyzer, credit  # noqa: F401 - credit is re-exported
-from core.answering.rag import Hit, below_threshold
+from core.answering.rag import Hit, apart, below_threshold
 from core.corpus.text import normalize
 from core.knobs import LABELS, Knobs
 from core.retrieval.index import SearchIndex
@@ -127,10 +127,12 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
                f"最高 {best:.3f} {'≥' if threshold_ok else '<'} {LABELS['threshold']} {knobs.threshold:.2f} "
                f"{sign(threshold_ok)}"),
         Signal("关键词覆盖", m.coverage, coverage_ok, "按命中片段计",
-               f"{m.coverage:.0%} {'≥' if coverage_ok else '<'} {knobs.min_coverage:.0%} {sign(coverage_ok)}"),
+               f"{apart(m.coverage, knobs.min_coverage, percent=True)} {'≥' if coverage_ok else '<'} "
+               f"{knobs.min_coverage:.0%} {sign(coverage_ok)}"),
         Signal("资料外的词", round(m.heaviest_unknown, 4), unknown_ok,
                _quote([t.text for t in m.unknown]) if m.unknown else "无",
-               f"{m.heaviest_unknown:.2f} {'≤' if unknown_ok else '>'} {knobs.max_unknown_weight:.2f} "
+               f"{apart(m.heaviest_unknown, knobs.max_unknown_weight)} {'≤' if unknown_ok else '>'} "
+               f"{knobs.max_unknown_weight:.2f} "
                f"{sign(unknown_ok)}"),
         Signal("领先第二名", round(lead, 4), True, "只计入综合分，不单独决定拒答", "—"),
     )
@@ -179,7 +181,8 @@ def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: K
     elif not coverage_ok:
         missing = [t.text for t in m.uncovered if t.known and t.text in absent] or absent
         lacks = "，".join(x for x in (f"没覆盖{_quote(missing)}" if missing else "", in_part) if x)
-        parts.append(f"命中片段只覆盖了问题关键词的 {m.coverage:.0%}（低于 {knobs.min_coverage:.0%}），{lacks}")
+        parts.append((f"命中片段只覆盖了问题关键词的 {apart(m.coverage, knobs.min_coverage, percent=True)}"
+                      f"（低于 {knobs.min_coverage:.0%}），{lacks}"))
     return "；".join(parts)
 
 

@@ -152,9 +152,31 @@ def test_below_threshold_never_shows_two_equal_numbers(best, threshold, shown):
     assert below_threshold(best, threshold) == shown
 
 
+@pytest.mark.parametrize("value, bound, percent, shown", [
+    (0.6667, 0.67, True, "66.7%"),
+    (0.6667, 0.66, True, "67%"),
+    (0.67, 0.67, True, "67%"),
+    (0.5123, 0.51, False, "0.512"),
+    (0.30, 0.51, False, "0.30"),
+])
+def test_apart_shows_a_value_and_its_bound_differently_when_they_differ(value, bound, percent, shown):
+    from core.answering.rag import apart
+    assert apart(value, bound, percent=percent) == shown
+
+
+def test_coverage_just_under_the_floor_is_not_shown_equal_to_it(corpus_index):
+    """Two thirds against a floor of 67% once read 「覆盖 67% < 67%」 on the page and in the reason."""
+    from core.answerability.glossary import load_starter
+    assistant = build_assistant(Settings(), corpus_index, load_starter())
+    gate = assistant.gate(assistant.retrieve("口语课一共有几级？每级多少课时？"),
+                          assistant.knobs.with_(threshold=0.0, min_coverage=0.67))
+    assert gate.refused and gate.decision.coverage == pytest.approx(2 / 3, abs=1e-3)
+    assert "66.7%（低于 67%）" in gate.reason and "66.7% < 67%" in gate.decision.signals[1].compared
+
+
 def test_answer_citations_are_numbered_in_order_of_first_appearance(corpus_index):
     model = ScriptedChatModel(responses=["每一级都是 16 课时[2]。口语课一共分为四级[1]。"])
-    result = answer("口语课一共有几级？每级多少课时？", corpus_index, model, k=3)
+    result = answer("口语课一共有几级？每一级多少课时？", corpus_index, model, k=3)
     assert result.text.startswith("每一级都是 16 课时[1]。") and result.text.endswith("四级[2]。")
     assert [r.number for r in result.citations.refs] == [1, 2]
     assert "16 课时" in result.hits[0].text and "四级" in result.hits[1].text  # [n] still names the same chunk
