@@ -4,10 +4,10 @@ Run from the repository root:  .venv/bin/python bench/answerability.py [--skip-s
     [--calibrate] [--rules=-homophones,-courtesy] [--ablation]
 Prints markdown tables. `--rules` switches term rules off as XIAOE_ANSWERABILITY_RULES does;
 `--ablation` prints one row per term rule of core.answerability.rules.RULES switched off in turn
-(development sets, v6+v7, v8, v9) and stops. Every number comes from the same Assistant and gate as the console
+(development sets, v6+v7, v8, v9, v10) and stops. Every number comes from the same Assistant and gate as the console
 (core.assistant, core.answerability.gate) with the shipped starter glossary. `--calibrate` prints what
-`python -m core calibrate` would write (the rule in core/evaluation.py, on the development sets
-only) and stops; `--skip-student` leaves out the held-out student sets (v6 to v9), which must not
+`python -m core calibrate` would write (the rule in core/evaluation/calibration.py, on its calibration
+sets) and stops; `--skip-student` leaves out the held-out student sets (v6 to v10), which must not
 be looked at while tuning. CMRC 2018 data is read from ../shared via bench/cmrc.py (CC BY-SA 4.0,
 see the attribution printed with the table).
 """
@@ -127,10 +127,10 @@ def _counts(settings: Settings, groups) -> list[tuple[int, int, float]]:
 
 
 def report_ablation(settings: Settings, base: RuleSet) -> None:
-    """One row per term rule switched off (from `base`): the development sets, v6+v7, v8 and v9."""
+    """One row per term rule switched off (from `base`): the development sets, v6+v7, v8, v9 and v10."""
     groups = [("开发集（7 份）", [f for _, f in (*CALIBRATION_SETS, *DEV_STUDENT_SETS)]),
               ("v6+v7", ["student_heldout_v6.csv", "student_heldout_v7.csv"]), ("v8", ["student_heldout_v8.csv"]),
-              ("v9", ["student_heldout_v9.csv"])]
+              ("v9", ["student_heldout_v9.csv"]), ("v10", ["student_heldout_v10.csv"])]
     print(f"# 规则消融：每次关掉一条规则（现在的闸门和旋钮，初始同义词表；起点：{base.label}）\n")
     print("每格是“答出且命中事实 / 近似题已拒答”；代价 = 误拒 + 命中错误资料 + 2 × 误答，"
           "括号里是关掉这条规则后代价的变化，正数说明这条规则有用。\n")

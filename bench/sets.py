@@ -20,8 +20,10 @@ DATA = SETS_DIR
 CALIBRATION_SETS = (("校准集（书面）calibration.csv", "calibration.csv"),
                     ("校准集（口语）calibration_spoken.csv", "calibration_spoken.csv"))
 # Each held-out set was written by someone who never saw the system, its glossary or its other sets,
-# label-reviewed by a second reader, committed, and measured once; then it became development data.
-HELDOUT_SETS = (("学员微信留言 v9 student_heldout_v9.csv（盲写，错别字、夹英文、方言、客套话）", "student_heldout_v9.csv"),
+# label-reviewed by a second reader, committed, and measured once; then it joined the calibration sets
+# (core.evaluation.calibration), except the newest, which judged the last change.
+HELDOUT_SETS = (("学员微信留言 v10 student_heldout_v10.csv（盲写，错别字、夹英文、方言、客套话）", "student_heldout_v10.csv"),
+                ("学员微信留言 v9 student_heldout_v9.csv（盲写，错别字、夹英文、方言、客套话）", "student_heldout_v9.csv"),
                 ("学员微信留言 v8 student_heldout_v8.csv（盲写，错别字、夹英文、客套话）", "student_heldout_v8.csv"),
                 ("学员问题留出集 v7 student_heldout_v7.csv（盲写）", "student_heldout_v7.csv"),
                 ("学员问题留出集 v6 student_heldout_v6.csv（盲写）", "student_heldout_v6.csv"))

@@ -1,4 +1,4 @@
-"""`python -m core calibrate [--write]`: the documented rule for the gate's knobs on the development sets."""
+"""`python -m core calibrate [--write]`: the documented rule for the gate's knobs on the calibration sets."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from core.knobs import LABELS, calibrated
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("calibrate", help="在开发题集上按建议规则校准闸门参数",
-                                   description="在开发题集上按建议规则校准闸门的三个参数；加 --write 才写入校准文件。")
+    parser = subparsers.add_parser("calibrate", help="在校准题集上按建议规则校准闸门参数",
+                                   description="在校准题集（开发题集和已盲测过一次的题集）上按建议规则校准闸门的三个参数；加 --write 才写入校准文件。")
     parser.add_argument("--write", action="store_true", help="把结果写入 core/data/calibration.json")
     parser.set_defaults(handler=run)
 
@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     shipped = calibrated()
     result = run_calibration()
     d, off = result.decision, result.threshold_only
-    print(f"开发题集：{'、'.join(result.sets)}，合计 {result.questions} 题（k={d.knobs.k}，初始同义词表）")
+    print(f"校准题集：{'、'.join(result.sets)}，合计 {result.questions} 题（k={d.knobs.k}，初始同义词表）")
     print("参数                校准结果   最优区域        校准文件里的值")
     for name in ("threshold", "min_coverage", "max_unknown_weight"):
         lo, hi = d.plateaus[name]
@@ -29,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  关闭可答性判断时的阈值  {off.knobs.threshold:.2f}      {lo:.2f}–{hi:.2f}")
     m = d.metrics
     print(f"判断正确 {m.correct}/{m.total}，代价 {m.cost:g}（关闭判断时 {off.metrics.correct}/{off.metrics.total}）")
+    now = result.current
+    print(f"校准文件里的值在同样的题上：判断正确 {now.correct}/{now.total}，代价 {now.cost:g}")
     if args.write:
         save(result)
         print("已写入 core/data/calibration.json。")

@@ -24,6 +24,9 @@ def test_eval_with_model_prints_the_estimate_and_the_table(isolated_env, fake_op
     monkeypatch.setenv("XIAOE_LLM_BASE_URL", fake_openai.base_url)
     monkeypatch.setenv("XIAOE_LLM_MODEL", "scripted")
     monkeypatch.setenv("XIAOE_LLM_MAX_RETRIES", "0")
+    assert main(["eval", str(SET)]) == 0
+    plain = re.search(r"应拒答题已拒答\s+(\d+)/36", capsys.readouterr().out)
+    assert plain and fake_openai.requests == []  # plain `eval` never calls the model
     assert main(["eval", str(SET), "--with-model"]) == 0
     out, err = capsys.readouterr()
     estimate = re.search(r"预计：102 题中 (\d+) 题在不确定区间，各发一次模型判定请求，约 (\d+) tokens", err)
@@ -39,12 +42,7 @@ def test_eval_with_model_prints_the_estimate_and_the_table(isolated_env, fake_op
                 "判定与标注不一致", "模型判定用量", f"输入 {120 * band} tokens，输出 {30 * band} tokens", "模型判定用时"):
         assert row in out, row
     gate_only = re.search(r"应拒答题已拒答\s+(\d+)/36", out)
-    assert gate_only and int(gate_only.group(1)) == 32  # the gate-alone column equals plain `eval` (32 since seven term rules were removed)
-
-
-def test_plain_eval_reports_the_same_gate_alone_numbers(isolated_env, capsys):
-    assert main(["eval", str(SET)]) == 0
-    assert re.search(r"应拒答题已拒答\s+32/36", capsys.readouterr().out)
+    assert gate_only and gate_only.group(1) == plain.group(1)  # the gate-alone column is plain `eval`'s number
 
 
 def test_eval_with_model_needs_a_model(isolated_env, capsys):

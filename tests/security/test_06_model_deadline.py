@@ -20,7 +20,7 @@ from core.stores.db import open_database
 from core.stores.review import ReviewStore
 
 TIMEOUT = 3
-QUESTION = "口语课一共有几级？每级多少课时？"
+QUESTION = "口语课一共有几级？每一级多少课时？"
 DRIPPED = "口语课一共四级[1]。" * 40  # 40+ pieces, one every 2 s: 80 s if nothing stops it
 DID_NOT_HANG = 10
 

@@ -59,7 +59,7 @@ def test_markdown_injection_model_server_error(open_app, fake_openai, monkeypatc
                         "XIAOE_MIN_SCORE": "0.05"}.items():
         monkeypatch.setenv(name, value)
     at = open_app()
-    at.text_input(key="question").set_value("口语课一共有几级？每级多少课时？")
+    at.text_input(key="question").set_value("口语课一共有几级？每一级多少课时？")
     at.button(key="ask").click().run()
     assert fake_openai.count("/v1/chat/completions") == 1
     assert_shown_as_text(at)
