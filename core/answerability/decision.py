@@ -181,8 +181,8 @@ def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: K
     elif not coverage_ok:
         missing = [t.text for t in m.uncovered if t.known and t.text in absent] or absent
         lacks = "，".join(x for x in (f"没覆盖{_quote(missing)}" if missing else "", in_part) if x)
-        parts.append((f"命中片段只覆盖了问题关键词的 {apart(m.coverage, knobs.min_coverage, percent=True)}"
-                      f"（低于 {knobs.min_coverage:.0%}），{lacks}"))
+        parts.append(f"命中片段只覆盖了问题关键词的 {apart(m.coverage, knobs.min_coverage, percent=True)}"
+                      f"（低于 {knobs.min_coverage:.0%}），{lacks}")
     return "；".join(parts)
 
 

@@ -4,8 +4,13 @@ term rules, the starter glossary or a labelled set that moves the rule's choice 
 
 from __future__ import annotations
 
-from core.evaluation.calibration import (CALIBRATION_SETS, DEVELOPMENT_SETS, MEASURED_BLIND_SETS, SETS_DIR,
-                                         run_calibration)
+from core.evaluation.calibration import (
+    CALIBRATION_SETS,
+    DEVELOPMENT_SETS,
+    MEASURED_BLIND_SETS,
+    SETS_DIR,
+    run_calibration,
+)
 from core.knobs import calibration
 
 
