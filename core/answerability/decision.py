@@ -54,8 +54,7 @@ class Measures:
     coverage: float
     heaviest_unknown: float
     unknown: tuple[Term, ...]  # absent from the corpus and from the passing chunks, heaviest first
-    uncovered: tuple[Term, ...]  # credit < 1, heaviest first
-    partial: tuple[str, ...]
+    uncovered: tuple[Term, ...]  # not found in the passing chunks, heaviest first
     carrying: tuple[str, ...]
 
 
@@ -72,7 +71,6 @@ class Decision:
     unknown_terms: tuple[str, ...] = ()
     coverage: float = 0.0
     terms: tuple[Term, ...] = ()
-    partial_terms: tuple[str, ...] = ()  # found only in part (每级 as 每一级); also in uncovered_terms
     context_terms: tuple[str, ...] = ()  # left out: only the asker's description of themselves holds them
 
 
@@ -101,7 +99,7 @@ def measure(terms: Sequence[Term], passing: Sequence[Hit]) -> Measures:
     uncovered = tuple(t for t in by_weight if credits[t] < 1.0)
     return Measures(passing=len(passing), coverage=round(_weighted_share(credits), 4),
                     heaviest_unknown=unknown[0].weight if unknown else 0.0, unknown=tuple(unknown),
-                    uncovered=uncovered, partial=tuple(t.text for t in uncovered if credits[t] > 0.0),
+                    uncovered=uncovered,
                     carrying=tuple(t.text for t in by_weight if credits[t] > 0.0))
 
 
@@ -149,7 +147,7 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
     return Decision(answerable=answerable, score=round(max(0.0, min(1.0, score)), 4), reason=reason,
                     signals=signals, uncovered_terms=tuple(t.text for t in m.uncovered),
                     carrying_terms=m.carrying, unknown_terms=tuple(t.text for t in m.unknown),
-                    coverage=m.coverage, terms=tuple(terms), partial_terms=m.partial, context_terms=tuple(context))
+                    coverage=m.coverage, terms=tuple(terms), context_terms=tuple(context))
 
 
 def assess(question: str, kept: Sequence[Hit], knobs: Knobs, *, analyzer: TermAnalyzer,
@@ -163,10 +161,9 @@ def assess(question: str, kept: Sequence[Hit], knobs: Knobs, *, analyzer: TermAn
 
 def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: Knobs, m: Measures,
             terms: Sequence[Term]) -> str:
-    absent = [t.text for t in m.uncovered if t.text not in m.partial]
-    in_part = f"{_quote(list(m.partial))}只部分出现" if m.partial else ""
+    absent = [t.text for t in m.uncovered]
     if answerable:
-        tail = "".join((f"，未覆盖：{_quote(absent)}" if absent else "", f"，{in_part}" if in_part else ""))
+        tail = f"，未覆盖：{_quote(absent)}" if absent else ""
         verb = "在命中片段中出现" if m.uncovered else "都在命中片段中出现"
         return f"问题的关键词{_quote(list(m.carrying))}{verb}（覆盖 {m.coverage:.0%}{tail}）"
     if not terms:
@@ -179,10 +176,9 @@ def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: K
     if not threshold_ok:
         parts.append(below_threshold(best, knobs.threshold))
     elif not coverage_ok:
-        missing = [t.text for t in m.uncovered if t.known and t.text in absent] or absent
-        lacks = "，".join(x for x in (f"没覆盖{_quote(missing)}" if missing else "", in_part) if x)
+        missing = [t.text for t in m.uncovered if t.known] or absent
         parts.append(f"命中片段只覆盖了问题关键词的 {apart(m.coverage, knobs.min_coverage, percent=True)}"
-                      f"（低于 {knobs.min_coverage:.0%}），{lacks}")
+                      f"（低于 {knobs.min_coverage:.0%}）" + (f"，没覆盖{_quote(missing)}" if missing else ""))
     return "；".join(parts)
 
 

@@ -74,7 +74,7 @@ def credit(term: Term, texts: Sequence[str], *, graded: bool = False) -> float:
     With `graded` (the offline answerer choosing sentences, core.answering.offline; never the gate) a form also
     earns n/(n+1) with one character inserted (每级 in 每一级: 2/3) and, for a form of 3+
     characters the corpus uses, the share of its character pairs found (可退金额 in 「可退 3420 元」:
-    1/3). The gate stopped giving this partial credit: on the blind sets it changed no decision.
+    1/3). The gate stopped giving this partial credit: switched off, no blind set got worse (v6, v7).
     """
     best = 0.0
     for form in (normalize(f) for f in term.forms):

@@ -6,7 +6,7 @@ one string, with each chunk's start, so "does the corpus use this word" and "in 
 need no second copy of the chunks. Counting cuts each distinct jieba block once (jieba cuts
 blocks independently, so the counts are exactly those of cutting every chunk), and per-file
 counts are cached beside the per-file chunks, so a rebuild after one edit cuts one file again.
-`profile_key()` names everything that changes a profile's content: the code of core/terms.py and
+`profile_key()` names everything that changes a profile's content: the code of the lexicon, the word tables and
 this module, the word lists in core/data/*.txt, jieba's version and dictionary size, and the
 minimum count (glossary phrases change only the tokenizer, and the analyzer cache is keyed on them).
 """
