@@ -108,3 +108,15 @@ def test_docs_cover_the_required_topics():
                 "deployment", "benchmarks", "dependencies", "development"}
     assert required <= names, sorted(required - names)
     assert names & {"accounts", "security"}
+
+
+SOURCE_PATH = re.compile(r"\b((?:core|ui|app_pages|bench|tests)/[A-Za-z0-9_/]+\.py)\b")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_source_files_named_in_the_docs_exist(page):
+    """A path like core/answerability/terms.py in the prose or a code span names a file that is there
+    (the package layout moved once and left a dozen stale names behind)."""
+    named = sorted(set(SOURCE_PATH.findall(page.read_text(encoding="utf-8"))))
+    missing = [path for path in named if not (ROOT / path).is_file()]
+    assert not missing, f"{page.name} names files that do not exist: {missing}"
