@@ -161,9 +161,9 @@ def assess(question: str, kept: Sequence[Hit], knobs: Knobs, *, analyzer: TermAn
 
 def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: Knobs, m: Measures,
             terms: Sequence[Term]) -> str:
-    absent = [t.text for t in m.uncovered]
+    uncovered = [t.text for t in m.uncovered]
     if answerable:
-        tail = f"，未覆盖：{_quote(absent)}" if absent else ""
+        tail = f"，未覆盖：{_quote(uncovered)}" if uncovered else ""
         verb = "在命中片段中出现" if m.uncovered else "都在命中片段中出现"
         return f"问题的关键词{_quote(list(m.carrying))}{verb}（覆盖 {m.coverage:.0%}{tail}）"
     if not terms:
@@ -176,7 +176,7 @@ def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: K
     if not threshold_ok:
         parts.append(below_threshold(best, knobs.threshold))
     elif not coverage_ok:
-        missing = [t.text for t in m.uncovered if t.known] or absent
+        missing = [t.text for t in m.uncovered if t.known] or uncovered
         parts.append(f"命中片段只覆盖了问题关键词的 {apart(m.coverage, knobs.min_coverage, percent=True)}"
                       f"（低于 {knobs.min_coverage:.0%}）" + (f"，没覆盖{_quote(missing)}" if missing else ""))
     return "；".join(parts)
