@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.answerability.decision import Decision
-from core.answering.rag import Gate, RAGAnswer, refusal
+from core.answering.rag import refusal
 from core.assistant import Assistant
-from core.checks.problems import Problem
 from core.errors import InvalidQuestion, ModelError, XiaoEError
 from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.retrieval.store import IndexBundle
 from core.stores.review import record_answer
+from core.values import Decision, Gate, Problem, RAGAnswer
 from ui import answer_view as view
 from ui.auth import authorize, guard_page, signed_in_name
 from ui.escape import md_escape

@@ -1,7 +1,7 @@
 """同义词表: search, add, edit, delete, import/export CSV, who changed what; consultants propose, admins approve.
 
 Every change goes through core.stores.glossary_admin, which checks the role; this page only hides
-what the role cannot do. The 影响题数 column comes from core.answerability.glossary_impact (the gate's own
+what the role cannot do. The 影响题数 column comes from core.evaluation.glossary_impact (the gate's own
 evaluation on the default labelled set), computed for the entries shown and cached.
 """
 
@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from core.answerability.glossary import Glossary, GlossaryEntry
-from core.answerability.glossary_impact import glossary_impact
 from core.errors import XiaoEError
+from core.evaluation.glossary_impact import glossary_impact
 from core.stores.db import open_database
 from core.stores.glossary_admin import GlossaryAdmin
 from core.stores.question_sets import QuestionSetStore

@@ -2,7 +2,7 @@
 
 Each question is retrieved and ranked once per (set content, corpus, glossary) through the same
 Assistant the Ask page uses (cached); every slider move re-runs the gate itself on the stored
-retrievals (core.evaluation.evaluate_at calls core.answerability.gate.decide), so the numbers here are exactly
+retrievals (core.evaluation.metrics.evaluate_at calls core.answerability.gate.decide), so the numbers here are exactly
 what the Ask page, `python -m core ask` and `python -m core eval` do at those knobs. Only the
 open tab is drawn.
 """

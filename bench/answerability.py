@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
 
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, run
 from core.answerability.rules import ENV_NAME, RULES, RuleSet, parse_rules
@@ -107,7 +106,7 @@ def report_cmrc(settings: Settings, k: int) -> None:
 
 def bench_assistant_for_index(settings: Settings, index, answerability: str = "on"):
     """The Assistant over a CMRC index: no glossary (the school's glossary means nothing there)."""
-    return build_assistant(replace(settings, answerability=answerability), index, None)
+    return build_assistant(settings.with_(answerability=answerability), index, None)
 
 
 def _counts(settings: Settings, groups) -> list[tuple[int, int, float]]:

@@ -102,7 +102,7 @@ def child_restart(root: Path, data: str, corpus: str, repeat: int) -> dict:
 
     import ui.state  # noqa: F401
     from core import assistant  # noqa: F401
-    from core.answerability import lexicon
+    from core.language import lexicon
 
     lexicon.lexicon()
     times["restart"].append(_clock(lambda: _check(AppTest.from_file(router, default_timeout=900).run())))

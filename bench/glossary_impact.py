@@ -1,7 +1,7 @@
 """What the 同义词表 page's 影响题数 column costs, and which starter entries change a labelled question.
 
 Run from the repository root: `.venv/bin/python bench/glossary_impact.py [--entries N]`.
-Evaluates core.answerability.glossary_impact on the shipped corpus, the starter glossary and the default
+Evaluates core.evaluation.glossary_impact on the shipped corpus, the starter glossary and the default
 labelled set at the settings' knobs (the calibrated defaults); prints a table of time per entry and the entries
 whose removal changes at least one question's outcome.
 """
@@ -16,7 +16,7 @@ import time
 os.environ.setdefault("XIAOE_DATA_DIR", tempfile.mkdtemp(prefix="xiaoe-bench-"))
 
 from core.answerability.glossary import load_starter  # noqa: E402
-from core.answerability.glossary_impact import glossary_impact  # noqa: E402
+from core.evaluation.glossary_impact import glossary_impact
 from core.retrieval.store import load_or_build  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.stores.question_sets import load_default_set  # noqa: E402

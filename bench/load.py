@@ -37,13 +37,13 @@ from sqlalchemy.exc import OperationalError  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from core.assistant import Assistant, open_assistant  # noqa: E402
-from core.checks.problems import Problem  # noqa: E402
 from core.errors import ConflictError  # noqa: E402
 from core.evaluation.calibration import SETS_DIR  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.stores import db as core_db  # noqa: E402
 from core.stores.db import Database  # noqa: E402
 from core.stores.review import Filters, ReviewStore, record_answer  # noqa: E402
+from core.values import Problem  # noqa: E402
 
 QUESTION_SETS = ("student_questions.csv", "student_questions_v2.csv", "student_questions_v3.csv",
                  "calibration.csv", "calibration_spoken.csv")

@@ -18,13 +18,14 @@ from __future__ import annotations
 import statistics
 
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, run
-from core.answerability.terms import Term, credit
+from core.answerability.terms import credit
 from core.answering.offline import RELATIVE_CUTOFF, compose_answer
 from core.checks.figures import extract_figures
 from core.checks.grounding import split_sentences
-from core.corpus.text import normalize
 from core.evaluation.metrics import CORRECT_ANSWER
-from core.evaluation.set_format import holds_key_phrase
+from core.language.text import normalize
+from core.sets.format import holds_key_phrase
+from core.values import Term
 
 BIGRAM_ONLY_CUTOFF = 0.25  # the answerer's cutoff before it read the decision's terms
 

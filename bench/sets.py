@@ -3,16 +3,15 @@ so the numbers do not depend on anyone's edits of the database glossary)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from core.answerability.glossary import load_starter
 from core.assistant import Assistant, build_assistant
 from core.evaluation.calibration import SETS_DIR
 from core.evaluation.metrics import EvaluatedSet, Evaluation, evaluate_at, evaluate_set
-from core.evaluation.set_format import LabelledQuestion, read_question_file
 from core.knobs import Knobs
 from core.retrieval.store import IndexBundle, load_or_build
+from core.sets.format import LabelledQuestion, read_question_file
 from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +40,7 @@ def read_set(file: str) -> tuple[LabelledQuestion, ...]:
 def bench_assistant(settings: Settings | None = None, *, bundle: IndexBundle | None = None, glossary=True,
                     answerability: str = "on", knobs: Knobs | None = None) -> Assistant:
     """The Assistant as the console composes it, with the starter glossary (`glossary=None`: none)."""
-    settings = replace(settings or Settings.from_env(), answerability=answerability)
+    settings = (settings or Settings.from_env()).with_(answerability=answerability)
     bundle = bundle or load_or_build(settings)
     chosen = load_starter() if glossary is True else glossary
     return build_assistant(settings, bundle, chosen, knobs=knobs)

@@ -14,7 +14,7 @@ _PUBLIC = {
     "Assistant": "core.assistant", "build_assistant": "core.assistant", "open_assistant": "core.assistant",
     "answer": "core.assistant", "load_documents": "core.corpus.loader", "build_index": "core.retrieval.index",
     "search_with_score": "core.retrieval.index", "check_refs": "core.checks.references", "check_grounding": "core.checks.grounding",
-    "Knobs": "core.knobs", "Settings": "core.settings", "RAGAnswer": "core.answering.rag", "Hit": "core.answering.rag",
+    "Knobs": "core.knobs", "Settings": "core.settings", "RAGAnswer": "core.values", "Hit": "core.values",
     "evaluate_set": "core.evaluation.metrics", "evaluate_at": "core.evaluation.metrics",
 }
 __all__ = sorted(_PUBLIC)

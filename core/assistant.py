@@ -19,16 +19,18 @@ from dataclasses import dataclass, replace
 from langchain_core.language_models import BaseChatModel
 
 from core.answerability.decision import analyzer_for, prefix_measures, rank
-from core.answerability.gate import Retrieval, decide
+from core.answerability.gate import decide
 from core.answerability.glossary import Glossary, expand_query, load_starter
+from core.answerability.rules import parse_rules
 from core.answerability.terms import TermAnalyzer
 from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
-from core.answering.rag import Gate, RAGAnswer, finish, refusal, retrieve, stream_text, validate_question
+from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
 from core.knobs import MAX_TOP_K, Knobs
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
 from core.settings import Settings
+from core.values import Gate, RAGAnswer, Retrieval
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,7 +112,8 @@ def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossa
     bundle = index if isinstance(index, IndexBundle) else None
     search_index = bundle.index if bundle else index
     decision_on = settings.answerability == "on" and len(search_index) > 0
-    analyzer = analyzer_for(search_index, settings.index_dir if bundle else None, glossary) if decision_on else None
+    analyzer = (analyzer_for(search_index, settings.index_dir if bundle else None, glossary,
+                             parse_rules(settings.answerability_rules)) if decision_on else None)
     return Assistant(settings=settings, index=search_index, glossary=glossary, knobs=knobs or settings.knobs,
                      chat_model=chat_model, analyzer=analyzer,
                      fingerprint=bundle.fingerprint if bundle else search_index.fingerprint)

@@ -1,29 +1,37 @@
-"""Every tunable number and path of 小E in one place; environment variables override the defaults.
+"""Every tunable number and path of 小E in one validated, frozen object, read from its sources in one place.
 
-The gate's knobs default to the calibrated values in core/data/calibration.json (core.knobs);
-XIAOE_* variables override them, and a default saved from the tuning page (database) takes
-precedence over both at run time (core.stores.defaults.effective_settings).
+`Settings()` is the defaults (plus any values passed); `Settings.load()` is what a run uses: the
+defaults, then `XIAOE_<FIELD>` environment variables, then the same keys from `.streamlit/secrets.toml`
+when the console passes them (secrets win), then explicit overrides. Parsing and type checks are
+pydantic-settings'; every message a person sees is Chinese and names the variable and the bad value.
+The gate's knobs default to the calibrated values in core/data/calibration.json (core.knobs); a default
+saved on the tuning page takes precedence at run time (core.stores.defaults.effective_settings), which
+the console applies once per run (ui/state.py) and each CLI command once (core.cli).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings.sources.utils import parse_env_vars
 
 from core.errors import ConfigError
 from core.knobs import MAX_TOP_K, Knobs, calibration
-
-if TYPE_CHECKING:
-    from core.answering.grader import Band
+from core.values import Band
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+ENV_PREFIX = "XIAOE_"
 
 REFUSAL_TEXT = "这件事资料里没写，我不能替你们编，请转人工。"
 
-# The gate's knobs are calibrated by `python -m core calibrate --write` (core/calibration.py), which
+# The gate's knobs are calibrated by `python -m core calibrate --write` (core/evaluation/calibration.py), which
 # writes core/data/calibration.json; the numbers below are read from there, never copied by hand.
 _CALIBRATION = calibration()
 DEFAULT_MIN_SCORE = _CALIBRATION.knobs.threshold
@@ -40,10 +48,28 @@ MAX_QUESTION_CHARS = 2000
 GRADER_BAND_COVERAGE = 0.25
 GRADER_BAND_UNKNOWN = 0.8
 
+_KIND_NAMES = {int: "整数", float: "数字", str: "文字", Path: "路径"}
+# The sources `Settings.load` reads, for the duration of one construction; `Settings()` reads none.
+_SOURCES: ContextVar[tuple[Mapping[str, str], ...]] = ContextVar("settings_sources", default=())
 
-@dataclass(frozen=True)
-class Settings:
-    """Resolved settings. Build with `Settings.from_env()`; never mutate, use `replace`."""
+
+class _MappingSource(EnvSettingsSource):
+    """XIAOE_* keys from one mapping (the environment, or st.secrets), parsed the way pydantic-settings
+    parses environment variables; empty values count as unset."""
+
+    def __init__(self, settings_cls: type[BaseSettings], mapping: Mapping[str, str]) -> None:
+        self._mapping = {k: str(v) for k, v in mapping.items() if k.upper().startswith(ENV_PREFIX)}
+        super().__init__(settings_cls, case_sensitive=False, env_prefix=ENV_PREFIX, env_ignore_empty=True)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self._mapping, False, True, None)
+
+
+class Settings(BaseSettings):
+    """Resolved settings. Build with `Settings.load()` (sources) or `Settings(...)` (defaults + values);
+    never mutate, use `with_`."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="ignore", validate_default=True)
 
     corpus_dir: Path = PROJECT_ROOT / "corpus"
     data_dir: Path = PROJECT_ROOT / "data"
@@ -58,20 +84,72 @@ class Settings:
     retriever: str = "lexical"
     llm_base_url: str = ""
     llm_model: str = ""
-    llm_api_key: str = field(default="", repr=False)
+    llm_api_key: str = Field(default="", repr=False)
     llm_timeout: float = 30.0
     llm_max_retries: int = 2
     llm_temperature: float = 0.0
     embed_base_url: str = ""
     embed_model: str = ""
-    embed_api_key: str = field(default="", repr=False)
+    embed_api_key: str = Field(default="", repr=False)
     answerability: str = "on"  # "off": refuse on the per-chunk threshold alone, as the seed did
+    # Which term rules run (core.answerability.rules.parse_rules reads it): "" all, "-homophones,-courtesy", "none"
+    answerability_rules: str = ""
     auth: str = "on"  # "off" only for a local single-user demo or tests: no login gate
     grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.answering.grader)
     grader_band_coverage: float = GRADER_BAND_COVERAGE
     grader_band_unknown: float = GRADER_BAND_UNKNOWN
 
-    def __post_init__(self) -> None:
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Earlier sources win: explicit values, then each mapping `load` was given (secrets before env).
+        return (init_settings, *(_MappingSource(settings_cls, mapping) for mapping in _SOURCES.get()))
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None, *, secrets: Mapping[str, Any] | None = None,
+             **overrides: Any) -> Settings:
+        """Defaults, then XIAOE_* variables of `environ` (default os.environ), then `secrets`
+        (.streamlit/secrets.toml, which wins over the environment), then `overrides`. ConfigError
+        (Chinese, naming the variable and its value) when a value cannot work."""
+        env = os.environ if environ is None else environ
+        mappings = tuple(m for m in (secrets or {}, env) if m)
+        token = _SOURCES.set(mappings)
+        try:
+            settings = cls(**overrides)
+        except ValidationError as error:
+            raise _config_error(error, mappings, overrides) from None
+        finally:
+            _SOURCES.reset(token)
+        if "min_score" in overrides or any(_given(m, "min_score") for m in mappings) or settings.answerability == "on":
+            return settings
+        return settings.with_(min_score=THRESHOLD_ONLY_MIN_SCORE)  # the seed's threshold-only gate has its own
+
+    # Kept for the CLI, the benches and the tests written against it: the same as `load`.
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        return cls.load(environ, **overrides)
+
+    def with_(self, **changes: Any) -> Settings:
+        """A validated copy with some values changed (no source is read again)."""
+        try:
+            return type(self).model_validate({**self.model_dump(), **changes})
+        except ValidationError as error:
+            raise _config_error(error, (), changes) from None
+
+    def with_knobs(self, knobs: Knobs) -> Settings:
+        """These settings with the gate's knobs replaced (a saved default, a CLI flag)."""
+        return self.with_(min_score=knobs.threshold, top_k=knobs.k, min_coverage=knobs.min_coverage,
+                          max_unknown_weight=knobs.max_unknown_weight)
+
+    @field_validator("corpus_dir", "data_dir", mode="after")
+    @classmethod
+    def _expand_user(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
         if not 0.0 <= self.min_score <= 1.0:
             raise ConfigError(f"阈值 XIAOE_MIN_SCORE（{self.min_score}）必须在 0 到 1 之间。")
         if not 1 <= self.top_k <= MAX_TOP_K:
@@ -98,6 +176,7 @@ class Settings:
             raise ConfigError(f"判定区间覆盖余量 XIAOE_GRADER_BAND_COVERAGE（{self.grader_band_coverage}）必须在 0 到 1 之间。")
         if not 0.0 <= self.grader_band_unknown <= 1.0:
             raise ConfigError(f"判定区间资料外词权重上限 XIAOE_GRADER_BAND_UNKNOWN（{self.grader_band_unknown}）必须在 0 到 1 之间。")
+        return self
 
     @property
     def knobs(self) -> Knobs:
@@ -108,8 +187,6 @@ class Settings:
     @property
     def grader_band(self) -> Band:
         """The grader's uncertain band (core.answering.grader.in_band)."""
-        from core.answering.grader import Band
-
         return Band(coverage_margin=self.grader_band_coverage, unknown_limit=self.grader_band_unknown)
 
     @property
@@ -129,38 +206,29 @@ class Settings:
     def embed_configured(self) -> bool:
         return bool(self.embed_base_url and self.embed_model)
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
-        """Defaults, then `XIAOE_<FIELD>` variables from `environ` (default os.environ), then overrides."""
-        env = os.environ if environ is None else environ
-        values: dict = {}
-        for f in fields(cls):
-            raw = env.get(f"XIAOE_{f.name.upper()}")
-            if raw is None or raw == "":
-                continue
-            values[f.name] = _parse(f.name, raw, type(getattr(_DEFAULTS, f.name)))
-        values.update(overrides)
-        if "min_score" not in values and values.get("answerability", _DEFAULTS.answerability) == "off":
-            values["min_score"] = THRESHOLD_ONLY_MIN_SCORE
-        return cls(**values)
-
-    def with_knobs(self, knobs: Knobs) -> Settings:
-        """These settings with the gate's knobs replaced (a saved default, a CLI flag)."""
-        return replace(self, min_score=knobs.threshold, top_k=knobs.k, min_coverage=knobs.min_coverage,
-                       max_unknown_weight=knobs.max_unknown_weight)
+    @property
+    def key(self) -> str:
+        """A digest of every value: what caches key on (never a hand-written list of fields)."""
+        return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()
 
 
-def _parse(name: str, raw: str, kind: type):
-    env_name = f"XIAOE_{name.upper()}"
-    try:
-        if issubclass(kind, Path):
-            return Path(raw).expanduser()
-        if kind is bool:
-            return raw.strip().lower() in ("1", "true", "yes", "on")
-        return kind(raw.strip())
-    except ValueError:
-        raise ConfigError(f"环境变量 {env_name} 的值「{raw}」无法识别，请改成正确的{_KIND_NAMES.get(kind, '值')}。") from None
+def _given(mapping: Mapping[str, str], field: str) -> bool:
+    name = ENV_PREFIX + field.upper()
+    return any(k.upper() == name and str(v) != "" for k, v in mapping.items())
 
 
-_KIND_NAMES = {int: "整数", float: "数字", str: "文字"}
-_DEFAULTS = Settings()
+def _config_error(error: ValidationError, mappings: tuple[Mapping[str, str], ...], overrides: Mapping[str, Any],
+                  ) -> ConfigError:
+    """The first unreadable value as 「环境变量 XIAOE_TOP_K 的值「abc」无法识别，请改成正确的整数。」"""
+    detail = error.errors()[0]
+    field = str(detail["loc"][0]) if detail.get("loc") else ""
+    env_name = ENV_PREFIX + field.upper()
+    raw = detail.get("input")
+    for mapping in mappings:
+        for k, v in mapping.items():
+            if k.upper() == env_name and str(v) != "":
+                raw = v
+    annotation = Settings.model_fields[field].annotation if field in Settings.model_fields else None
+    kind = _KIND_NAMES.get(annotation, "值") if isinstance(annotation, type) else "值"
+    where = "设置" if field in overrides else "环境变量"
+    return ConfigError(f"{where} {env_name} 的值「{raw}」无法识别，请改成正确的{kind}。")

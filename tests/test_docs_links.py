@@ -5,7 +5,10 @@ Only Markdown links outside code are checked; web addresses are left alone (no n
 
 from __future__ import annotations
 
+import importlib
+import io
 import re
+import tokenize
 import unicodedata
 from pathlib import Path
 
@@ -120,3 +123,54 @@ def test_source_files_named_in_the_docs_exist(page):
     named = sorted(set(SOURCE_PATH.findall(page.read_text(encoding="utf-8"))))
     missing = [path for path in named if not (ROOT / path).is_file()]
     assert not missing, f"{page.name} names files that do not exist: {missing}"
+
+
+DOTTED = re.compile(r"(?<![\w./-])(core(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+CODE_FOLDERS = ("core", "ui", "app_pages", "bench")
+
+
+def _resolves(dotted: str) -> bool:
+    """`core.a.b.name` is an importable module, or a module followed by attributes it has."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for attribute in parts[cut:]:
+            if not hasattr(obj, attribute):
+                return False
+            obj = getattr(obj, attribute)
+        return True
+    return False
+
+
+def _comments_and_strings(path: Path) -> str:
+    """Every comment, docstring and string literal of a Python file: where a message or a note names code."""
+    pieces = [tok.string for tok in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+              if tok.type in (tokenize.COMMENT, tokenize.STRING)]
+    return "\n".join(pieces)
+
+
+def _named_code() -> list[tuple[str, str]]:
+    texts = [(p, p.read_text(encoding="utf-8")) for p in PAGES]
+    texts += [(p, _comments_and_strings(p)) for folder in CODE_FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))]
+    texts.append((ROOT / "streamlit_app.py", _comments_and_strings(ROOT / "streamlit_app.py")))
+    found = []
+    for path, text in texts:
+        where = path.relative_to(ROOT).as_posix()
+        found += [(where, name) for name in SOURCE_PATH.findall(text) if not (ROOT / name).is_file()]
+        found += [(where, name) for name in DOTTED.findall(text) if "__main__" not in name and not _resolves(name)]
+    return sorted(set(found))
+
+
+def test_code_comments_messages_and_docs_name_only_code_that_exists():
+    """Comments, docstrings, messages (CLI output included) and docs name modules, functions and files that
+    are there: a package move once left 29 stale names behind, one printed by `xiaoe index info`."""
+    stale = _named_code()
+    assert not stale, "\n".join(f"{where}: {name}" for where, name in stale)
+
+
+def test_the_stale_name_check_can_fail():
+    assert not _resolves("core.answering.rag.NoSuchThing") and not _resolves("core.no_such_module")
+    assert _resolves("core.values.Hit") and _resolves("core.settings.Settings.load")

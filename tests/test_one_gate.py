@@ -10,8 +10,8 @@ import pytest
 
 from core.assistant import open_assistant
 from core.cli import main
-from core.evaluation.set_format import read_question_file
 from core.knobs import Knobs
+from core.sets.format import read_question_file
 from core.settings import Settings
 from core.stores.question_sets import DEFAULT_SET_PATH
 from tests.paths import SETS as DATA

@@ -15,16 +15,14 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from core.answerability.decision import RERANK_BASE
-from core.answering.rag import Gate, Hit, RAGAnswer
 from core.checks.citations import CITATION_RE, numbers
 from core.checks.cited_sentence import claim_before
-from core.checks.grounding import GroundingReport, SentenceVerdict
-from core.checks.problems import Problem
 from core.checks.references import excerpt
+from core.values import Gate, GroundingReport, Hit, Problem, RAGAnswer, SentenceVerdict
 from ui.source_view import source_url
 
 if TYPE_CHECKING:  # only a type here; the router imports this module, the decider is the Ask page's
-    from core.answerability.decision import Decision
+    from core.values import Decision
 
 PASSED, BELOW, OUTSIDE_K = "命中", "低于阈值", "超出前 k 个"
 STATUS_COLORS = {PASSED: "#1f77b4", BELOW: "#bbbbbb", OUTSIDE_K: "#dddddd"}

@@ -167,7 +167,7 @@ def sign_in(username: str, password: str) -> User:
 
     The token rotates: a new one for every sign-in, and the one this browser held before is revoked.
     The client address Streamlit reports (None on localhost) is the throttle's source, so
-    failures from one visitor lock the name for that visitor only (core/login_throttle.py).
+    failures from one visitor lock the name for that visitor only (core/stores/login_throttle.py).
     """
     user = _remember(get_sessions().sign_in(username, password, source=st.context.ip_address))
     _revoke_previous()

@@ -13,9 +13,10 @@ import streamlit as st
 from core.corpus.diff import side_by_side
 from core.corpus.files import MAX_NAME_CHARS
 from core.errors import XiaoEError
-from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text, requeue_stale
+from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text
 from core.stores.db import open_database
 from core.stores.roles import User
+from core.stores.stale import requeue_stale
 from ui.auth import authorize, current_user
 from ui.diff_view import show_diff
 from ui.escape import md_escape

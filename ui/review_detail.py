@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.corpus.diff import stale_changes
 from core.errors import XiaoEError
-from core.stores.corpus_admin import STALE_CODE, CorpusAdmin
+from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import open_database
 from core.stores.review import ReviewItem, ReviewStore
+from core.stores.stale import STALE_CODE, stale_changes
 from ui.answer_view import md_escape
 from ui.diff_view import show_diff
 from ui.review_view import candidate_frame, event_frame, when

@@ -1,7 +1,7 @@
 """The sign-in cookie: read it from the page's request, write or clear it in the browser.
 
 The token in the cookie is the same random bearer token the sessions table keeps only as a
-sha256 hash (core/sessions.py). Streamlit reads cookies on the server (`st.context.cookies`,
+sha256 hash (core/stores/sessions.py). Streamlit reads cookies on the server (`st.context.cookies`,
 the ones sent when the tab opened its connection) but has no API to set one, so the cookie is
 written by a three-line script in `st.html(..., unsafe_allow_javascript=True)` — Streamlit's
 own element, no extra component. A script cannot set HttpOnly; SameSite=Strict, a path scoped

@@ -1,4 +1,4 @@
-"""Cached accessors the pages share: settings, the served index (core.retrieval.holder), stores.
+"""Cached accessors the pages share: settings, the served index (core.serving.holder), stores.
 
 Nothing cached here holds shared state: the index holder follows the database-held corpus on
 its own (a background thread), and settings, saved defaults, glossary, accounts and sessions are
@@ -17,8 +17,8 @@ from core.answerability.glossary import Glossary
 from core.answering.providers import make_chat_model
 from core.assistant import Assistant, build_assistant
 from core.errors import StoreError, XiaoEError
-from core.retrieval.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.retrieval.store import IndexBundle
+from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
 from core.stores.db import open_database
 from core.stores.defaults import effective_settings

@@ -22,7 +22,7 @@ AXIS_TITLES = {"threshold": "每道题排第 1 的片段的排序分", "min_cove
 
 
 def histogram_frame(rows: list[dict]) -> pd.DataFrame:
-    """Counts per bin of BIN_STEP, per class (core.evaluation.distribution rows); empty bins left out."""
+    """Counts per bin of BIN_STEP, per class (core.evaluation.metrics.distribution rows); empty bins left out."""
     edges = np.round(np.arange(0.0, 1.0 + BIN_STEP / 2, BIN_STEP), 4)
     values = np.array([r["数值"] for r in rows], dtype=float)
     labels = np.array([r["标注"] for r in rows], dtype=object)

@@ -18,60 +18,24 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from core.answerability.glossary import Glossary
-from core.answerability.rules import RuleSet, active_rules
-from core.answerability.terms import Term, TermAnalyzer, credit  # noqa: F401 - credit is re-exported
-from core.answering.rag import Hit, apart, below_threshold
-from core.corpus.text import normalize
+from core.answerability.rules import ALL_RULES, RuleSet
+from core.answerability.terms import TermAnalyzer, credit
 from core.knobs import LABELS, Knobs
+from core.language.text import normalize
 from core.retrieval.index import SearchIndex
+from core.values import Decision, Hit, Measures, Signal, Term, apart, below_threshold
 
 MAX_LISTED_TERMS = 4
 
 
-@dataclass(frozen=True)
-class Signal:
-    """One row of the explanation table: a Chinese name, the measured value, and whether it passed.
-
-    `compared` says what the gate compared (「62% ≥ 59%」), so the page shows the number it used.
-    """
-
-    name_zh: str
-    value: float
-    passed: bool
-    detail: str = ""
-    compared: str = ""
 
 
-@dataclass(frozen=True)
-class Measures:
-    """What one set of passing chunks holds of a question's terms; no knob is involved."""
-
-    passing: int  # how many chunks (a prefix of the ranked candidates) these measures are for
-    coverage: float
-    heaviest_unknown: float
-    unknown: tuple[Term, ...]  # absent from the corpus and from the passing chunks, heaviest first
-    uncovered: tuple[Term, ...]  # not found in the passing chunks, heaviest first
-    carrying: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Decision:
-    """Answer or refuse, with a score in [0, 1] and the reason in the consultant's words."""
-
-    answerable: bool
-    score: float
-    reason: str
-    signals: tuple[Signal, ...]
-    uncovered_terms: tuple[str, ...] = ()
-    carrying_terms: tuple[str, ...] = ()
-    unknown_terms: tuple[str, ...] = ()
-    coverage: float = 0.0
-    terms: tuple[Term, ...] = ()
-    context_terms: tuple[str, ...] = ()  # left out: only the asker's description of themselves holds them
 
 
 def _quote(words: Sequence[str]) -> str:
@@ -189,12 +153,12 @@ def analyzer_for(index: SearchIndex, cache_dir: Path | None = None,
     The glossary's phrases go into the tokenizer's dictionary, so 「上网课」 is cut 上/网课 when
     网课 is a synonym, not 上网/课. With `cache_dir` (the index folder) the corpus vocabulary is
     kept on disk by fingerprint, so a restart does not cut the whole corpus with jieba again;
-    after that a new glossary costs only a fresh tokenizer (about 15 ms). `rules` defaults to
-    the ones XIAOE_ANSWERABILITY_RULES switches on (core.answerability.rules).
+    after that a new glossary costs only a fresh tokenizer (about 15 ms). `rules` (default: all on)
+    are the ones settings switch on (`Settings.rules`, from XIAOE_ANSWERABILITY_RULES).
     """
     cache = cache_dir / f"vocabulary-{index.fingerprint}.json" if cache_dir and index.fingerprint else None
     return _analyzer(index, cache, glossary.phrases if glossary is not None else frozenset(),
-                     rules if rules is not None else active_rules())
+                     rules if rules is not None else ALL_RULES)
 
 
 # Analyzers per index, held only while the index lives: a rebuilt index's analyzers go with it

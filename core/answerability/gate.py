@@ -12,32 +12,11 @@ the tuning page and the benches all decide through `decide` below, so they canno
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from core.answerability.decision import Measures, judge
-from core.answerability.terms import Term
-from core.answering.rag import Gate, Hit, below_threshold
+from core.answerability.decision import judge
 from core.knobs import Knobs
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    """One question retrieved once for the largest k and ranked; knob-free.
-
-    `measures[j]` describes the first j candidates as passing chunks (j = 0 … len(candidates));
-    it is empty when the answerability decision is off.
-    """
-
-    question: str
-    candidates: tuple[Hit, ...]
-    terms: tuple[Term, ...] = ()
-    context: tuple[str, ...] = ()
-    measures: tuple[Measures, ...] = ()
-
-    @property
-    def decides(self) -> bool:
-        """True when the answerability decision takes part (XIAOE_ANSWERABILITY=on)."""
-        return bool(self.measures)
+from core.values import Gate, Hit, Retrieval, below_threshold
 
 
 def passing_count(candidates: Sequence[Hit], knobs: Knobs) -> int:

@@ -1,7 +1,7 @@
 """The school's words: a glossary mapping what students say (价格) to what the documents say (学费).
 
 This module holds the value (`Glossary`), query expansion and the CSV format; the database
-store that consultants edit lives in `core/glossary_store.py`. A synonym may map to more than
+store that consultants edit lives in `core/stores/glossary.py`. A synonym may map to more than
 one canonical term; every lookup returns terms in the glossary's (sorted) order.
 """
 
@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.corpus.text import normalize
+from core.cells import neutralise, restore
 from core.errors import XiaoEError
-from core.stores.spreadsheet_cells import neutralise, restore
+from core.language.text import normalize
 
 STARTER_PATH = Path(__file__).resolve().parents[1] / "data" / "glossary_starter.csv"
 MAX_WORD_CHARS = 20

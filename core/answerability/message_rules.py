@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from pypinyin import Style, lazy_pinyin
 
-from core.answerability.term_words import HAN_RE, RESULTATIVES, read_words
-from core.corpus.text import normalize
+from core.answerability.rule_api import Analyzer
+from core.language.text import normalize
+from core.language.words import HAN_RE, RESULTATIVES, read_words
 
 if TYPE_CHECKING:
     from core.answerability.glossary import Glossary
-    from core.answerability.terms import TermAnalyzer
 
 COURTESY_PHRASES = read_words("courtesy_phrases.txt")
 COURTESY_CLAUSES = read_words("courtesy_clauses.txt")
@@ -29,6 +29,7 @@ _CLAUSE_RE = re.compile("(?:" + "|".join(map(re.escape, sorted(COURTESY_CLAUSES 
                                                                  reverse=True))) + ")+")
 _CLAUSE_SPLIT_RE = re.compile(r"([，,。.！!？?；;~～…\s]+)")
 _LATIN_RE = re.compile(r"([a-z]+)")
+_LATIN_WORD_RE = re.compile(r"[a-z]+")
 MIN_HOMOPHONE_CHARS = 2
 MAX_HOMOPHONE_CHARS = 4
 
@@ -55,7 +56,7 @@ def courtesy(question: str) -> str:
     return "".join(kept)
 
 
-def latin_words(analyzer: TermAnalyzer, text: str) -> list[str]:
+def latin_words(analyzer: Analyzer, text: str) -> list[str]:
     """A run of Latin letters is one token, never cut inside. A Latin word is
     then looked up in the glossary (level → 级) like any word, and otherwise counts as absent. A
     resultative complement jieba cuts alone right after it is dropped, as `resultatives` does for
@@ -76,12 +77,15 @@ def latin_words(analyzer: TermAnalyzer, text: str) -> list[str]:
     return tokens
 
 
-def latin_in_corpus(analyzer: TermAnalyzer, word: str) -> bool:
-    """A Latin word is in the corpus only as a whole word (app of App, not pp inside it)."""
+def latin_in_corpus(analyzer: Analyzer, word: str) -> bool | None:
+    """A Latin word is in the corpus only as a whole word (app of App, not pp inside it); None for any
+    other word (the corpus text decides)."""
+    if not _LATIN_WORD_RE.fullmatch(word):
+        return None
     return word in analyzer.latin_vocabulary
 
 
-def homophones(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None,
+def homophones(analyzer: Analyzer, tokens: list[str], glossary: Glossary | None,
                folds: list[tuple[str, str]]) -> list[str]:
     """A word the corpus lacks whose tone-exact pinyin equals one corpus word of the same length is
     read as that word (pinyin input typos); `folds` receives (typed, read as) for the reason.
@@ -116,11 +120,11 @@ def homophones(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | N
     return out
 
 
-def _known(analyzer: TermAnalyzer, word: str, glossary: Glossary | None) -> bool:
+def _known(analyzer: Analyzer, word: str, glossary: Glossary | None) -> bool:
     return analyzer.in_corpus(word) or (glossary is not None and normalize(word) in glossary.phrases)
 
 
-def _may_be_misheard(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> bool:
+def _may_be_misheard(analyzer: Analyzer, token: str, glossary: Glossary | None) -> bool:
     """A Chinese content token that may be part of a typo: no question word, no function word, and
     (for 2+ characters) no word the corpus or the glossary knows."""
     if not HAN_RE.match(token) or token in analyzer.question_words or analyzer.weight(token) <= 0.0:

@@ -1,18 +1,18 @@
-"""The registry of answerability term rules: their names, order, and which are switched on.
+"""The registry of answerability term rules: their names, the stage each acts at, the order, the switches.
 
-`RULES` lists every rule of the term analysis in the order the analyzer applies it, each with
-its stage and a one-line Chinese summary; the functions themselves live in `core.answerability.term_rules` and
-`core.answerability.message_rules`. `RuleSet` says which rules are on. `active_rules()` reads
-XIAOE_ANSWERABILITY_RULES: empty (all on), `-recut,-units` (all but these), `none`, or an explicit
-list of the rules to keep on. An unknown name is refused with a Chinese message naming it. This
-module decides nothing itself and must not import the analyzer.
+`RULES` is the program: the analyzer (core.answerability.terms.TermAnalyzer) runs, at each stage of
+`STAGES`, the rules registered for that stage in the order they are listed here, and nothing else.
+The functions live in core.answerability.term_rules and core.answerability.message_rules; each stage has
+one call shape (`STAGES` says which). `RuleSet` says which rules are on; `parse_rules` reads the
+XIAOE_ANSWERABILITY_RULES syntax (core.settings carries the value): empty (all on), `-recut,-units`
+(all but these), `none`, or an explicit list of the rules to keep on. An unknown name is refused with a
+Chinese message naming it. This module decides nothing itself and must not import the analyzer.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.answerability import message_rules, term_rules
@@ -20,28 +20,46 @@ from core.errors import ConfigError
 
 ENV_NAME = "XIAOE_ANSWERABILITY_RULES"
 
+# Where a rule acts, in the order a question passes through them, with the call shape of its function.
+STAGES = {
+    "setup": "() -> 额外整词：建分析器时加进分词词典、且不算关键词的多字词",
+    "message": "(question) -> question：改写学员打的原话",
+    "fold": "(text) -> text：分词前改写折叠后的文字",
+    "cut": "(analyzer, text) -> tokens：代替默认的结巴分词（第一条生效）",
+    "tokens": "(analyzer, tokens, glossary, folds) -> tokens：改写整串词",
+    "token": "(analyzer, token, glossary) -> pieces | None：重切一个粘连的词（第一条适用的生效）",
+    "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
+    "terms": "(question, terms) -> 背景词：这些词不计入关键词",
+}
+
 
 @dataclass(frozen=True)
 class Rule:
-    """One named rule: where it acts (`stage`), what it does in the consultant's words, and the
-    function that is the rule (its docstring gives an example it fixes and one it must not break)."""
+    """One named rule: the stage it acts at, what it does in the consultant's words, and the function
+    that is the rule (its docstring gives an example it fixes and one it must not break). `lookup`, when
+    set, also decides whether a word occurs in the corpus: `(analyzer, word) -> bool | None`."""
 
     name: str
     stage: str
     summary_zh: str
     function: Callable[..., object]
+    lookup: Callable[..., bool | None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.stage not in STAGES:
+            raise ValueError(f"rule {self.name!r}: unknown stage {self.stage!r}")
 
 
-# In the order the analyzer applies them. Stages: message (the typed question), cut (how the
-# text is cut into tokens), tokens (the token list), token (one glued token, first rule that
-# applies wins), weight, terms. Seven earlier rules (recut, units, glossary_weight, longer_terms,
-# specificity, gapped_credit, pair_credit) were removed: switched off one at a time they changed
-# nothing or cost nothing on the blind sets v6 and v7 (docs/answerability.md, the ablation table).
+# In the order the analyzer applies them, stage by stage. Seven earlier rules (recut, units,
+# glossary_weight, longer_terms, specificity, gapped_credit, pair_credit) were removed: switched off one
+# at a time they changed nothing or cost nothing on the blind sets v6 and v7 (docs/answerability.md,
+# the ablation table).
 RULES: tuple[Rule, ...] = (
+    Rule("question_frames", "setup", "多词问句框架（叫什么名字、是什么意思）整词切出、不算关键词", term_rules.question_frames),
     Rule("courtesy", "message", "客套话和聊天用语（老师好、在吗、谢谢、麻烦问下、亲、哈）不算关键词", message_rules.courtesy),
-    Rule("a_not_a", "cut", "正反问折回原词：包不包括 → 包括", term_rules.a_not_a),
-    Rule("latin_words", "cut", "连续的拉丁字母整词切出，不从中间切开：apple 不会切成 app + le", message_rules.latin_words),
-    Rule("question_frames", "cut", "多词问句框架（叫什么名字、是什么意思）整词切出、不算关键词", term_rules.question_frames),
+    Rule("a_not_a", "fold", "正反问折回原词：包不包括 → 包括", term_rules.a_not_a),
+    Rule("latin_words", "cut", "连续的拉丁字母整词切出，不从中间切开：apple 不会切成 app + le", message_rules.latin_words,
+         lookup=message_rules.latin_in_corpus),
     Rule("homophones", "tokens", "资料里没有的词按读音（带声调、字数相同）当作资料里的词：学废 → 学费", message_rules.homophones),
     Rule("glossary_phrases", "tokens", "拼出同义词的几个词合成一个：小 / e → 小E", term_rules.glossary_phrases),
     Rule("numeral_nouns", "token", "数量短语取出名词：一个班 → 班", term_rules.numeral_nouns),
@@ -69,6 +87,16 @@ class RuleSet:
         if name not in RULE_NAMES:
             raise KeyError(name)
         return name in self.enabled
+
+    def at(self, stage: str) -> tuple[Rule, ...]:
+        """The rules switched on at `stage`, in the registry's order: what the analyzer runs there."""
+        if stage not in STAGES:
+            raise KeyError(stage)
+        return tuple(rule for rule in RULES if rule.stage == stage and rule.name in self.enabled)
+
+    def lookups(self) -> tuple[Callable[..., bool | None], ...]:
+        """The corpus lookups of the rules switched on, in the registry's order."""
+        return tuple(rule.lookup for rule in RULES if rule.lookup is not None and rule.name in self.enabled)
 
     def without(self, *names: str) -> RuleSet:
         return RuleSet(self.enabled - set(names))
@@ -114,9 +142,3 @@ def parse_rules(spec: str | None) -> RuleSet:
     if off:
         return ALL_RULES.without(*off)
     return RuleSet(frozenset(keep))
-
-
-def active_rules(environ: Mapping[str, str] | None = None) -> RuleSet:
-    """The rules XIAOE_ANSWERABILITY_RULES switches on (all when it is unset or empty)."""
-    env = os.environ if environ is None else environ
-    return parse_rules(env.get(ENV_NAME))

@@ -3,8 +3,8 @@
 Each function is one rule of `core.answerability.rules.RULES` (registered there, in the order the
 analyzer applies them, and switchable by name). Its docstring gives one question it fixes and one
 it must not break; tests/answerability/test_term_rules.py holds both. The functions read the analyzer
-(`core.answerability.terms.TermAnalyzer`) but never change it, and know nothing of retrieval or the decision's
-knobs. Word lists come from core/data/ through `core.answerability.term_words`; the three typed-message rules
+(`core.answerability.rule_api.Analyzer`) but never change it, and know nothing of retrieval or the decision's
+knobs. Word lists come from core/data/ through `core.language.words`; the three typed-message rules
 (courtesy, latin_words, homophones) live in `core.answerability.message_rules`.
 """
 
@@ -14,7 +14,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from core.answerability.term_words import (
+from core.answerability.rule_api import Analyzer
+from core.language.text import normalize
+from core.language.words import (
     ASKING_MARKERS,
     FRAME_PHRASES,
     MAX_MERGE_TOKENS,
@@ -22,11 +24,10 @@ from core.answerability.term_words import (
     NUMERAL_TOPICS,
     RESULTATIVES,
 )
-from core.corpus.text import normalize
 
 if TYPE_CHECKING:
     from core.answerability.glossary import Glossary
-    from core.answerability.terms import Term, TermAnalyzer
+    from core.values import Term
 
 _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _ASKING_RE = re.compile("|".join(sorted(map(re.escape, ASKING_MARKERS), key=len, reverse=True))
@@ -57,7 +58,8 @@ def question_frames() -> frozenset[str]:
 
 # --- tokens --------------------------------------------------------------------------------------
 
-def glossary_phrases(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossary | None) -> list[str]:
+def glossary_phrases(analyzer: Analyzer, tokens: list[str], glossary: Glossary | None,
+                     folds: list[tuple[str, str]]) -> list[str]:
     """Runs of tokens that spell a glossary phrase are joined (longest first, left to right).
 
     Fixes 「小E都能回答些什么」 (jieba: 小/e; the glossary's 小E is one term).
@@ -83,7 +85,7 @@ def glossary_phrases(analyzer: TermAnalyzer, tokens: list[str], glossary: Glossa
 
 # --- one glued token at a time -------------------------------------------------------------------
 
-def numeral_nouns(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+def numeral_nouns(analyzer: Analyzer, token: str, glossary: Glossary | None) -> list[str] | None:
     """A numeral compound jieba lists as a numeral (一个班, 三个月) gives up its one noun the corpus has.
 
     Fixes 「一个班几个人啊」 (about 班). Must not break 「一起上课可以吗」: 起 of 一起 is no noun.
@@ -95,7 +97,7 @@ def numeral_nouns(analyzer: TermAnalyzer, token: str, glossary: Glossary | None)
     return best if best else [token]
 
 
-def resultatives(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+def resultatives(analyzer: Analyzer, token: str, glossary: Glossary | None) -> list[str] | None:
     """A verb plus a resultative complement (退掉, 剩下, 找到) keeps only the verb, when the
     corpus or the question frames know the verb.
 
@@ -110,7 +112,7 @@ def resultatives(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) 
     return None
 
 
-def resplit(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+def resplit(analyzer: Analyzer, token: str, glossary: Glossary | None) -> list[str] | None:
     """A content token jieba glued from function morphemes and a corpus word is re-cut into the word.
 
     Resolved pieces only (corpus words of 2+ characters or glossary phrases: 几节课 → 几 + 节课);
@@ -124,7 +126,7 @@ def resplit(analyzer: TermAnalyzer, token: str, glossary: Glossary | None) -> li
     return _best_split(analyzer, token, glossary, compound=False)
 
 
-def _best_split(analyzer: TermAnalyzer, token: str, glossary: Glossary | None, *, compound: bool) -> list[str] | None:
+def _best_split(analyzer: Analyzer, token: str, glossary: Glossary | None, *, compound: bool) -> list[str] | None:
     best: tuple[tuple[int, int, int], list[str]] | None = None
     for pieces in _splits(token):
         content = [p for p in pieces if analyzer.weigh(p, glossary)[0] > 0.0]

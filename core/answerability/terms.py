@@ -16,16 +16,17 @@ import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
-from core.answerability import message_rules, term_rules
-from core.answerability.lexicon import cached_vocabulary, fold, lexicon, new_tokenizer
-from core.answerability.rules import ALL_RULES, RuleSet
-from core.answerability.term_words import (
+from core.answerability import message_rules
+from core.answerability.rules import ALL_RULES, STAGES, RuleSet
+from core.corpus.profile import cached_vocabulary
+from core.language.lexicon import fold, lexicon, new_tokenizer
+from core.language.text import normalize
+from core.language.words import (
     BASE_QUESTION_WORDS,
     COMPOUND_TAGS,
     FLOOR,
@@ -37,7 +38,7 @@ from core.answerability.term_words import (
     NUMBER_RE,
     NUMBER_WEIGHT,
 )
-from core.corpus.text import normalize
+from core.values import Term
 
 if TYPE_CHECKING:
     from core.answerability.glossary import Glossary
@@ -46,25 +47,6 @@ if TYPE_CHECKING:
 _LATIN_WORD_RE = re.compile(r"[a-z]+")
 
 
-@dataclass(frozen=True)
-class Term:
-    """One content word of a question: its weight, and every form that counts as finding it.
-
-    `forms` is the word itself followed by the canonical terms the glossary maps it to;
-    `known` says whether any form occurs anywhere in the corpus; `specificity` (0..1] is how rare
-    its rarest known form is across the corpus's chunks (1 for a word the corpus never uses): the
-    offline answerer weighs keywords by it (core.answering.offline), the gate no longer does; `typed` is what the
-    student typed when a rule read it as `text` (homophones: 学废 read as 学费).
-    """
-
-    text: str
-    weight: float
-    forms: tuple[str, ...]
-    known: bool
-    via_glossary: bool = False
-    is_number: bool = False
-    specificity: float = 1.0
-    typed: str = ""  # what the student typed, when a rule read it as `text` (学废 read as 学费)
 
 
 def credit(term: Term, texts: Sequence[str], *, graded: bool = False) -> float:
@@ -123,9 +105,11 @@ class TermAnalyzer:
 
             profile = build_profile(list(corpus_texts), vocabulary=vocabulary)
         self.rules = rules
+        self._stage = {stage: rules.at(stage) for stage in STAGES}  # the registry's order, per stage
+        self._lookups = rules.lookups()
         self.profile = profile
         self.vocabulary = profile.vocabulary
-        frames = term_rules.question_frames() if rules.on("question_frames") else frozenset()
+        frames = frozenset().union(*(rule.function() for rule in self._stage["setup"]))
         self.question_words = BASE_QUESTION_WORDS | frames
         self.extra_words = tuple(sorted({fold(w).strip() for w in (*extra_words, *frames) if w and w.strip()}))
         self._tokenizer = new_tokenizer(self.vocabulary, self.extra_words)
@@ -155,15 +139,18 @@ class TermAnalyzer:
 
     def message(self, question: str) -> str:
         """The question after the message-stage rules (courtesy frames dropped)."""
-        return message_rules.courtesy(question) if self.rules.on("courtesy") else question
+        for rule in self._stage["message"]:
+            question = rule.function(question)
+        return question
 
     def tokens(self, text: str) -> list[str]:
         """jieba tokens of the folded text (HMM off: unknown characters stay single), punctuation dropped,
         after the cut-stage rules (A-not-A folding: 包不包括 → 包括; Latin words kept whole)."""
         folded = fold(text)
-        if self.rules.on("a_not_a"):
-            folded = term_rules.a_not_a(folded)
-        pieces = message_rules.latin_words(self, folded) if self.rules.on("latin_words") else self.cut(folded)
+        for rule in self._stage["fold"]:
+            folded = rule.function(folded)
+        cutters = self._stage["cut"]
+        pieces = cutters[0].function(self, folded) if cutters else self.cut(folded)
         return [t for t in (normalize(tok) for tok in pieces) if t]
 
     def cut(self, text: str) -> list[str]:
@@ -189,7 +176,7 @@ class TermAnalyzer:
 
     def is_function_word(self, word: str) -> bool:
         """A question frame or a word jieba tags as a function word (numeral topics aside)."""
-        if self.rules.on("numeral_topics") and term_rules.numeral_topics(word):
+        if any(rule.function(word) for rule in self._stage["weight"]):
             return False
         return word in self.question_words or self._lexicon.tags.get(word) in FUNCTION_TAGS
 
@@ -206,8 +193,10 @@ class TermAnalyzer:
     def in_corpus(self, word: str) -> bool:
         """True if the word occurs anywhere in the corpus text (punctuation and case ignored)."""
         word = normalize(word)
-        if self.rules.on("latin_words") and _LATIN_WORD_RE.fullmatch(word):
-            return message_rules.latin_in_corpus(self, word)
+        for lookup in self._lookups:
+            found = lookup(self, word)
+            if found is not None:
+                return found
         return self.profile.contains(word)
 
     def specificity(self, word: str) -> float:
@@ -236,7 +225,9 @@ class TermAnalyzer:
         """(`terms`, `context_words`) of the question from one cut, for callers that need both."""
         question = self.message(question)
         found = self._all_terms(question, glossary)
-        context = term_rules.self_description(question, found) if self.rules.on("self_description") else set()
+        context: set[str] = set()
+        for rule in self._stage["terms"]:
+            context |= rule.function(question, found)
         if not context:
             return found, ()
         return tuple(t for t in found if t.text not in context), tuple(t.text for t in found if t.text in context)
@@ -248,11 +239,9 @@ class TermAnalyzer:
 
     def _all_terms(self, question: str, glossary: Glossary | None) -> tuple[Term, ...]:
         tokens = self.tokens(question)
-        folds: list[tuple[str, str]] = []
-        if self.rules.on("homophones"):
-            tokens = message_rules.homophones(self, tokens, glossary, folds)
-        if glossary is not None and self.rules.on("glossary_phrases"):
-            tokens = term_rules.glossary_phrases(self, tokens, glossary)
+        folds: list[tuple[str, str]] = []  # (typed, read as), for the decision's reason
+        for rule in self._stage["tokens"]:
+            tokens = rule.function(self, tokens, glossary, folds)
         tokens = [piece for token in tokens for piece in self._split_glued(token, glossary)]
         seen: set[str] = set()
         out: list[Term] = []
@@ -300,10 +289,8 @@ class TermAnalyzer:
 
     def _split_glued(self, token: str, glossary: Glossary | None) -> list[str]:
         """A token jieba glued together, re-cut by the first token-stage rule that applies."""
-        for name, rule in (("numeral_nouns", term_rules.numeral_nouns), ("resultatives", term_rules.resultatives),
-                           ("resplit", term_rules.resplit)):
-            if self.rules.on(name):
-                pieces = rule(self, token, glossary)
-                if pieces is not None:
-                    return pieces
+        for rule in self._stage["token"]:
+            pieces = rule.function(self, token, glossary)
+            if pieces is not None:
+                return pieces
         return [token]

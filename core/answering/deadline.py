@@ -5,7 +5,7 @@ trips a 3 s timeout and can keep a caller busy for minutes. `DeadlineChatModel` 
 model built from the settings (core.answering.providers.make_chat_model), so the page, the API and the CLI
 all get the same bound: the stream is read on a worker thread, the caller waits for each piece
 only until the deadline, and past it gets a ModelError(kind="timeout"); what arrived so far is
-thrown away by the callers (core.answering.rag.answer joins nothing; the page clears its draft). The worker
+thrown away by the callers (core.assistant.answer joins nothing; the page clears its draft). The worker
 stops at its next piece and closes the HTTP response; a read already under way ends within the
 client's own per-read timeout.
 """
@@ -89,7 +89,7 @@ class DeadlineChatModel(BaseChatModel):
             yield ChatGenerationChunk(message=chunk)
 
     def with_structured_output(self, schema: Any, **kwargs: Any) -> Any:
-        """The inner model's structured output (the grader's short JSON verdict, core/grader.py).
+        """The inner model's structured output (the grader's short JSON verdict, core/answering/grader.py).
         Not under the whole-answer deadline: it is one small non-streamed reply, bounded by the
         client's own timeout and retries."""
         return self.inner.with_structured_output(schema, **kwargs)

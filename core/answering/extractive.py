@@ -15,11 +15,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.answerability.terms import Term, credit
+from core.answerability.terms import credit
 from core.checks.arithmetic import find_equations
 from core.checks.question_figures import find_mismatches, question_figures, shown
-from core.corpus.text import normalize
+from core.language.text import normalize
 from core.settings import REFUSAL_TEXT
+from core.values import Term
 
 _SENTENCE_RE = re.compile(r"[^。！？；\n]+[。！？；]?")
 _LABEL_RE = re.compile(r"^\s*[问答][:：]\s*")

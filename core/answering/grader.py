@@ -19,14 +19,14 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from core.answering.model_errors import as_model_error
-from core.answering.rag import Gate, Hit
 from core.errors import ModelError
+from core.provider_errors import as_model_error
+from core.values import Band, Gate, Grade, Hit
 
 GRADER_CHUNK_CHARS = 600  # each chunk is cut to this many characters in the grader's prompt
 REASON_CHARS = 200  # the model's reason is cut to this many characters before it is stored or shown
@@ -50,48 +50,8 @@ VERDICT_SCHEMA = {
 OUTCOME = "本次没有让模型判定，已拒答"
 
 
-@dataclass(frozen=True)
-class Band:
-    """The uncertain band's edges: how far below the coverage floor, and the heaviest absent word allowed."""
-
-    coverage_margin: float
-    unknown_limit: float
 
 
-@dataclass(frozen=True)
-class Grade:
-    """The grader's verdict on one question, with its cost; `fault` is set when the call failed."""
-
-    answerable: bool
-    chunks: tuple[int, ...]
-    reason: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    ms: int = 0
-    fault: str = ""  # a ModelError kind ("timeout", "rate_limit", "bad_response", …); "" when a verdict came
-    structured: bool = True  # False: the provider had no structured output, the strict parser read the text
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def cost(self) -> str:
-        """「用量 812 tokens（输入 790，输出 22），用时 640 毫秒」"""
-        return (f"用量 {self.tokens} tokens（输入 {self.prompt_tokens}，输出 {self.completion_tokens}），"
-                f"用时 {self.ms} 毫秒")
-
-    def describe(self) -> str:
-        """The line the Ask page and the review queue show."""
-        if self.fault:
-            return f"模型判定失败，已拒答：{self.reason}"
-        if self.answerable:
-            return f"由模型判定可答：{self.reason}（依据片段 {'、'.join(map(str, self.chunks))}）"
-        return f"模型判定不可答：{self.reason}"
-
-    def to_dict(self) -> dict:
-        return {"answerable": self.answerable, "chunks": list(self.chunks), "reason": self.reason,
-                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "ms": self.ms, "fault": self.fault}
 
 
 class BadVerdict(ValueError):

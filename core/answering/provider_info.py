@@ -7,14 +7,9 @@ so a page can render these values as they are.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
+from core.endpoints import mask_key, safe_db_url, safe_url
 from core.settings import Settings
-
-MASK_MIN_CHARS = 16  # below this, even four characters are too large a share of the key
 
 RETRIEVER_NAMES = {
     "lexical": "lexical（字词匹配，TF-IDF，内置）",
@@ -56,31 +51,10 @@ class SettingRow:
     value: str
 
 
-def mask_key(key: str) -> str:
-    """「未设置」, 「已设置」 for short keys, else the last four characters (`sk-…abcd`)."""
-    if not key:
-        return "未设置"
-    if len(key) < MASK_MIN_CHARS:
-        return "已设置"
-    prefix = "sk-" if key.startswith("sk-") else ""
-    return f"{prefix}…{key[-4:]}"
 
 
-def safe_url(url: str) -> str:
-    """`url` without user, password or query string (a key can hide in any of them)."""
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def safe_db_url(url: str) -> str:
-    """The database URL with its password replaced by ***."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return safe_url(url)
 
 
 def describe_providers(settings: Settings) -> ProvidersOverview:

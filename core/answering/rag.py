@@ -9,131 +9,29 @@ place, core.assistant; nothing here decides whether to answer.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 
-from core.answering.model_errors import as_model_error
 from core.answering.offline import OfflineAnswerer
 from core.answering.prompts import build_messages
 from core.checks.citations import renumber, reorder
-from core.checks.grounding import GroundingReport, check_grounding
-from core.checks.problems import Problem
-from core.checks.references import RefReport, check_refs
+from core.checks.grounding import check_grounding
+from core.checks.references import check_refs
 from core.errors import InvalidQuestion, ModelError
-from core.knobs import Knobs
+from core.provider_errors import as_model_error
 from core.retrieval.index import SearchIndex, search_with_score
 from core.settings import MAX_QUESTION_CHARS, MAX_TOP_K, REFUSAL_TEXT
+from core.values import Gate, Hit, RAGAnswer
 
 if TYPE_CHECKING:  # core.answerability.decision and core.answering.grader import Hit and Gate from here
-    from core.answerability.decision import Decision
-    from core.answering.grader import Grade
+    pass
 
 
-@dataclass(frozen=True)
-class Hit:
-    """One retrieved chunk: its retrieval score, its ranking score (`value`, what the threshold is
-    compared with and what the chart draws) and whether it passed the gate."""
-
-    rank: int
-    source: str
-    heading: str
-    chunk: int
-    start: int
-    end: int
-    text: str
-    score: float
-    passed: bool = False
-    coverage: float | None = None  # this chunk's own keyword coverage, set by the ranking step
-    value: float | None = None  # the ranking score; the retrieval score when nothing reranked
-
-    def __post_init__(self) -> None:
-        if self.value is None:
-            object.__setattr__(self, "value", self.score)
-
-    @property
-    def document(self) -> Document:
-        return Document(page_content=self.text, metadata={
-            "source": self.source, "heading": self.heading, "chunk": self.chunk,
-            "start": self.start, "end": self.end})
-
-    def to_dict(self) -> dict:
-        return {"rank": self.rank, "source": self.source, "heading": self.heading, "chunk": self.chunk,
-                "start": self.start, "end": self.end, "score": round(self.score, 6),
-                "value": round(self.value, 6), "passed": self.passed, "text": self.text,
-                **({} if self.coverage is None else {"coverage": self.coverage})}
 
 
-@dataclass(frozen=True)
-class Gate:
-    """The decision taken before any model call: which kept candidates pass, and why it refuses if it does."""
-
-    question: str
-    candidates: tuple[Hit, ...]  # the first k ranked candidates, `passed` marked
-    knobs: Knobs
-    refused: bool
-    reason: str
-    decision: Decision | None = None  # None when the answerability decision is off
-    grade: Grade | None = None  # the grader's verdict (core.answering.grader) for a question in the uncertain band
-
-    @property
-    def hits(self) -> tuple[Hit, ...]:
-        return tuple(h for h in self.candidates if h.passed)
-
-    @property
-    def threshold(self) -> float:
-        return self.knobs.threshold
-
-    @property
-    def k(self) -> int:
-        return self.knobs.k
 
 
-@dataclass(frozen=True)
-class RAGAnswer:
-    """Everything a caller needs to show, check or queue one answer."""
-
-    question: str
-    text: str
-    hits: tuple[Hit, ...]
-    candidates: tuple[Hit, ...]
-    threshold: float
-    k: int
-    refused: bool
-    model_called: bool
-    problems: tuple[Problem, ...] = ()
-    reason: str = ""
-    knobs: Knobs | None = None
-    decision: Decision | None = None
-    citations: RefReport | None = None  # the checks' reports, rendered as they are (never recomputed)
-    grounding: GroundingReport | None = None
-    grade: Grade | None = None  # set when the grader (core.answering.grader) judged this question
-
-    @property
-    def flagged(self) -> bool:
-        """True when a check found a problem: the text must not be shown to a student as final."""
-        return bool(self.problems)
-
-    @property
-    def gate_refused(self) -> bool:
-        """The gate refused before any model call (as `eval` reports); `refused` also counts a model
-        that answered with the refusal sentence itself."""
-        return self.refused and not self.model_called
-
-    @property
-    def best_score(self) -> float:
-        return max((h.score for h in self.candidates), default=0.0)
-
-    def to_dict(self) -> dict:
-        return {"question": self.question, "refused": self.refused, "gate_refused": self.gate_refused,
-                "answer": self.text,
-                "threshold": self.threshold, "k": self.k, "model_called": self.model_called,
-                "reason": self.reason, "hits": [h.to_dict() for h in self.candidates],
-                "problems": [p.to_dict() for p in self.problems],
-                **({"knobs": self.knobs.to_dict()} if self.knobs else {}),
-                **({"grade": self.grade.to_dict()} if self.grade else {})}
 
 
 def validate_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
@@ -160,19 +58,8 @@ def retrieve(question: str, index: SearchIndex, k: int = MAX_TOP_K) -> tuple[Hit
     return tuple(hits)
 
 
-def apart(value: float, bound: float, *, percent: bool = False) -> str:
-    """`value` with as many decimals as it takes (up to 4) to differ on the page from `bound` shown at its usual
-    precision: 0.0496 against 0.05 shows as 0.0496 and a coverage of 0.6667 against 67% as 66.7%, never as
-    「0.05 低于阈值 0.05」 or 「67% < 67%」. Bounds are grid values, so only a tie on the page needs more digits."""
-    scale, digits = (100, 0) if percent else (1, 2)
-    while digits < 4 and value != bound and round(value * scale, digits) == round(bound * scale, digits):
-        digits += 1
-    return f"{value * scale:.{digits}f}%" if percent else f"{value:.{digits}f}"
 
 
-def below_threshold(best: float, threshold: float) -> str:
-    """「最高排序分 0.04 低于阈值 0.05」, the two numbers never equal on the page."""
-    return f"最高排序分 {apart(best, threshold)} 低于阈值 {threshold:.2f}"
 
 
 def refusal(gate: Gate) -> RAGAnswer:

@@ -13,7 +13,8 @@ import math
 from collections.abc import Iterable
 
 from core.checks.arithmetic import TOLERANCE
-from core.checks.figures import Figure, format_number
+from core.checks.figures import format_number
+from core.values import Figure
 
 
 def _label(figure: Figure) -> str:

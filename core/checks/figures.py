@@ -10,10 +10,10 @@ Deliberately left out: words that contain a numeral character but are not quanti
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from core.checks.citations import CITATION_RE  # noqa: F401 - re-exported for core.checks.arithmetic and core.checks.grounding
+from core.values import Figure
 
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
            "八": 8, "九": 9, "俩": 2, "壹": 1, "贰": 2, "叁": 3, "肆": 4, "伍": 5, "陆": 6, "柒": 7, "捌": 8, "玖": 9}
@@ -50,29 +50,8 @@ _ARABIC_RE = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[ \t]?([�
 _CN_RUN_RE = re.compile(rf"{_CN}+")
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One quantity as written: `value` is the number read (5% → 5); `percent` marks a percentage."""
-
-    text: str
-    span: tuple[int, int]
-    value: float
-    percent: bool = False
-
-    @property
-    def amount(self) -> float:
-        """The value to calculate with: 5% is 0.05."""
-        return self.value / 100 if self.percent else self.value
-
-    @property
-    def keys(self) -> frozenset[float]:
-        """Values under which this figure counts as present; a percentage also matches its fraction."""
-        return frozenset({_key(self.value), _key(self.amount)})
 
 
-def _key(value: float) -> float:
-    # Rounded so that 1.5万 and 15000, or 0.1+0.2 and 0.3, compare equal.
-    return round(value, 6)
 
 
 def format_number(value: float) -> str:

@@ -24,11 +24,11 @@ from langchain_core.documents import Document
 from core.checks.arithmetic import Equation, Mismatch, find_equations
 from core.checks.citations import cited
 from core.checks.derivation import derive, operands
-from core.checks.figures import CITATION_RE, Figure, extract_figures, format_number, value_keys
-from core.checks.problems import Problem
+from core.checks.figures import CITATION_RE, extract_figures, format_number, value_keys
 from core.checks.question_figures import describe, find_mismatches
-from core.corpus.text import normalize
+from core.language.text import normalize
 from core.settings import REFUSAL_TEXT
+from core.values import Figure, GroundingReport, Problem, SentenceVerdict
 
 UNSUPPORTED_NUMBER = "unsupported_number"
 BAD_ARITHMETIC = "bad_arithmetic"
@@ -48,37 +48,8 @@ _FORMULA_SHOWN = 16
 _FORMULA_RE = re.compile(r"[\u4e00-\u9fff][ \t]*[×÷][ \t]*[（(]?[ \t]*[\u4e00-\u9fff]")
 
 
-@dataclass(frozen=True)
-class SentenceVerdict:
-    """One sentence of the answer: where it is, what it cites, what it states, what is wrong."""
-
-    text: str
-    span: tuple[int, int]
-    cited: tuple[int, ...]
-    figures: tuple[Figure, ...]
-    problems: tuple[Problem, ...]
-    derivations: tuple[str, ...] = ()  # how derived figures follow: 「10 = 16 − 6」
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
-@dataclass(frozen=True)
-class GroundingReport:
-    """One verdict per sentence plus all problems in order of position."""
-
-    verdicts: tuple[SentenceVerdict, ...]
-    problems: tuple[Problem, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    @property
-    def flagged_spans(self) -> tuple[tuple[int, int], ...]:
-        """Distinct spans to mark red in the answer text, sorted by position."""
-        return tuple(sorted({p.span for p in self.problems if p.span is not None}))
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:

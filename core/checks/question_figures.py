@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.checks.arithmetic import Equation, find_equations
-from core.checks.figures import Figure, extract_figures, format_number
+from core.checks.figures import extract_figures, format_number
+from core.values import Figure
 
 MONEY, LEVEL, LESSONS, WEEKS, DAYS = "money", "level", "lessons", "weeks", "days"
 KIND_NAMES = {MONEY: "金额", LEVEL: "级别", LESSONS: "课时", WEEKS: "周数", DAYS: "天数"}

@@ -3,39 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from langchain_core.documents import Document
 
 from core.checks.citations import CITATION_RE, cited, markers
-from core.checks.problems import Problem
+from core.values import Problem, Reference, RefReport
 
 EXCERPT_CHARS = 40
 
 
-@dataclass(frozen=True)
-class Reference:
-    """One citation number resolved to the chunk it names."""
-
-    number: int
-    source: str
-    heading: str
-    chunk: int
-    start: int
-    end: int
-    excerpt: str
 
 
-@dataclass(frozen=True)
-class RefReport:
-    """The citations an answer uses (resolvable ones) and the problems found."""
-
-    refs: tuple[Reference, ...]
-    problems: tuple[Problem, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 def extract_refs(text: str) -> list[int]:

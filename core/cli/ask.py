@@ -12,7 +12,6 @@ import argparse
 import json
 
 from core.answering.offline import ScriptedChatModel
-from core.answering.rag import RAGAnswer
 from core.assistant import Assistant, open_assistant
 from core.cli.knobs import add_knob_flags, knobs_from_args
 from core.errors import ModelError
@@ -20,6 +19,7 @@ from core.knobs import Knobs
 from core.settings import Settings
 from core.stores.db import open_database
 from core.stores.review import ReviewStore, record_answer
+from core.values import RAGAnswer
 
 DEMO_QUESTIONS = (
     "启明英语的口语课一共有几级？",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.answering.provider_info import safe_db_url
+from core.endpoints import safe_db_url
 from core.settings import Settings
 from core.stores.accounts import ACCOUNTS_SCHEMA
 from core.stores.audit import AUDIT_SCHEMA

@@ -1,5 +1,5 @@
 """`python -m core eval [SET] [--min-score T] [--k K] [--min-coverage C] [--max-unknown-weight U] [--misses] [--json]`
-(and `--with-model`: the whole chain with the configured model, in core/cli_eval_model.py).
+(and `--with-model`: the whole chain with the configured model, in core/cli/eval_model.py).
 
 The labelled set goes through the same Assistant and gate as `python -m core ask` (retrieved
 and ranked once, then core.answerability.gate.decide at the given knobs), so for any set and knobs every

@@ -11,7 +11,6 @@ it on; the band's edges are the ones in force (XIAOE_GRADER_BAND_COVERAGE / _UNK
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 
 from core.assistant import open_assistant
 from core.cli.knobs import knobs_from_args
@@ -29,7 +28,7 @@ def run(args) -> int:
     if not settings.llm_configured:
         raise ConfigError("--with-model 需要先配置回答模型：请设置 XIAOE_LLM_BASE_URL 和 XIAOE_LLM_MODEL"
                           "（见 docs/grader.md），或去掉 --with-model 只评测闸门。")
-    assistant = open_assistant(replace(settings, grader="band"))
+    assistant = open_assistant(settings.with_(grader="band"))
     knobs = knobs_from_args(args, assistant.knobs)
     files, sections = corpus_catalog(assistant.index)
     questions = (read_question_file(args.set_path, known_files=files, known_sections=sections)

@@ -62,7 +62,7 @@ def run_info(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, ensure_ascii=False, indent=2))
     elif settings.retriever != "lexical":
-        print(f"检索方式是 {settings.retriever}：索引每次启动时重建，向量另有磁盘缓存（core/dense.py），这里不保存索引文件。")
+        print(f"检索方式是 {settings.retriever}：索引每次启动时重建，向量另有磁盘缓存（core/retrieval/dense.py），这里不保存索引文件。")
     elif "problem" in info:
         print(info["problem"])
     elif not info["saved"]:

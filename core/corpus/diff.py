@@ -55,29 +55,5 @@ def _fold(run: list[DiffRow], context: int, *, first: bool, last: bool) -> list[
     return run[:keep_head] + [folded] + run[len(run) - keep_tail:]
 
 
-@dataclass(frozen=True)
-class StaleChange:
-    """One cited file of a 资料已更新 item: the version its answer was approved against and the newest."""
-
-    source: str
-    old_version: int
-    new_version: int
-    rows: tuple[DiffRow, ...]
 
 
-def stale_changes(admin, item) -> tuple[StaleChange, ...]:
-    """For a queue item reopened because cited files changed: each file's diff from the version in
-    force when the item was queued to the newest version. `admin` is a core.stores.corpus_admin.CorpusAdmin."""
-    from core.stores.corpus_admin import cited_sources  # corpus administration is optional for this module's diffs
-
-    changes = []
-    for source in sorted(cited_sources(item.corrected_answer or item.answer, item.candidates)):
-        versions = admin.history(source)  # newest first
-        if len(versions) < 2:
-            continue
-        newest = versions[0]
-        before = [v for v in versions if v.at <= item.created_at]
-        old = before[0] if before else versions[-1]
-        if old.version != newest.version:
-            changes.append(StaleChange(source, old.version, newest.version, side_by_side(old.content, newest.content)))
-    return tuple(changes)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
+import logging
 import re
 from array import array
 from collections import Counter
@@ -24,9 +26,9 @@ from pathlib import Path
 
 import jieba
 
-from core.answerability import lexicon as term_lexicon
-from core.answerability import term_words
-from core.corpus.text import normalize
+from core.language import lexicon as term_lexicon
+from core.language import words as term_words
+from core.language.text import normalize
 
 _BLOCK_RE = jieba.re_han_default  # the blocks jieba's Tokenizer.cut hands to its DAG/HMM cutter
 SEPARATOR = "\x00"  # normalize() removes control characters, so no word can span two chunks
@@ -46,7 +48,7 @@ def profile_key() -> str:
 
 def word_counts(texts: Iterable[str], *, folded: bool = False) -> Counter[str]:
     """How often jieba (HMM on) cuts each word of 2+ Chinese characters from `texts`
-    (`folded`: the texts went through core.answerability.lexicon.fold already)."""
+    (`folded`: the texts went through core.language.lexicon.fold already)."""
     blocks: Counter[str] = Counter()
     for text in texts:
         blocks.update(_BLOCK_RE.findall(text if folded else term_lexicon.fold(text)))
@@ -66,6 +68,35 @@ def vocabulary_from_counts(counts: Mapping[str, int], *, min_count: int | None =
     least = term_words.MIN_CORPUS_WORD_COUNT if min_count is None else min_count
     lexicon = term_lexicon.lexicon()
     return tuple(sorted(w for w, c in counts.items() if c >= least and not term_lexicon.is_function_word(w, lexicon)))
+
+
+def corpus_vocabulary(texts: Sequence[str], *, min_count: int = term_words.MIN_CORPUS_WORD_COUNT) -> tuple[str, ...]:
+    """The corpus's own words (2+ Chinese characters, seen >= min_count times), sorted.
+
+    jieba (with its HMM, which finds new words such as 转班 and 报读) cuts the corpus; the words
+    it cuts at least `min_count` times, function words aside, are the corpus's vocabulary.
+    """
+    return vocabulary_from_counts(word_counts(texts), min_count=min_count)
+
+
+def cached_vocabulary(texts: Sequence[str], path: Path | None) -> tuple[str, ...]:
+    """corpus_vocabulary(texts), kept in `path` (JSON) across restarts; a bad file is recomputed."""
+    if path is None:
+        return corpus_vocabulary(texts)
+    if path.exists():
+        try:
+            return tuple(json.loads(path.read_text(encoding="utf-8"))["vocabulary"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            logging.getLogger(__name__).warning("vocabulary cache %s unreadable (%s); recomputing", path, error)
+    vocabulary = corpus_vocabulary(texts)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_suffix(".tmp")
+        temp.write_text(json.dumps({"vocabulary": list(vocabulary)}, ensure_ascii=False), encoding="utf-8")
+        temp.replace(path)
+    except OSError as error:  # an unwritable data folder costs only the recomputation next time
+        logging.getLogger(__name__).warning("vocabulary cache %s not written (%s)", path, error)
+    return vocabulary
 
 
 @dataclass(frozen=True, eq=False)

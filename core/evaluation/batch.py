@@ -14,8 +14,6 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.answering.rag import RAGAnswer
-from core.checks.problems import Problem
 from core.errors import ModelError
 from core.evaluation.metrics import (
     CORRECT_ANSWER,
@@ -26,9 +24,10 @@ from core.evaluation.metrics import (
     WRONG_SOURCE,
     holds_fact,
 )
-from core.evaluation.set_format import LabelledQuestion
 from core.knobs import Knobs
+from core.sets.format import LabelledQuestion
 from core.stores.review import ReviewStore
+from core.values import Problem, RAGAnswer
 
 BATCH_ORIGIN = "batch"
 MODEL_FAILED = "模型故障"

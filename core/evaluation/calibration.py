@@ -12,15 +12,15 @@ XIAOE_ANSWERABILITY=off is calibrated by the same rule with the decision off.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.answerability.glossary import load_starter
 from core.assistant import build_assistant
 from core.evaluation.metrics import SUGGEST_RULE, Metrics, Suggestion, evaluate_at, evaluate_set, suggest
-from core.evaluation.set_format import LabelledQuestion, read_question_file
 from core.knobs import Knobs, calibrated, write_calibration
 from core.retrieval.store import load_or_build
+from core.sets.format import LabelledQuestion, read_question_file
 from core.settings import PROJECT_ROOT, Settings
 
 # The labelled question sets (calibration, development and blind sets) live with the benches that read them.
@@ -61,8 +61,8 @@ def run_calibration(settings: Settings | None = None, *, k: int | None = None) -
     bundle = load_or_build(settings)
     questions = calibration_questions()
     base = calibrated().with_(k=k)
-    on = build_assistant(replace(settings, answerability="on"), bundle, load_starter(), knobs=base)
-    off = build_assistant(replace(settings, answerability="off"), bundle, None, knobs=base)
+    on = build_assistant(settings.with_(answerability="on"), bundle, load_starter(), knobs=base)
+    off = build_assistant(settings.with_(answerability="off"), bundle, None, knobs=base)
     evaluated = evaluate_set(on, questions)
     decision = suggest(evaluated, base.k, base)
     threshold_only = suggest(evaluate_set(off, questions), base.k, base)

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.answerability.gate import Retrieval, decide
-from core.answering.rag import Gate, Hit
-from core.corpus.text import normalize
+from core.answerability.gate import decide
 from core.errors import ConfigError, InvalidQuestion
-from core.evaluation.set_format import LabelledQuestion, QuestionSet, QuestionSetError, holds_key_phrase
 from core.knobs import MAX_TOP_K, Knobs
+from core.language.text import normalize
+from core.sets.format import LabelledQuestion, QuestionSet, QuestionSetError, holds_key_phrase
+from core.values import Gate, Hit, Retrieval
 
 CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_REFUSAL, FALSE_ANSWER, WRONG_SOURCE = (
     "正确回答", "正确拒答", "误拒", "误答", "命中错误资料")
@@ -234,7 +234,7 @@ def answered_grid(evaluated: EvaluatedSet, knobs: Knobs, *, thresholds: np.ndarr
                   coverages: np.ndarray | None = None, unknowns: np.ndarray | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(answered, fact) as arrays [threshold, coverage, unknown, question], each axis defaulting to
-    the knob's own value: the same comparisons as core.answerability.gate.decide and core.answerability.judge."""
+    the knob's own value: the same comparisons as core.answerability.gate.decide and core.answerability.decision.judge."""
     t = np.atleast_1d(np.asarray(knobs.threshold if thresholds is None else thresholds, dtype=float))
     c = np.atleast_1d(np.asarray(knobs.min_coverage if coverages is None else coverages, dtype=float))
     u = np.atleast_1d(np.asarray(knobs.max_unknown_weight if unknowns is None else unknowns, dtype=float))

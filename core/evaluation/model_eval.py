@@ -14,13 +14,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from core.answering.grader import Band, Grade, in_band, prompt_chars
-from core.answering.rag import Gate
+from core.answering.grader import in_band, prompt_chars
 from core.errors import ModelError
 from core.evaluation.batch import answer_outcome
 from core.evaluation.metrics import CORRECT_REFUSAL, FALSE_REFUSAL, OUTCOMES, Metrics, metrics_from_counts, outcome_of
-from core.evaluation.set_format import LabelledQuestion
 from core.knobs import Knobs
+from core.sets.format import LabelledQuestion
+from core.values import Band, Gate, Grade
 
 # A rough token count for the estimate: about one token per Chinese character (tokenizers differ by
 # model; the run itself reports the tokens the provider counted), plus a short JSON verdict.

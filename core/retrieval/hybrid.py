@@ -1,7 +1,7 @@
 """Hybrid retrieval (w·dense + (1−w)·lexical, clipped to [0, 1]) and the index builder that follows settings.
 
 `build_index_for` picks lexical, dense or hybrid from `settings.retriever`; dense and hybrid
-embed the chunks through the configured provider with the on-disk cache of core/dense.py.
+embed the chunks through the configured provider with the on-disk cache of core/retrieval/dense.py.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from core.answering.provider_info import safe_url
-from core.answering.providers import make_embeddings
+from core.endpoints import safe_url
 from core.errors import ConfigError
 from core.retrieval.dense import CachedEmbeddings
+from core.retrieval.embeddings import make_embeddings
 from core.retrieval.index import DenseRetriever, LexicalRetriever, Retriever, SearchIndex, build_index
 from core.settings import Settings
 

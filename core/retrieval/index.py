@@ -1,7 +1,7 @@
 """The retrieval index: BM25-weighted character n-gram coverage by default, any Embeddings on request.
 
 Default score of a chunk d for a query q, over the distinct n-grams t of q (1–2 characters,
-question words removed, see core/text.py):
+question words removed, see core/language/text.py):
 
     score(q, d) = Σ_t idf(t)² · sat(t, d) / Σ_t idf(t)²        ∈ [0, 1]
     sat(t, d)   = tf / (tf + k1 · (1 − b + b · len(d) / avglen))  (BM25 saturation, divided by k1 + 1)
@@ -27,7 +27,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from scipy import sparse
 
-from core.corpus.text import query_keys, term_key
+from core.language.text import query_keys, term_key
 from core.retrieval.postings import count_ngrams
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def bm25_idf(df: np.ndarray | int, n_chunks: int) -> np.ndarray:
 class LexicalRetriever:
     """BM25-saturated, idf²-weighted share of the query's character n-grams found in each chunk."""
 
-    terms: np.ndarray            # sorted int64 n-gram keys (core.corpus.text.term_key)
+    terms: np.ndarray            # sorted int64 n-gram keys (core.language.text.term_key)
     idf: np.ndarray              # float32, one per term
     postings: sparse.csr_matrix  # terms × chunks, float32 sat(t, d) in [0, 1)
     ngram_range: tuple[int, int] = NGRAM_RANGE

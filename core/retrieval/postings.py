@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from scipy import sparse
 
-from core.corpus.text import ngram_keys_by_n
+from core.language.text import ngram_keys_by_n
 
 SLICE_CHARS = 1_000_000
 
@@ -40,7 +40,7 @@ def count_ngrams(texts: Sequence[str], ngram_range: tuple[int, int]) -> tuple[np
             pieces.append(_Block(first, np.asarray(uniques, dtype=np.int64), block))
             del block
     # Keys of different n never collide, and every n-gram key sorts after every shorter one
-    # (core.corpus.text.term_key): one sorted array orders the rows n by n, as the index expects.
+    # (core.language.text.term_key): one sorted array orders the rows n by n, as the index expects.
     terms = (np.sort(pd.unique(np.concatenate([piece.keys for piece in pieces]))) if pieces
              else np.zeros(0, dtype=np.int64)).astype(np.int64)
     return terms, _merge(pieces, terms, n), counted

@@ -26,11 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from core.answerability import terms as terms_module
-from core.answerability.lexicon import fold
 from core.corpus import loader as loader_module
 from core.corpus import profile as profile_module
-from core.corpus import text as text_module
 from core.corpus.loader import (
     empty_file_note,
     list_markdown,
@@ -40,7 +37,10 @@ from core.corpus.loader import (
     split_pieces,
 )
 from core.corpus.profile import build_profile, word_counts
-from core.corpus.text import normalize_folded
+from core.language import lexicon as lexicon_module
+from core.language import text as text_module
+from core.language.lexicon import fold
+from core.language.text import normalize_folded
 from core.os_errors import os_reason
 from core.retrieval import index as index_module
 from core.retrieval.format import (  # noqa: F401  (re-exported for callers of the store)
@@ -55,10 +55,11 @@ from core.retrieval.index import LexicalRetriever, SearchIndex
 from core.settings import Settings
 
 CHUNK_DIR = "chunks"
+# The code whose output is saved: the chunks (loader, text), the postings (index) and the vocabulary
+# (profile, lexicon). A change to any of them changes the fingerprint, so the saved index is rebuilt.
 _CODE_FILES = (loader_module.__file__, text_module.__file__, index_module.__file__, profile_module.__file__,
-               terms_module.__file__)
+               lexicon_module.__file__)
 CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)
-_write_atomic = write_atomic
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 Passwords are hashed with argon2id (argon2-cffi) and never stored, logged, audited or returned
 in clear. Every account change appends a line to the audit log in the same transaction.
-Sign-in throttling and sessions live in core/sessions.py; this module only answers "is this
-the password of this account"; what each role may do is in core/roles.py.
+Sign-in throttling and sessions live in core/stores/sessions.py; this module only answers "is this
+the password of this account"; what each role may do is in core/stores/roles.py.
 """
 
 from __future__ import annotations

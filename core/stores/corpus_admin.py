@@ -1,6 +1,6 @@
 """Corpus administration (admins only): upload or edit a Markdown file, keep every version, show diffs.
 
-The database is the source of truth (core.corpus.versions): a save stages the new bytes in a
+The database is the source of truth (core.stores.corpus_versions): a save stages the new bytes in a
 short-named temporary file inside the corpus folder (fsynced), records the version rows and the
 audit line in one transaction, and only after the commit renames the file into place. A crash
 before the commit leaves an orphan temporary file, one after it leaves the folder behind the
@@ -22,10 +22,13 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from core.checks.problems import Problem
-from core.checks.references import extract_refs
 from core.corpus.files import NEW_FILE, decode_markdown, sanitize_filename
-from core.corpus.versions import (  # noqa: F401  (re-exported: callers import these from here)
+from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
+from core.errors import ConflictError, CorpusError
+from core.os_errors import os_reason
+from core.stores import audit
+from core.stores.accounts import User, require
+from core.stores.corpus_versions import (
     ACTION_LABELS,
     BASELINE_ACTOR,
     CORPUS_SCHEMA,
@@ -39,16 +42,9 @@ from core.corpus.versions import (  # noqa: F401  (re-exported: callers import t
     insert_version,
     sha256_hex,
 )
-from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
-from core.errors import ConflictError, CorpusError
-from core.os_errors import os_reason
-from core.stores import audit
-from core.stores.accounts import User, require
 from core.stores.db import Database, utcnow
 from core.stores.roles import Authorize, checked
 
-STALE_CODE = "stale_corpus"
-STALE_LABEL = "资料已更新"
 CONFLICT_MESSAGE = ("资料文件「{name}」在你打开之后已被修改（可能是其他管理员），你的修改没有保存。"
                     "请复制你的内容，刷新后在最新版本上重新修改。")
 
@@ -210,33 +206,5 @@ class CorpusAdmin:
         raise ConflictError(CONFLICT_MESSAGE.format(name=name))
 
 
-def cited_sources(answer: str, candidates) -> set[str]:
-    """Sources an answer cites: [n] is the n-th passed candidate; no [n] at all means every passed one."""
-    passed = [h for h in candidates if h.passed]
-    cited = {passed[n - 1].source for n in extract_refs(answer) if 1 <= n <= len(passed)}
-    return cited or {h.source for h in passed}
 
 
-def requeue_stale(db: Database, changed_sources: set[str], actor: str) -> list[int]:
-    """Send approved review items that cite a changed file back to 待复核; returns their ids.
-
-    Each is reopened through ReviewStore's public API with the reason `stale_corpus` (lane
-    资料已更新) naming its files. An item someone decided meanwhile is skipped, not overwritten.
-    """
-    from core.stores.review import Filters, ReviewStore  # the review queue is optional for this module's other uses
-
-    if not changed_sources:
-        return []
-    store = ReviewStore(db)
-    stale: dict[int, tuple[int, list[str]]] = {}
-    for item in store.iter_items(Filters(status="approved"), with_candidates=True):
-        files = sorted(cited_sources(item.corrected_answer or item.answer, item.candidates) & set(changed_sources))
-        if files:
-            stale[item.id] = (item.version, files)
-    reopened: list[int] = []
-    for item_id, (version, files) in stale.items():  # one reason per item, naming its own files
-        message = f"{STALE_LABEL}：所引资料「{'、'.join(files)}」在通过后被修改，请按新资料重新复核。"
-        result = store.bulk_decide({item_id: version}, action="reopen", reviewer=actor, note=message,
-                                   add_reason=Problem(STALE_CODE, message))
-        reopened.extend(result.decided)
-    return reopened

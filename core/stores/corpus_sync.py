@@ -1,6 +1,6 @@
 """Bring this instance's corpus folder in line with the database, the corpus's source of truth.
 
-`sync_corpus` runs at start-up and whenever the database or the folder changes (core.retrieval.holder
+`sync_corpus` runs at start-up and whenever the database or the folder changes (core.serving.holder
 polls for both). In one pass it removes temporary files of saves that crashed, records files
 that only this disk has (the shipped corpus on first start, or a file edited on the server) as
 baseline versions, and writes the newest version of every file whose copy here is missing or
@@ -20,7 +20,10 @@ from sqlalchemy.exc import IntegrityError
 
 from core.corpus.files import MAX_NAME_BYTES, sanitize_filename
 from core.corpus.loader import MAX_FILE_BYTES
-from core.corpus.versions import (
+from core.corpus.write import regular_file_inside, remove_orphans, write_file
+from core.errors import CorpusError
+from core.stores import audit
+from core.stores.corpus_versions import (
     BASELINE_ACTOR,
     CORPUS_SCHEMA,
     content_of,
@@ -32,9 +35,6 @@ from core.corpus.versions import (
     same_text,
     sha256_hex,
 )
-from core.corpus.write import regular_file_inside, remove_orphans, write_file
-from core.errors import CorpusError
-from core.stores import audit
 from core.stores.db import Database, utcnow
 
 

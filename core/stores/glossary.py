@@ -24,7 +24,7 @@ from core.answerability.glossary import (
     read_csv,
     write_csv,
 )
-from core.corpus.text import normalize
+from core.language.text import normalize
 from core.settings import Settings
 from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
 from core.stores.roles import Authorize, checked

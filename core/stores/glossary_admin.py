@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, select
 
 from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry, InvalidGlossary, check_entry
-from core.corpus.text import normalize
+from core.language.text import normalize
 from core.stores.db import Database, Migration, Schema, create_tables, utcnow
 from core.stores.glossary import GlossaryStore, glossary_changes, glossary_entries
 from core.stores.roles import Authorize, User, checked, require

@@ -2,7 +2,7 @@
 
 ASVS 5.0 (2.1.1) asks for at least 12 characters, 8 with MFA. 10 is our choice for a staff
 console without MFA whose few dozen users type it daily, together with the shipped list of the
-most common passwords, the user-name check and the per-source lockout (core/login_throttle.py).
+most common passwords, the user-name check and the per-source lockout (core/stores/login_throttle.py).
 It deliberately leaves out composition rules (a digit, a capital…), which ASVS advises against.
 """
 

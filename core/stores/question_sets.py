@@ -3,7 +3,7 @@
 The packaged default set (core/data/default_questions.csv, the same file as
 bench/data/calibration.csv, on which DEFAULT_MIN_SCORE was calibrated) is version 0 of
 「默认题集」 until somebody saves an edited version. Parsing and validation live in
-core/question_set_format.py and are re-exported here.
+core.sets.format and are re-exported here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, Text, UniqueConstraint, func, select
 
 from core.errors import ConflictError
-from core.evaluation.set_format import (
+from core.retrieval.index import SearchIndex
+from core.sets.format import (
     COLUMNS,
     MAX_SET_BYTES,
     REFUSE,
@@ -29,7 +30,6 @@ from core.evaluation.set_format import (
     questions_from_rows,
     read_question_file,
 )
-from core.retrieval.index import SearchIndex
 from core.stores.db import Database, Migration, Schema, create_tables, utcnow
 from core.stores.roles import Authorize, checked
 

@@ -15,9 +15,6 @@ from typing import IO
 
 from sqlalchemy import Connection, func, select
 
-from core.answering.grader import Grade
-from core.answering.rag import Hit, RAGAnswer
-from core.checks.problems import Problem
 from core.errors import ConflictError, StoreError, XiaoEError
 from core.stores.db import Database, as_utc, utcnow
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
@@ -51,6 +48,7 @@ from core.stores.review_schema import (
     review_reasons,
 )
 from core.stores.roles import Authorize
+from core.values import Grade, Hit, Problem, RAGAnswer
 
 __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
            "next_pending", "record_answer"]
@@ -76,7 +74,7 @@ class ReviewStore:
         """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons.
 
         With `merge`, a repeat of a pending refused/flagged/failed question joins that item
-        instead (see core/review_dedup.py); `record_answer` merges. With `authorize` (a staff
+        instead (see core/stores/review_dedup.py); `record_answer` merges. With `authorize` (a staff
         member flagging it), their session is checked in the same transaction.
         """
         entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
@@ -102,7 +100,7 @@ class ReviewStore:
 
     def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = (), *, asker: str | None = None,
                 merge: bool = False, authorize: Authorize | None = None) -> list[int]:
-        """Insert entries in one transaction; a repeat of a pending item joins it (core/review_dedup.py).
+        """Insert entries in one transaction; a repeat of a pending item joins it (core/stores/review_dedup.py).
         A grader's verdict (`grades`, by position) is stored with a new item."""
         if not entries:
             return []
@@ -351,7 +349,7 @@ def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, as
     """Queue the answer if it was refused (拒答), answered on the grader's "yes" (模型判定可答, always,
     until a consultant approves it) or a check found problems (自动标记); else None.
 
-    Asking the same question again joins the pending item instead of adding one (core/review_dedup.py).
+    Asking the same question again joins the pending item instead of adding one (core/stores/review_dedup.py).
     """
     if answer.refused:
         return store.enqueue(answer, origin="refusal", fingerprint=fingerprint, asker=asker, merge=True)

@@ -11,11 +11,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+from core.cells import neutralise
 from core.errors import StoreError
 from core.labels import reason_label
 from core.os_errors import os_reason
 from core.stores.review_models import ReviewItem
-from core.stores.spreadsheet_cells import FORMULA_PREFIXES, neutralise, restore  # noqa: F401  (re-exported)
 
 HEADER = ("编号", "创建时间", "通道", "状态", "问题", "回答", "问题原因", "阈值", "k", "资料指纹", "标记人",
           "复核人", "处理时间", "备注", "修改后的回答", "版本")

@@ -12,8 +12,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from core.answering.rag import Hit, RAGAnswer
-from core.checks.problems import Problem
 from core.errors import InvalidQuestion
 from core.settings import MAX_QUESTION_CHARS
 from core.stores.review_schema import (
@@ -24,6 +22,7 @@ from core.stores.review_schema import (
     TRANSITIONS,
     InvalidReview,
 )
+from core.values import Hit, Problem, RAGAnswer
 
 
 @dataclass(frozen=True)

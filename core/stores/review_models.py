@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.answering.rag import Hit
-from core.checks.problems import Problem
 from core.stores.review_dedup import Ask
 from core.stores.review_schema import (
     ACTION_LABELS,
@@ -16,6 +14,7 @@ from core.stores.review_schema import (
     InvalidReview,
     lane_label,
 )
+from core.values import Hit, Problem
 
 SORTS = ("-created", "created", "-id", "id", "-decided", "decided")
 

@@ -8,12 +8,11 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Row, exists, or_, select
 
-from core.answering.rag import Hit
-from core.checks.problems import Problem
 from core.stores.db import as_utc
 from core.stores.review_dedup import ask_counts, asks_of
 from core.stores.review_models import Filters, ReviewItem
 from core.stores.review_schema import LANES, review_candidates, review_items, review_reasons
+from core.values import Hit, Problem
 
 items, reasons, candidates = review_items, review_reasons, review_candidates
 

@@ -109,7 +109,7 @@ review_events = Table(
 )
 Index("ix_review_events_item", review_events.c.item_id, review_events.c.id)
 
-# De-duplication (core/review_dedup.py): the key an item is found by, and every asking of it.
+# De-duplication (core/stores/review_dedup.py): the key an item is found by, and every asking of it.
 review_keys = Table(
     "review_keys", metadata,
     Column("item_id", Integer, ForeignKey("review_items.id"), primary_key=True),

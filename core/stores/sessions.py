@@ -5,7 +5,7 @@ cannot be used to sign in. The page keeps the token in its session state and cal
 on every rerun, which also notices idle time, disabled accounts and role changes; `guard`
 re-checks the session inside the transaction of every state-changing call. Failures are
 counted per typed user name (known or not, so a lock does not tell which names exist) and
-source, in core/login_throttle.py. Time comes from the injected `now`, so tests can move the clock.
+source, in core/stores/login_throttle.py. Time comes from the injected `now`, so tests can move the clock.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class AccountLocked(AuthError):
 
 
 metadata = MetaData()
-# login_failures and login_locks are migration 1's; sign-in throttling now lives in core/login_throttle.py.
+# login_failures and login_locks are migration 1's; sign-in throttling now lives in core/stores/login_throttle.py.
 login_failures = Table(
     "login_failures", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -104,7 +104,7 @@ class SessionStore:
         """A new session for a correct password; AuthError with one message for every bad pair.
 
         The lock check, the password check and the failure count are one transaction holding the
-        throttle rows (core/login_throttle.py), so parallel attempts cannot get past a lock.
+        throttle rows (core/stores/login_throttle.py), so parallel attempts cannot get past a lock.
         `source` is the client address (None for localhost, the CLI and the API).
         """
         key = normalize_username(username)[:64]

@@ -13,9 +13,9 @@ from langchain_core.documents import Document
 
 from core.answerability.decision import analyzer_for, assess, credit
 from core.answerability.glossary import Glossary, GlossaryEntry, load_starter
-from core.answerability.terms import Term, TermAnalyzer
+from core.answerability.terms import TermAnalyzer
 from core.answering.offline import ScriptedChatModel
-from core.answering.rag import Hit, retrieve
+from core.answering.rag import retrieve
 from core.assistant import build_assistant
 from core.evaluation.metrics import (
     CORRECT_ANSWER,
@@ -27,10 +27,11 @@ from core.evaluation.metrics import (
     evaluate_set,
 )
 from core.evaluation.misses import explain_misses
-from core.evaluation.set_format import LabelledQuestion
 from core.knobs import Knobs, calibrated
 from core.retrieval.index import build_index
+from core.sets.format import LabelledQuestion
 from core.settings import REFUSAL_TEXT, Settings
+from core.values import Hit, Term
 from tests.paths import ROOT
 
 FEES = Document(page_content="入门级学费 3600 元。开课后可以免费转班一次，第二次转班收 100 元。",
@@ -348,9 +349,9 @@ def test_terms_recut_glued_tokens(corpus_index, question, expected):
 
 
 def test_analyzer_vocabulary_is_cached_on_disk_by_fingerprint(tmp_path, monkeypatch):
-    from core.answerability import lexicon as term_lexicon
     from core.answerability import terms
     from core.answerability.decision import analyzer_for
+    from core.corpus import profile as corpus_profile
     from core.corpus.loader import load_documents
     from core.retrieval.index import build_index
     from tests.paths import CORPUS
@@ -359,14 +360,14 @@ def test_analyzer_vocabulary_is_cached_on_disk_by_fingerprint(tmp_path, monkeypa
     first = analyzer_for(index, tmp_path)
     assert (tmp_path / "vocabulary-fp-test.json").exists()
     calls = []
-    monkeypatch.setattr(term_lexicon, "corpus_vocabulary", lambda texts, **kw: calls.append(1) or ())
+    monkeypatch.setattr(corpus_profile, "corpus_vocabulary", lambda texts, **kw: calls.append(1) or ())
     second = terms.TermAnalyzer.from_chunks(index.chunks, vocabulary_cache=tmp_path / "vocabulary-fp-test.json")
     assert calls == [] and second.vocabulary == first.vocabulary and "转班" in second.vocabulary
 
 
 def test_analyzer_damaged_vocabulary_cache_is_recomputed(tmp_path):
-    from core.answerability.lexicon import corpus_vocabulary
     from core.answerability.terms import TermAnalyzer
+    from core.corpus.profile import corpus_vocabulary
 
     path = tmp_path / "vocabulary-x.json"
     path.write_text("{not json", encoding="utf-8")

@@ -16,7 +16,7 @@ from core.answerability.glossary import (
     write_csv,
 )
 from core.answerability.terms import chunk_text
-from core.corpus.text import normalize
+from core.language.text import normalize
 from core.stores.db import Database
 from core.stores.glossary import GlossaryStore
 

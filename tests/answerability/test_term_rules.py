@@ -7,7 +7,7 @@ import functools
 import pytest
 
 from core.answerability.glossary import load_starter
-from core.answerability.rules import ALL_RULES, ENV_NAME, RULE_NAMES, RuleSet, active_rules, parse_rules
+from core.answerability.rules import ALL_RULES, ENV_NAME, RULE_NAMES, RULES, STAGES, Rule, RuleSet, parse_rules
 from core.answerability.terms import TermAnalyzer
 from core.assistant import build_assistant
 from core.cli import main
@@ -114,25 +114,24 @@ def test_homophones_only_fold_a_tone_exact_corpus_word_and_never_across_a_known_
     assert "转班" not in [t.text for t in off.terms("转斑要多少钱")]
 
 
-def decide(corpus_index, question: str):
+def decide(corpus_index, question: str, rules: str = ""):
     """The one gate's decision, as the console composes it (calibrated knobs, starter glossary)."""
-    assistant = build_assistant(Settings(), corpus_index, GLOSSARY)
+    assistant = build_assistant(Settings(answerability_rules=rules), corpus_index, GLOSSARY)
     return assistant.gate(assistant.retrieve(question)).decision
 
 
-def test_homophone_answer_says_how_it_read_the_word(corpus_index, monkeypatch):
-    monkeypatch.delenv(ENV_NAME, raising=False)
+def test_homophone_answer_says_how_it_read_the_word(corpus_index):
     decision = decide(corpus_index, "入门级学废多少钱")
     assert decision.answerable
     assert "“学废”按读音当作“学费”" in decision.reason
-    monkeypatch.setenv(ENV_NAME, "-homophones")
-    assert not decide(corpus_index, "入门级学废多少钱").answerable
+    assert not decide(corpus_index, "入门级学废多少钱", rules="-homophones").answerable
+    assert not decide(corpus_index, "入门级学废多少钱", rules=Settings.load({ENV_NAME: "-homophones"})
+                      .answerability_rules).answerable
 
 
 @pytest.mark.parametrize("question", ["学费能分期付款吗", "有雅思班吗", "托福课多少钱", "能用ipad上课吗",
                                       "有外教老师吗"])
-def test_near_misses_stay_refused_with_the_typed_message_rules(corpus_index, monkeypatch, question):
-    monkeypatch.delenv(ENV_NAME, raising=False)
+def test_near_misses_stay_refused_with_the_typed_message_rules(corpus_index, question):
     assert not decide(corpus_index, question).answerable
 
 
@@ -154,7 +153,7 @@ def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():
         parse_rules("-recut")
     with pytest.raises(ConfigError, match="不能同时"):
         parse_rules("-resplit,courtesy")
-    assert active_rules({ENV_NAME: "-homophones"}).disabled == ("homophones",)
+    assert parse_rules(Settings.load({ENV_NAME: "-homophones"}).answerability_rules).disabled == ("homophones",)
     assert set(RULE_NAMES) >= {"courtesy", "latin_words", "homophones", "resplit", "self_description"}
 
 
@@ -164,3 +163,32 @@ def test_cli_names_an_unknown_rule_instead_of_a_traceback(monkeypatch, tmp_path,
     assert main(["eval"]) == 1
     err = capsys.readouterr().err
     assert "不认识的规则：no_such_rule" in err and "Traceback" not in err
+
+
+def test_the_analyzer_runs_the_registry_stage_by_stage_in_its_order(corpus_index, monkeypatch):
+    """The registry is the program: what runs at each stage is exactly its rules, in their listed order."""
+    import core.answerability.rules as registry
+
+    ran: list[str] = []
+
+    def spy(name: str):
+        def rule(analyzer, tokens, glossary, folds):
+            ran.append(name)
+            return tokens
+        rule.__doc__ = "Fixes x. Must not break y."
+        return rule
+
+    planted = (Rule("second", "tokens", "", spy("second")), Rule("first", "tokens", "", spy("first")))
+    monkeypatch.setattr(registry, "RULES", planted)
+    monkeypatch.setattr(registry, "RULE_NAMES", ("second", "first"))
+    rules = RuleSet(frozenset({"second", "first"}))
+    TermAnalyzer.from_chunks(corpus_index.chunks, rules=rules).terms("学费多少")
+    assert ran == ["second", "first"]
+    ran.clear()
+    TermAnalyzer.from_chunks(corpus_index.chunks, rules=RuleSet(frozenset({"first"}))).terms("学费多少")
+    assert ran == ["first"]
+
+
+def test_every_rule_names_a_known_stage_and_each_stage_is_used():
+    assert {rule.stage for rule in RULES} <= set(STAGES)
+    assert [rule.stage for rule in RULES] == sorted((rule.stage for rule in RULES), key=list(STAGES).index)

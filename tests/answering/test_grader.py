@@ -8,13 +8,14 @@ import json
 import pytest
 
 from core.answerability.glossary import load_starter
-from core.answering.grader import BadVerdict, Band, in_band, parse_verdict, verdict
+from core.answering.grader import BadVerdict, in_band, parse_verdict, verdict
 from core.answering.providers import make_chat_model
 from core.assistant import build_assistant
 from core.errors import ConfigError
 from core.settings import REFUSAL_TEXT, Settings
 from core.stores.db import open_database
 from core.stores.review import Filters, ReviewStore, record_answer
+from core.values import Band
 
 BAND_Q = "周末有人工客服吗"  # the gate refuses it narrowly: coverage below the floor, within the band
 CLEAR_ANSWER = "启明英语的口语课一共有几级？"

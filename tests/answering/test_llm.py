@@ -7,13 +7,13 @@ import re
 import pytest
 
 from core import answer
-from core.answerability.terms import Term
 from core.answering.extractive import APPLY_TEXT
 from core.answering.offline import OfflineAnswerer, ScriptedChatModel, compose_answer
 from core.answering.prompts import build_messages, parse_human_message
 from core.answering.rag import retrieve
-from core.corpus.text import normalize
+from core.language.text import normalize
 from core.settings import REFUSAL_TEXT
+from core.values import Term
 
 
 def _refs(corpus_index, question, k=3):

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.answering.model_errors import as_model_error, register_secret, scrub
 from core.errors import ModelError
+from core.provider_errors import as_model_error, register_secret, scrub
 
 SECRET = "my-registered-secret-42"
 

@@ -10,8 +10,9 @@ import pytest
 
 from core import answer, build_assistant
 from core.answering.offline import OfflineAnswerer
-from core.answering.provider_info import describe_providers, describe_settings, mask_key, safe_db_url, safe_url
+from core.answering.provider_info import describe_providers, describe_settings
 from core.answering.providers import make_chat_model, test_connection
+from core.endpoints import mask_key, safe_db_url, safe_url
 from core.errors import ConfigError, ModelError
 from core.settings import Settings
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from core.answerability.gate import Retrieval, decide
+from core.answerability.gate import decide
 from core.answering.offline import ScriptedChatModel
 from core.answering.rag import retrieve, validate_question
 from core.assistant import answer, build_assistant
@@ -13,6 +13,7 @@ from core.errors import InvalidQuestion, ModelError
 from core.knobs import Knobs
 from core.retrieval.index import build_index
 from core.settings import REFUSAL_TEXT, Settings
+from core.values import Retrieval
 
 LEVELS_Q = "启明英语的口语课一共有几级？"
 IELTS_Q = "你们的雅思保过班多少钱？"
@@ -141,27 +142,8 @@ def test_answer_wrong_figures_with_a_real_citation_are_flagged(corpus_index):
     assert result.flagged
 
 
-@pytest.mark.parametrize("best, threshold, shown", [
-    (0.04, 0.05, "最高排序分 0.04 低于阈值 0.05"),
-    (0.0496, 0.05, "最高排序分 0.0496 低于阈值 0.05"),
-    (0.0499, 0.05, "最高排序分 0.0499 低于阈值 0.05"),
-    (0.0, 0.20, "最高排序分 0.00 低于阈值 0.20"),
-])
-def test_below_threshold_never_shows_two_equal_numbers(best, threshold, shown):
-    from core.answering.rag import below_threshold
-    assert below_threshold(best, threshold) == shown
 
 
-@pytest.mark.parametrize("value, bound, percent, shown", [
-    (0.6667, 0.67, True, "66.7%"),
-    (0.6667, 0.66, True, "67%"),
-    (0.67, 0.67, True, "67%"),
-    (0.5123, 0.51, False, "0.512"),
-    (0.30, 0.51, False, "0.30"),
-])
-def test_apart_shows_a_value_and_its_bound_differently_when_they_differ(value, bound, percent, shown):
-    from core.answering.rag import apart
-    assert apart(value, bound, percent=percent) == shown
 
 
 def test_coverage_just_under_the_floor_is_not_shown_equal_to_it(corpus_index):

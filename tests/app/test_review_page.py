@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.answering.rag import Hit, RAGAnswer
-from core.checks.problems import Problem
 from core.settings import Settings
 from core.stores.accounts import AccountStore
 from core.stores.db import open_database
 from core.stores.review import Filters, ReviewStore
+from core.values import Hit, Problem, RAGAnswer
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 from ui.review_view import ALL, build_filters

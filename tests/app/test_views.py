@@ -7,8 +7,8 @@ import re
 import pytest
 from langchain_core.documents import Document
 
-from core.answering.rag import Hit
 from core.corpus.loader import Section, split_sections
+from core.values import Hit
 from ui.answer_view import linked_answer, md_escape
 from ui.source_view import overview, page_html, page_of, paginate, source_url
 
@@ -126,7 +126,7 @@ def test_score_chart_draws_the_ranking_score_and_the_threshold_the_gate_used(cor
 
 
 def test_problem_lines_shows_the_question_and_answer_figures_side_by_side():
-    from core.checks.problems import Problem
+    from core.values import Problem
     from ui.answer_view import problem_lines
 
     problem = Problem("question_mismatch", "问题说 4200 元，回答用的是 4800 元", (0, 4),

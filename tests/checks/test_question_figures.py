@@ -6,9 +6,9 @@ import pytest
 
 from bench.grounding_quality import QUESTION_CASES_CSV, load_cases, predicted_codes, select_chunk
 from core.checks.grounding import BAD_ARITHMETIC, QUESTION_MISMATCH, UNSUPPORTED_NUMBER, check_grounding
-from core.checks.problems import Problem
 from core.checks.question_figures import LESSONS, LEVEL, MONEY, WEEKS, question_figures
 from core.corpus.loader import load_documents
+from core.values import Problem
 from tests.paths import ROOT
 
 CHUNKS = load_documents(ROOT / "corpus")

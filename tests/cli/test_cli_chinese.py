@@ -9,7 +9,7 @@ import sys
 import openpyxl
 import pytest
 
-from core.answering.rag import RAGAnswer
+from core.cells import neutralise
 from core.cli import build_parser, main
 from core.cli.parser import escape_controls, translate_error
 from core.settings import Settings
@@ -17,7 +17,7 @@ from core.stores.accounts import AccountStore
 from core.stores.db import open_database
 from core.stores.review import ReviewStore
 from core.stores.sessions import MAX_FAILURES, SessionStore
-from core.stores.spreadsheet_cells import neutralise
+from core.values import RAGAnswer
 from tests.auth_helpers import FAST_HASHER
 
 # What may stay Latin in a help text: what is typed (commands, flags, codes), formats and names.

@@ -7,12 +7,11 @@ import json
 
 import pytest
 
-from core.answering.rag import Hit, RAGAnswer
-from core.checks.problems import Problem
 from core.cli import main
 from core.settings import Settings
 from core.stores.db import open_database
 from core.stores.review import ReviewStore
+from core.values import Hit, Problem, RAGAnswer
 
 
 def answer(question: str, problems: tuple[Problem, ...], refused: bool = False) -> RAGAnswer:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from core.answering.rag import Hit
-from core.corpus.diff import ADDED, CHANGED, FOLDED, REMOVED, SAME, DiffRow, side_by_side, stale_changes
+from core.corpus.diff import ADDED, CHANGED, FOLDED, REMOVED, SAME, DiffRow, side_by_side
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review_models import ReviewItem
 from core.stores.roles import User
+from core.stores.stale import stale_changes
+from core.values import Hit
 
 ADMIN = User("boss", "王校长", "admin")
 

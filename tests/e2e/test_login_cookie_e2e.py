@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.checks.problems import Problem
 from core.stores.accounts import AccountStore
 from core.stores.db import Database
 from core.stores.review import ReviewStore
 from core.stores.review_input import validated
+from core.values import Problem
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 pytestmark = pytest.mark.e2e

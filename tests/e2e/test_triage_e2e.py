@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.checks.problems import Problem
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
 from core.stores.review_input import validated
+from core.values import Problem
 from tests.e2e.conftest import doc_shot
 
 pytestmark = pytest.mark.e2e

@@ -7,9 +7,6 @@ import numpy as np
 import pytest
 
 from core.answerability.decision import measure
-from core.answerability.gate import Retrieval
-from core.answerability.terms import Term
-from core.answering.rag import Hit
 from core.assistant import build_assistant
 from core.evaluation.metrics import (
     answered_grid,
@@ -23,6 +20,7 @@ from core.evaluation.metrics import (
 from core.knobs import Knobs
 from core.settings import Settings
 from core.stores.question_sets import LabelledQuestion
+from core.values import Hit, Retrieval, Term
 
 F, T = False, True
 
@@ -204,7 +202,7 @@ def test_retrieval_runs_once_per_question_whatever_the_knobs(corpus_index, monke
 def test_evaluate_at_equals_the_gate_question_by_question(corpus_index, name):
     from core.answerability.glossary import load_starter
     from core.evaluation.metrics import evaluate_set, outcomes_by_gate
-    from core.evaluation.set_format import read_question_file
+    from core.sets.format import read_question_file
     from tests.paths import SETS
 
     assistant = build_assistant(Settings(), corpus_index, load_starter())

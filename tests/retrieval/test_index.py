@@ -13,7 +13,7 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from core.corpus.text import key_term, ngram_keys, ngrams, query_segments, segments, term_key
+from core.language.text import key_term, ngram_keys, ngrams, query_segments, segments, term_key
 from core.retrieval.embeddings import HashingEmbeddings
 from core.retrieval.index import (
     DenseRetriever,

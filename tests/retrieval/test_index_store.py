@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -129,9 +128,9 @@ def test_fingerprint_changes_when_corpus_or_chunking_changes(settings, change):
     elif change == "rename_file":
         first.rename(settings.corpus_dir / "01-改名.md")
     elif change == "chunk_size":
-        settings = replace(settings, chunk_size=120)
+        settings = settings.with_(chunk_size=120)
     else:
-        settings = replace(settings, chunk_overlap=20)
+        settings = settings.with_(chunk_overlap=20)
     assert corpus_fingerprint(settings) != before
 
 
@@ -155,7 +154,7 @@ def test_incremental_rebuild_equals_a_fresh_build(settings, tmp_path):
     changed = settings.corpus_dir / "01-口语课分级说明.md"
     changed.write_text(changed.read_text(encoding="utf-8") + "\n\n## 六、新增\n\n暑期班每周上 4 课时。", encoding="utf-8")
     incremental = load_or_build(settings).index
-    fresh = load_or_build(replace(settings, data_dir=tmp_path / "fresh")).index
+    fresh = load_or_build(settings.with_(data_dir=tmp_path / "fresh")).index
     assert list(incremental.chunks) == list(fresh.chunks)
     assert scores_of(incremental) == scores_of(fresh)
 

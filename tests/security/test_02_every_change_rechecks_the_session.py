@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.evaluation.set_format import LabelledQuestion, QuestionSet
+from core.sets.format import LabelledQuestion, QuestionSet
 from core.stores.accounts import AccountStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database

@@ -12,13 +12,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.answering.rag import RAGAnswer
-from core.checks.problems import Problem
 from core.settings import Settings
 from core.stores.accounts import AccountStore
 from core.stores.db import open_database
 from core.stores.review import ReviewStore
 from core.stores.sessions import sessions
+from core.values import Problem, RAGAnswer
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 

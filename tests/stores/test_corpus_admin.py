@@ -8,22 +8,16 @@ import shutil
 
 import pytest
 
-from core.answering.rag import Hit, RAGAnswer
 from core.errors import AuthError, ConflictError, CorpusError
 from core.retrieval.store import corpus_fingerprint
 from core.settings import Settings
 from core.stores import audit
-from core.stores.corpus_admin import (
-    BASELINE_ACTOR,
-    NEW_FILE,
-    CorpusAdmin,
-    cited_sources,
-    diff_text,
-    requeue_stale,
-)
+from core.stores.corpus_admin import BASELINE_ACTOR, NEW_FILE, CorpusAdmin, diff_text
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
 from core.stores.roles import User
+from core.stores.stale import cited_sources, requeue_stale
+from core.values import Hit, RAGAnswer
 from tests.auth_helpers import Clock
 from tests.paths import ROOT
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.answerability.glossary import Glossary, GlossaryEntry, InvalidGlossary, expand_query
-from core.answerability.glossary_impact import glossary_impact
 from core.errors import AuthError
-from core.evaluation.set_format import LabelledQuestion
+from core.evaluation.glossary_impact import glossary_impact
+from core.sets.format import LabelledQuestion
 from core.settings import Settings
 from core.stores.db import Database
 from core.stores.glossary_admin import GlossaryAdmin

@@ -10,13 +10,12 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from sqlalchemy import update
 
-from core.answering.rag import Hit, RAGAnswer
-from core.checks.problems import Problem
 from core.errors import ConflictError, InvalidQuestion, StoreError
 from core.stores.db import Database, Schema
 from core.stores.review import Filters, ReviewStore, record_answer
 from core.stores.review_export import HEADER, neutralise
 from core.stores.review_schema import REVIEW_SCHEMA, InvalidReview, review_events, review_items
+from core.values import Hit, Problem, RAGAnswer
 
 T0 = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)
 

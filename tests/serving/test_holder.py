@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from core.retrieval.holder import IndexHolder
 from core.retrieval.index import search_with_score
+from core.serving.holder import IndexHolder
 from core.settings import Settings
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import open_database

@@ -2,7 +2,7 @@
 
 A set is all-or-nothing: `parse_question_set` either returns a complete `QuestionSet` or raises
 `QuestionSetError` listing every bad row by its line number (the header is line 1, as in Excel).
-Storage lives in core/question_sets.py; this module never touches the database.
+Storage lives in core/stores/question_sets.py; this module never touches the database.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.corpus.text import normalize
 from core.errors import XiaoEError
+from core.language.text import normalize
 from core.os_errors import os_reason
 from core.settings import MAX_QUESTION_CHARS
 

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.answerability.decision import analyzer_for
+from core.answerability.rules import parse_rules
 from core.errors import CorpusError, StoreError, XiaoEError
 from core.memory import release_free_memory
 from core.retrieval.index import search_with_score
@@ -25,6 +27,7 @@ from core.retrieval.store import IndexBundle, corpus_fingerprint, load_or_build
 from core.settings import Settings
 from core.stores.corpus_sync import SyncReport, current_generation, sync_corpus
 from core.stores.db import open_database
+from core.stores.glossary import GlossaryStore
 
 POLL_S = 2.0
 LOG = logging.getLogger(__name__)
@@ -140,15 +143,13 @@ def prepare_analyzer(settings: Settings) -> Callable[[IndexBundle], object]:
     def prepare(bundle: IndexBundle) -> object:
         if settings.answerability != "on":
             return None
-        from core.answerability.decision import analyzer_for
-        from core.stores.glossary import GlossaryStore
 
         try:
             glossary = GlossaryStore.open(settings).load()
         except StoreError as error:  # the page will say so when it reads the glossary itself
             LOG.warning("glossary not read for the analyzer: %s", error)
             glossary = None
-        analyzer = analyzer_for(bundle.index, settings.index_dir, glossary)
+        analyzer = analyzer_for(bundle.index, settings.index_dir, glossary, parse_rules(settings.answerability_rules))
         analyzer.split(WARM_UP_QUESTION, glossary)  # first-call work (regexes, caches) done here, not for a student
         return analyzer
     return prepare

@@ -2,7 +2,7 @@
 
 For an entry, the labelled questions that contain its synonym or its term (normalised) are run
 through the one gate twice — an Assistant (`core.assistant.build_assistant`) evaluated with
-`core.evaluation.evaluate_set` / `evaluate_at` — with the whole glossary and with the glossary
+`core.evaluation.metrics.evaluate_set` / `evaluate_at` — with the whole glossary and with the glossary
 minus that entry. The count is the questions whose
 outcome (正确回答, 误拒, …) differs. A question that contains neither word cannot be touched by
 the entry (the glossary only expands words that occur in the question), so it is not run.
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from core.answerability.glossary import Glossary, GlossaryEntry
 from core.assistant import build_assistant
-from core.corpus.text import normalize
 from core.evaluation.metrics import evaluate_at, evaluate_set
 from core.knobs import Knobs
+from core.language.text import normalize
 from core.settings import Settings
 
 

@@ -37,7 +37,7 @@ def normalize(text: str) -> str:
 
 
 def normalize_folded(folded: str) -> str:
-    """`normalize` of a text already NFKC-folded and lowercased (core.answerability.lexicon.fold)."""
+    """`normalize` of a text already NFKC-folded and lowercased (core.language.lexicon.fold)."""
     return _DROP_RE.sub("", folded)
 
 

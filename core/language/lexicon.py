@@ -1,31 +1,23 @@
 """jieba's lexicon, the private tokenizer and the corpus vocabulary the term analysis starts from.
 
 `lexicon()` reads jieba's dict.txt and background IDF table once; `new_tokenizer` builds a private
-jieba Tokenizer (the global one is never touched) with the corpus's words raised; `corpus_vocabulary`
-finds the corpus's own words (jieba's HMM over the corpus), optionally kept in a JSON cache. No
-rule of the decision lives here.
+jieba Tokenizer (the global one is never touched) with the corpus's words raised. The corpus's own
+vocabulary is found in core.corpus.profile, which builds on this module. No rule of the decision lives here.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import jieba
 
-from core.answerability.term_words import (
-    CORPUS_WORD_FREQ,
-    FUNCTION_TAGS,
-    MIN_CORPUS_WORD_COUNT,
-    NUMERAL_TOPICS,
-    QUESTION_WORDS,
-)
-from core.answerability.word_tables import FreqOverlay, TagTable, WordTable
+from core.language.word_tables import FreqOverlay, TagTable, WordTable
+from core.language.words import CORPUS_WORD_FREQ, FUNCTION_TAGS, NUMERAL_TOPICS, QUESTION_WORDS
 from core.memory import release_free_memory
 
 jieba.setLogLevel(logging.WARNING)  # jieba's own logger prints "Building prefix dict…" at DEBUG
@@ -33,7 +25,7 @@ jieba.setLogLevel(logging.WARNING)  # jieba's own logger prints "Building prefix
 
 @dataclass(frozen=True)
 class Lexicon:
-    """jieba's dictionary as read-only mappings (core.answerability.word_tables: a trie, not dicts)."""
+    """jieba's dictionary as read-only mappings (core.language.word_tables: a trie, not dicts)."""
 
     freq: Mapping[str, int]  # words and their prefixes (0), as jieba's own loader records them
     total: int
@@ -47,7 +39,7 @@ def lexicon() -> Lexicon:
     """jieba's word frequencies and tags (dict.txt) and background IDF (analyse/idf.txt), read once.
 
     The same mappings a dict would give (the last line of a repeated word wins; a prefix that is
-    not a word has 0), packed into tries with flat value arrays (core.answerability.word_tables):
+    not a word has 0), packed into tries with flat value arrays (core.language.word_tables):
     ~10 MB instead of ~78 MB per process. Words stream from the file into the trie and are never
     all held as Python strings at once, so loading leaves no freed-but-kept heap behind either.
     """
@@ -108,35 +100,8 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def corpus_vocabulary(texts: Sequence[str], *, min_count: int = MIN_CORPUS_WORD_COUNT) -> tuple[str, ...]:
-    """The corpus's own words (2+ Chinese characters, seen >= min_count times), sorted.
-
-    jieba (with its HMM, which finds new words such as 转班 and 报读) cuts the corpus; the words
-    it cuts at least `min_count` times, function words aside, are the corpus's vocabulary.
-    """
-    from core.corpus.profile import vocabulary_from_counts, word_counts  # it builds on this module
-
-    return vocabulary_from_counts(word_counts(texts), min_count=min_count)
 
 
-def cached_vocabulary(texts: Sequence[str], path: Path | None) -> tuple[str, ...]:
-    """corpus_vocabulary(texts), kept in `path` (JSON) across restarts; a bad file is recomputed."""
-    if path is None:
-        return corpus_vocabulary(texts)
-    if path.exists():
-        try:
-            return tuple(json.loads(path.read_text(encoding="utf-8"))["vocabulary"])
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            logging.getLogger(__name__).warning("vocabulary cache %s unreadable (%s); recomputing", path, error)
-    vocabulary = corpus_vocabulary(texts)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_suffix(".tmp")
-        temp.write_text(json.dumps({"vocabulary": list(vocabulary)}, ensure_ascii=False), encoding="utf-8")
-        temp.replace(path)
-    except OSError as error:  # an unwritable data folder costs only the recomputation next time
-        logging.getLogger(__name__).warning("vocabulary cache %s not written (%s)", path, error)
-    return vocabulary
 
 
 def is_function_word(word: str, lex: Lexicon) -> bool:

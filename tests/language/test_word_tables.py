@@ -7,8 +7,8 @@ from pathlib import Path
 import jieba
 import pytest
 
-from core.answerability.lexicon import lexicon, new_tokenizer
-from core.answerability.word_tables import FreqOverlay, TagTable, WordTable
+from core.language.lexicon import lexicon, new_tokenizer
+from core.language.word_tables import FreqOverlay, TagTable, WordTable
 
 SENTENCES = ["学员在开课后第三课时内申请转班，手续费五十元。", "请问雅思保过班多少钱？", "人工客服晚上几点下班",
              "上了几节课以后退费怎么算", "ABC英语和abc英语一样吗"]

@@ -1,0 +1,57 @@
+"""An answer as the chain returns it: text, hits, the gate's knobs and decision, and every check's report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.knobs import Knobs
+from core.values.decisions import Decision, Grade
+from core.values.reports import GroundingReport, Problem, RefReport
+from core.values.retrieval import Hit
+
+
+@dataclass(frozen=True)
+class RAGAnswer:
+    """Everything a caller needs to show, check or queue one answer."""
+
+    question: str
+    text: str
+    hits: tuple[Hit, ...]
+    candidates: tuple[Hit, ...]
+    threshold: float
+    k: int
+    refused: bool
+    model_called: bool
+    problems: tuple[Problem, ...] = ()
+    reason: str = ""
+    knobs: Knobs | None = None
+    decision: Decision | None = None
+    citations: RefReport | None = None  # the checks' reports, rendered as they are (never recomputed)
+    grounding: GroundingReport | None = None
+    grade: Grade | None = None  # set when the grader (core.answering.grader) judged this question
+
+    @property
+    def flagged(self) -> bool:
+        """True when a check found a problem: the text must not be shown to a student as final."""
+        return bool(self.problems)
+
+    @property
+    def gate_refused(self) -> bool:
+        """The gate refused before any model call (as `eval` reports); `refused` also counts a model
+        that answered with the refusal sentence itself."""
+        return self.refused and not self.model_called
+
+    @property
+    def best_score(self) -> float:
+        return max((h.score for h in self.candidates), default=0.0)
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "refused": self.refused, "gate_refused": self.gate_refused,
+                "answer": self.text,
+                "threshold": self.threshold, "k": self.k, "model_called": self.model_called,
+                "reason": self.reason, "hits": [h.to_dict() for h in self.candidates],
+                "problems": [p.to_dict() for p in self.problems],
+                **({"knobs": self.knobs.to_dict()} if self.knobs else {}),
+                **({"grade": self.grade.to_dict()} if self.grade else {})}
+
+

@@ -1,0 +1,115 @@
+"""What the checks found in an answer: problems, the figures read, the citations resolved and the
+sentence-by-sentence grounding verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding about an answer. `span` is (start, end) into the answer text, when known."""
+
+    code: str
+    message: str
+    span: tuple[int, int] | None = None
+    # Rows shown side by side (what, the question's figures, the answer's figures), e.g.
+    # ("金额", "4200 元", "4800 元"); set by question_mismatch, empty for every other problem.
+    compare: tuple[tuple[str, str, str], ...] = ()
+
+    def to_dict(self) -> dict:
+        data = {"code": self.code, "message": self.message, "span": list(self.span) if self.span else None}
+        if self.compare:
+            data["compare"] = [list(row) for row in self.compare]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Problem:
+        span = data.get("span")
+        return cls(code=data["code"], message=data["message"], span=tuple(span) if span else None,
+                   compare=tuple(tuple(row) for row in data.get("compare") or ()))
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One quantity as written: `value` is the number read (5% → 5); `percent` marks a percentage."""
+
+    text: str
+    span: tuple[int, int]
+    value: float
+    percent: bool = False
+
+    @property
+    def amount(self) -> float:
+        """The value to calculate with: 5% is 0.05."""
+        return self.value / 100 if self.percent else self.value
+
+    @property
+    def keys(self) -> frozenset[float]:
+        """Values under which this figure counts as present; a percentage also matches its fraction."""
+        return frozenset({_key(self.value), _key(self.amount)})
+
+
+def _key(value: float) -> float:
+    # Rounded so that 1.5万 and 15000, or 0.1+0.2 and 0.3, compare equal.
+    return round(value, 6)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One citation number resolved to the chunk it names."""
+
+    number: int
+    source: str
+    heading: str
+    chunk: int
+    start: int
+    end: int
+    excerpt: str
+
+
+@dataclass(frozen=True)
+class RefReport:
+    """The citations an answer uses (resolvable ones) and the problems found."""
+
+    refs: tuple[Reference, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class SentenceVerdict:
+    """One sentence of the answer: where it is, what it cites, what it states, what is wrong."""
+
+    text: str
+    span: tuple[int, int]
+    cited: tuple[int, ...]
+    figures: tuple[Figure, ...]
+    problems: tuple[Problem, ...]
+    derivations: tuple[str, ...] = ()  # how derived figures follow: 「10 = 16 − 6」
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class GroundingReport:
+    """One verdict per sentence plus all problems in order of position."""
+
+    verdicts: tuple[SentenceVerdict, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def flagged_spans(self) -> tuple[tuple[int, int], ...]:
+        """Distinct spans to mark red in the answer text, sorted by position."""
+        return tuple(sorted({p.span for p in self.problems if p.span is not None}))
+
+
