@@ -7,9 +7,10 @@ import streamlit as st
 from ui.auth import allowed_pages, denied_notice, gate, render_account
 from ui.chrome import chinese_chrome
 from ui.escape import md_escape
-from ui.state import get_index, get_settings
+from ui.state import begin_run, get_index, get_settings
 
 st.set_page_config(page_title="小E 审核台", page_icon=":material/school:", layout="wide")
+run = begin_run()  # the one settings build of this script run (env + secrets + the saved default)
 chinese_chrome()  # Streamlit's fixed English hints (form, uploader) hidden or relabelled
 user = gate()  # before sign-in: the setup or login page alone, and the script stops here
 
@@ -27,6 +28,8 @@ with st.sidebar:
     st.markdown("### 小E 审核台")
     st.caption("启明英语 · 助教小E 质检工作台")
     render_account(user)
+    if run.warning:
+        st.warning(md_escape(run.warning))
     bundle, error = get_index()
     if error:
         st.error(md_escape(error))  # a broken corpus or setting is named here; the other pages stay usable

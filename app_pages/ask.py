@@ -1,23 +1,23 @@
 """提问与检查: ask a student's question, see what was retrieved, how the gate decided and how the answer was checked.
 
-Retrieval and ranking run once per question for MAX_TOP_K candidates (the Assistant's
-`Retrieval`, kept in session_state as UI state); every slider only re-runs the gate
-(`Assistant.gate`), so moving a slider never calls the model. An answer generated from another
-set of passing chunks is marked stale. Everything drawn (bars, order, status, the compared
-values) comes from the gate's own result.
+A question is retrieved and ranked once (the Assistant's `Retrieval`, kept in session_state as UI state)
+and answered through `Assistant.respond_stream`, whose last piece is the question's one Outcome; the
+review queue records it through `ReviewStore.record`, as the CLI and batch runs do. Every slider move
+re-runs the gate on the stored retrieval (no retrieval, no model call): the decision panel, the chart
+and the comparison lines show the current gate, and a banner above the answer says when the answer on
+screen no longer stands at the current knobs (`core.answerability.gate.recheck`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core.answering.rag import refusal
+from core.answerability.gate import recheck
 from core.assistant import Assistant
-from core.errors import InvalidQuestion, ModelError, XiaoEError
+from core.errors import InvalidQuestion, XiaoEError
 from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.retrieval.store import IndexBundle
-from core.stores.review import record_answer
-from core.values import Decision, Gate, Problem, RAGAnswer
+from core.values import Decision, Gate, Outcome, Problem, RAGAnswer, Recheck
 from ui import answer_view as view
 from ui.auth import authorize, guard_page, signed_in_name
 from ui.escape import md_escape
@@ -26,14 +26,10 @@ from ui.source_view import source_url
 from ui.state import get_assistant, get_glossary, get_index, get_review_store, get_settings
 
 RUN = "ask_run"        # the last question asked: {"retrieval", "fingerprint", "glossary"}
-RESULT = "ask_result"  # what came of it: {"answer", "basis", "error", "queued", "queue_error"}
-REGENERATE = "_ask_regenerate"  # set by the 「重新生成回答」 button
+RESULT = "ask_result"  # what came of it: {"outcome", "answer", "queued", "queue_error"}
+REGENERATE = "_ask_regenerate"  # set by the 「按新参数重新回答」 button
 DEFAULTS = "_ask_defaults"
 EXAMPLE = "启明英语的口语课一共有几级？"
-
-
-def assistant_for(bundle: IndexBundle, glossary) -> Assistant:
-    return get_assistant(bundle, glossary)
 
 
 def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
@@ -44,7 +40,7 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
         st.warning(md_escape(f"同义词表读不出来，这次检索不做同义词扩展：{error}"))
         glossary = None
     try:
-        assistant = assistant_for(bundle, glossary)
+        assistant = get_assistant(bundle, glossary)
         retrieval = assistant.retrieve(question)
     except InvalidQuestion as error:
         (st.warning if (question or "").strip() else st.info)(str(error))
@@ -52,17 +48,15 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         return
-    run = {"retrieval": retrieval, "fingerprint": bundle.fingerprint, "glossary": glossary}
-    st.session_state[RUN] = run
+    st.session_state[RUN] = {"retrieval": retrieval, "fingerprint": bundle.fingerprint, "glossary": glossary}
     remember_question(retrieval.question)
-    generate(assistant, assistant.gate(retrieval, knobs), bundle.fingerprint)
+    generate(assistant, st.session_state[RUN], knobs)
 
 
-def slider_defaults() -> Knobs:
+def slider_defaults(knobs: Knobs) -> Knobs:
     """The knobs in force (calibrated, environment, then the default saved on the tuning page).
 
     Read once per session; when an admin saves new defaults, the sliders move to them once."""
-    knobs = get_settings().knobs
     if st.session_state.get(DEFAULTS) != knobs:
         st.session_state[DEFAULTS] = knobs
         st.session_state.update(threshold=knobs.threshold, k=knobs.k, min_coverage=knobs.min_coverage,
@@ -86,83 +80,78 @@ def knob_sliders(defaults: Knobs, decides: bool) -> Knobs:
     return Knobs(threshold=threshold, k=k, min_coverage=coverage, max_unknown_weight=unknown)
 
 
-def generate(assistant: Assistant, gate: Gate, fingerprint: str) -> None:
-    """Answer one gate (refuse without a model, or stream the model), queue it when it needs review.
-    A question in the grader's uncertain band is first judged by the model (`Assistant.grade`)."""
-    if assistant.grades:
-        with st.spinner("这个问题在不确定区间，正在请模型判定资料能否回答……"):
-            gate = assistant.grade(gate)
-    result = {"answer": None, "basis": view.passing_key(gate.hits), "error": None, "queued": None,
-              "queue_error": None}
+def generate(assistant: Assistant, run: dict, knobs: Knobs) -> None:
+    """Answer the stored retrieval at `knobs` (the draft streams on screen, escaped), then record the one
+    outcome in the review queue. A question in the grader's band is first judged by the model."""
+    stream = assistant.respond_stream(run["retrieval"], knobs)
+    with st.spinner("正在判断资料能否回答……" if assistant.grades else "正在判断……"):
+        first = next(stream)
+    outcome = first if isinstance(first, Outcome) else _show_draft(first, stream)
+    result = {"outcome": outcome, "answer": outcome.answer, "queued": None, "queue_error": None}
+    try:
+        result["queued"] = get_review_store().record(outcome, asker=signed_in_name())
+    except XiaoEError as error:
+        result["queue_error"] = f"没能记入复核队列：{error}"
     st.session_state[RESULT] = result
-    if gate.refused:
-        answer = refusal(gate)
-    else:
-        try:
-            answer = assistant.finish(gate, _stream(assistant, gate))
-        except ModelError as error:
-            message, kind = str(error), error.kind
-            result["error"] = message
-            _queue(result, lambda store: store.enqueue_failure(
-                gate.question, message=message, kind=kind, threshold=gate.threshold, k=gate.k,
-                candidates=gate.candidates, fingerprint=fingerprint, asker=signed_in_name(), merge=True))
-            return
-        except XiaoEError as error:  # e.g. a model setting that cannot work
-            result["error"] = str(error)
-            return
-    result["answer"] = answer
-    _queue(result, lambda store: record_answer(store, answer, fingerprint=fingerprint, asker=signed_in_name()))
 
 
-def _stream(assistant: Assistant, gate: Gate) -> str:
+def _show_draft(first: str, stream) -> Outcome:
     """Stream the draft on screen (escaped), then clear it: only the checked answer stays."""
-    pieces: list[str] = []
+    end: list[Outcome] = []
 
-    def escaped():
-        for piece in assistant.stream(gate):
-            pieces.append(piece)
+    def pieces():
+        yield view.md_escape(first)
+        for piece in stream:
+            if isinstance(piece, Outcome):
+                end.append(piece)
+                return
             yield view.md_escape(piece)
 
     slot = st.empty()
     try:
         with slot.container(border=True):
             st.caption("正在生成回答……检查通过之前，这不是最终回答。")
-            st.write_stream(escaped())
+            st.write_stream(pieces())
     finally:
         slot.empty()
-    return "".join(pieces)
+    return end[0]
 
 
-def _queue(result: dict, put) -> None:
-    try:
-        result["queued"] = put(get_review_store())
-    except XiaoEError as error:
-        result["queue_error"] = f"没能记入复核队列：{error}"
+def render_recheck(check: Recheck) -> None:
+    """Above the answer: the answer on screen no longer stands at the current knobs, and why, in numbers."""
+    if check.stands:
+        return
+    if check.flip == "refuse":
+        head = "按现在的参数，这个问题会被拒答，下面的回答是按之前的参数生成的。"
+    elif check.flip == "answer":
+        head = "按现在的参数，这个问题会作答，下面的拒答是按之前的参数做出的。"
+    else:
+        head = "现在通过的片段和生成回答时不同，下面的回答已过期。"
+    st.warning(head + "  \n" + "；".join(md_escape(line) for line in check.lines))
+    st.button("按新参数重新回答", key="regenerate", type="primary",
+              on_click=lambda: st.session_state.update({REGENERATE: True}))
 
 
-def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
+def render_answer(run: dict, result: dict, current: Gate, user) -> None:
+    outcome: Outcome | None = result.get("outcome")
+    if outcome is None:
+        return
     st.subheader("回答")
     st.caption(f"问题：{view.md_escape(run['retrieval'].question)}")
-    result = st.session_state.get(RESULT) or {}
-    stale = result.get("basis") != view.passing_key(gate.hits)
-    if stale:
-        st.warning("阈值或 k 已改变：现在通过的片段和生成回答时不同，下面的回答已过期，请重新生成。")
-    if stale or result.get("error"):  # handled at the top of the next run, before anything is drawn
-        st.button("重新生成回答", key="regenerate", type="primary",
-                  on_click=lambda: st.session_state.update({REGENERATE: True}))
+    render_recheck(recheck(outcome.gate, current))
     if result.get("queue_error"):
         st.warning(md_escape(result["queue_error"]))
-    if result.get("error"):
-        st.error(md_escape(result["error"]))
+    if outcome.failure is not None:
+        st.error(md_escape(outcome.failure.message))
         if result.get("queued"):
             st.caption(f"已记入复核队列（模型故障）#{result['queued']}")
+        st.button("重新生成回答", key="retry", type="primary",
+                  on_click=lambda: st.session_state.update({REGENERATE: True}))
         return
-    answer = result.get("answer")
-    if answer is None:
-        return
+    answer = outcome.answer
     render_grade(answer)
     if answer.refused:
-        render_refusal(answer, answer.decision)
+        render_refusal(answer, current.decision)
     elif answer.flagged:
         queued = "已记入复核队列" if result.get("queued") else "但没能记入复核队列"
         st.error(f"该回答未通过检查，不会发给学员，{queued}")
@@ -170,7 +159,6 @@ def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
         with st.expander("未通过检查的草稿（不要发给学员）"):
             spans = [p.span for p in answer.problems if p.span]
             st.markdown(view.linked_answer(answer.text, answer.hits, mark=spans))
-        render_decision(answer.decision)
         render_verdicts(answer)
         render_citations(answer)
     else:
@@ -178,10 +166,9 @@ def render_answer(run: dict, gate: Gate, fingerprint: str) -> None:
             st.markdown(view.linked_answer(answer.text, answer.hits))
         st.success("引用检查：通过（出处编号都对应本次提供的片段，数字和算式也已核对）")
         render_copy(answer)
-        render_decision(answer.decision)
         render_verdicts(answer)
         render_citations(answer)
-    render_flag(answer, fingerprint)
+    render_flag(answer, run["fingerprint"], user, outcome)
 
 
 def render_grade(answer: RAGAnswer) -> None:
@@ -203,8 +190,6 @@ def render_refusal(answer: RAGAnswer, decision: Decision | None) -> None:
         st.caption("只调用了模型判定，没有生成回答")
     else:
         st.caption("已调用模型（模型判断资料不足）" if answer.model_called else "未调用模型")
-    if decision is not None:
-        st.table(view.signal_frame(decision))
 
 
 def render_verdicts(answer: RAGAnswer) -> None:
@@ -216,9 +201,10 @@ def render_verdicts(answer: RAGAnswer) -> None:
 
 
 def render_decision(decision: Decision | None) -> None:
+    """The current gate's decision: every comparison at the sliders' values."""
     if decision is not None:
-        with st.expander(f"可答性判断：{view.md_escape(decision.reason)}"):
-            st.table(view.signal_frame(decision))
+        st.markdown(f"**可答性判断（按当前参数）**：{view.md_escape(decision.reason)}")
+        st.table(view.signal_frame(decision))
 
 
 def render_citations(answer: RAGAnswer) -> None:
@@ -230,7 +216,7 @@ def render_citations(answer: RAGAnswer) -> None:
         st.table(frame.set_index("编号"))
 
 
-def render_flag(answer: RAGAnswer, fingerprint: str) -> None:
+def render_flag(answer: RAGAnswer, fingerprint: str, user, outcome: Outcome) -> None:
     """「标记复核」: a consultant sends an answer to the queue by hand, with a name and a note."""
     if not user.can("flag"):
         return
@@ -264,13 +250,13 @@ def remember_question(question: str) -> None:
 
 
 def render_recent() -> None:
-    """「最近问过」: one click asks a recent question again."""
+    """「最近问过」: one click asks a recent question again (the question is a label: escaped)."""
     recent = st.session_state.get(RECENT, [])
     if not recent:
         return
     with st.expander(f"最近问过（{len(recent)}）"):
         for i, question in enumerate(recent):
-            st.button(question, key=f"recent_{i}", type="tertiary",
+            st.button(md_escape(question), key=f"recent_{i}", type="tertiary",
                       on_click=lambda q=question: st.session_state.update({PICKED: q, "question": q}))
 
 
@@ -291,9 +277,6 @@ def render_candidates(run: dict, gate: Gate) -> None:
     candidates = run["retrieval"].candidates
     st.caption(f"每个问题只检索一次，取前 {len(candidates)} 个候选；当前阈值 {gate.threshold:.2f}、"
                f"k = {gate.k}，命中 {len(gate.hits)} 个。移动滑块只重新判断，不会再调用模型。")
-    result = st.session_state.get(RESULT) or {}
-    if gate.refused and result.get("basis") != view.passing_key(gate.hits):  # explains a stale answer
-        st.caption(f"按当前阈值和 k，这个问题会被拒答：{view.md_escape(gate.reason)}")
     frame = view.candidate_frame(gate, candidates)
     if frame.empty:
         st.info("资料库里没有可检索的片段。")
@@ -316,7 +299,8 @@ bundle, index_error = get_index()
 if index_error:
     st.error(md_escape(index_error))
     st.stop()
-defaults = slider_defaults()
+settings = get_settings()
+defaults = slider_defaults(settings.knobs)
 
 pending = None
 q_param = st.query_params.get("q")
@@ -331,7 +315,7 @@ with st.form("ask_form", border=False):
     left, right = st.columns([6, 1], vertical_alignment="bottom")
     question = left.text_input("学员的问题", key="question", placeholder=f"例如：{EXAMPLE}（回车即可提交）")
     submitted = right.form_submit_button("提问", key="ask", type="primary", width="stretch")
-knobs = knob_sliders(defaults, get_settings().answerability == "on")
+knobs = knob_sliders(defaults, settings.answerability == "on")
 
 pending = st.session_state.pop(PICKED, None) or pending
 if submitted or pending is not None:
@@ -344,9 +328,10 @@ if run is None:
     st.stop()
 if run["fingerprint"] != bundle.fingerprint:
     st.warning("资料或索引已更新，下面是更新前的检索结果，请重新提问。")
-current_assistant = assistant_for(bundle, run["glossary"])
-current = current_assistant.gate(run["retrieval"], knobs)
+current_assistant = get_assistant(bundle, run["glossary"])
 if st.session_state.pop(REGENERATE, False) and not submitted:
-    generate(current_assistant, current, bundle.fingerprint)
-render_answer(run, current, bundle.fingerprint)
+    generate(current_assistant, run, knobs)
+current = current_assistant.gate(run["retrieval"], knobs)
+render_answer(run, st.session_state.get(RESULT) or {}, current, user)
+render_decision(current.decision)
 render_candidates(run, current)

@@ -13,19 +13,16 @@ import streamlit as st
 from core.answerability.glossary import Glossary, GlossaryEntry
 from core.errors import XiaoEError
 from core.evaluation.glossary_impact import glossary_impact
-from core.stores.db import open_database
-from core.stores.glossary_admin import GlossaryAdmin
-from core.stores.question_sets import QuestionSetStore
 from ui.answer_view import md_escape
 from ui.auth import authorize, guard_page
-from ui.state import get_index, get_settings
+from ui.state import GlossaryAdmin, get_glossary_admin, get_index, get_question_sets, get_settings
 
 FLASH = "glossary_flash"
 SHOWN = 30  # entries per view; the impact column is computed for these only (cost: bench/glossary_impact.py)
 
 
 def admin() -> GlossaryAdmin:
-    return GlossaryAdmin(open_database(get_settings().db_url))
+    return get_glossary_admin()
 
 
 @st.cache_data(show_spinner="正在计算每条同义词影响的题数……", max_entries=32)
@@ -42,7 +39,7 @@ def impacts(glossary: Glossary, entries: tuple[GlossaryEntry, ...]) -> dict[tupl
     if error or not entries:
         return None
     settings = get_settings()
-    rows = tuple(QuestionSetStore(open_database(settings.db_url)).load().questions.questions)
+    rows = tuple(get_question_sets().load().questions.questions)
     pairs = tuple((e.term, e.synonym) for e in entries)
     return impact_counts(glossary.fingerprint, bundle.fingerprint, tuple(settings.knobs.to_dict().items()),
                          pairs, glossary, rows, bundle)

@@ -11,17 +11,20 @@ from dataclasses import replace
 
 import streamlit as st
 
-from core.checks.grounding import check_grounding
 from core.errors import XiaoEError
-from core.stores.review import Filters, ReviewItem, ReviewStore
-from core.stores.review_schema import LANES, MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS
-from core.stores.roles import require
 from ui import review_triage as triage
 from ui.answer_view import md_escape, verdict_frame
-from ui.auth import current_user, signed_in_name
+from ui.auth import current_user, require_page, signed_in_name
 from ui.review_detail import show_history
 from ui.review_view import (
+    LANES,
+    MAX_CORRECTED_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NOTE_CHARS,
     SORT_LABELS,
+    Filters,
+    ReviewItem,
+    ReviewStore,
     answer_preview,
     build_filters,
     csv_bytes,
@@ -103,13 +106,14 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
             st.caption("模型调用失败，没有生成回答。" if item.origin == "model_error" else "（没有回答正文）")
         st.markdown(reason_lines(item) or "（无问题原因）")
     show_decision_form(store, item, filters, sort)
-    if item.answer:
-        preview = answer_preview(item)  # a runaway answer is checked and shown as far as its preview goes
-        frame = verdict_frame(preview, check_grounding(preview, [h.document for h in item.candidates if h.passed],
-                                                       item.question))
+    if item.answer:  # the verdicts stored with the item when it was queued, never a check run again
+        report = store.grounding(item.id)
+        frame = verdict_frame(answer_preview(item), report)
         if not frame.empty:
-            st.markdown("**逐句核对**（✓ 表示这句的数字和出处都对得上）")
+            st.markdown("**逐句核对**（入队时的核对结果；✓ 表示这句的数字和出处都对得上）")
             st.table(frame)
+        elif report is None:
+            st.caption("这一条入队时没有保存逐句核对的结果。")
     show_history(store, item)
 
 
@@ -194,11 +198,7 @@ def show_list(store: ReviewStore, column) -> tuple[Filters, str, list[ReviewItem
 
 
 st.title("复核队列")
-try:  # the router's gate normally stops earlier; this also covers a page opened outside it
-    require(current_user(), "review")
-except XiaoEError as error:
-    st.error(str(error))
-    st.stop()
+require_page("review")  # the router's gate normally stops earlier; this also covers a page opened outside it
 
 try:
     store = get_review_store()

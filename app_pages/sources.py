@@ -14,13 +14,13 @@ import streamlit as st
 
 from core.checks.cited_sentence import best_sentence
 from core.checks.references import excerpt
-from core.corpus.loader import read_markdown, split_sections
+from core.corpus.loader import split_sections
 from core.errors import XiaoEError
 from ui.answer_view import md_escape
 from ui.auth import guard_page
 from ui.corpus_admin import render_admin_panel
 from ui.source_view import SCROLL_SCRIPT, Overview, page_html, page_of, paginate
-from ui.state import get_index, get_index_status, get_overview, get_settings, rebuild_index
+from ui.state import corpus_text, get_index, get_index_status, get_overview, rebuild_index
 
 CHUNK_ROWS = 20
 FILE_ROWS = 50
@@ -77,7 +77,7 @@ def render_file(file: str, chunk: int | None, bundle, facts: Overview) -> None:
     info = facts.file(file)
     doc = bundle.index.chunks[info.first + chunk] if chunk is not None else None
     try:
-        text = read_markdown(get_settings().corpus_dir / file)
+        text = corpus_text(file)
     except (OSError, XiaoEError) as error:
         st.error(md_escape(str(error) if isinstance(error, XiaoEError) else f"资料文件「{file}」读不出来（{error}），请检查文件。"))
         return

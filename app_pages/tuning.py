@@ -34,18 +34,31 @@ from core.evaluation.metrics import (
 )
 from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.settings import Settings
-from core.stores.db import open_database
-from core.stores.defaults import DefaultsStore, effective_settings
-from core.stores.glossary import GlossaryStore
-from core.stores.question_sets import QuestionSet, QuestionSetStore, StoredSet, corpus_catalog
-from core.stores.roles import require
-from ui.auth import authorize, current_user, guard_page
+from ui.auth import authorize, current_user, guard_page, require
 from ui.escape import md_escape
-from ui.state import get_assistant, get_index, get_review_store, get_settings
+from ui.state import (
+    base_settings,
+    get_assistant,
+    get_defaults_store,
+    get_glossary_store,
+    get_index,
+    get_question_sets,
+    get_review_store,
+    get_settings,
+    saved_default,
+)
 from ui.tuning_batch import grader_caption, render_batch
 from ui.tuning_charts import histogram_frame, metric_curves, score_histogram
 from ui.tuning_glossary import render_misses
-from ui.tuning_sets import FLASH, render_set_manager, select_pending
+from ui.tuning_sets import (
+    FLASH,
+    DefaultsStore,
+    QuestionSet,
+    StoredSet,
+    corpus_catalog,
+    render_set_manager,
+    select_pending,
+)
 
 ASK_URL = "/?q="
 # Each chart has its own tab: Altair spends ~25 ms building a spec, and only the open tab is drawn.
@@ -64,7 +77,7 @@ def evaluated_for(content_hash: str, fingerprint: str, glossary_fingerprint: str
 @st.cache_data(show_spinner=False, max_entries=32)
 def stored_set(db_url: str, name: str, version: int) -> StoredSet:
     # A saved version never changes (every save appends a new one), so caching it is safe.
-    return QuestionSetStore(open_database(db_url)).load(name, version)
+    return get_question_sets().load(name, version)
 
 
 @st.cache_resource(show_spinner="正在按建议规则搜索三个参数的最佳组合…", max_entries=16)
@@ -127,7 +140,7 @@ def _close_confirmation() -> None:
 
 
 @st.dialog("确认设为默认值", on_dismiss=_close_confirmation)
-def confirm_save(defaults: DefaultsStore, base_settings: Settings, knobs: Knobs, before: Metrics, after: Metrics,
+def confirm_save(defaults: DefaultsStore, base: Settings, knobs: Knobs, before: Metrics, after: Metrics,
                  actor: str, note: str, snapshot: dict) -> None:
     """Before/after on the chosen set; saving happens only on 「确认保存」."""
     st.markdown(f"**之前**：{before.knobs.describe()}  \n**之后**：{after.knobs.describe()}")
@@ -144,7 +157,7 @@ def confirm_save(defaults: DefaultsStore, base_settings: Settings, knobs: Knobs,
         return
     try:
         require(current_user(), "set_threshold")
-        saved = defaults.save(knobs, actor=actor, settings=base_settings, metrics=snapshot, note=note,
+        saved = defaults.save(knobs, actor=actor, settings=base, metrics=snapshot, note=note,
                               authorize=authorize())
     except XiaoEError as error:
         st.error(md_escape(str(error)))
@@ -154,9 +167,9 @@ def confirm_save(defaults: DefaultsStore, base_settings: Settings, knobs: Knobs,
     st.rerun()
 
 
-def save_default_box(defaults: DefaultsStore, settings: Settings, base_settings: Settings, *, knobs: Knobs,
+def save_default_box(defaults: DefaultsStore, settings: Settings, base: Settings, *, knobs: Knobs,
                      evaluation: Evaluation, baseline: Evaluation, actor: str, snapshot: dict) -> None:
-    current = defaults.current()
+    current = saved_default()  # read once for this run, with the settings (ui/state.py)
     origin = (f"由 {current.actor} 于 {current.at.astimezone():%Y-%m-%d %H:%M} 设置" if current
               else "来自校准文件或环境设置，还没有人在这里保存过")
     st.markdown(f"**当前默认**：{settings.knobs.describe()}（{origin}）")
@@ -174,7 +187,7 @@ def save_default_box(defaults: DefaultsStore, settings: Settings, base_settings:
         st.session_state[CONFIRM] = True
     # The dialog is drawn again on every rerun while it is open, so its buttons work after a full rerun too.
     if st.session_state.get(CONFIRM) and allowed and not unchanged:
-        confirm_save(defaults, base_settings, knobs, baseline.metrics, evaluation.metrics, actor, note, snapshot)
+        confirm_save(defaults, base, knobs, baseline.metrics, evaluation.metrics, actor, note, snapshot)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -256,11 +269,8 @@ st.caption("用一份标注好的题集，看闸门的四个参数改动后每�
            "确认后设为默认，提问页、命令行和批量运行都会用它。")
 
 try:
-    base_settings = get_settings()
-    db = open_database(base_settings.db_url)
-    defaults, sets = DefaultsStore(db), QuestionSetStore(db)
-    settings = effective_settings(base_settings, db)
-    glossary_store = GlossaryStore(db)
+    base, settings = base_settings(), get_settings()
+    defaults, sets, glossary_store = get_defaults_store(), get_question_sets(), get_glossary_store()
     glossary = glossary_store.load()
 except XiaoEError as error:
     st.error(md_escape(str(error)))
@@ -291,7 +301,7 @@ version = top[1].selectbox("版本", list(versions), key="tune_version",
 with top[2]:
     actor = actor_field()
 try:
-    stored = stored_set(base_settings.db_url, name, version)
+    stored = stored_set(settings.db_url, name, version)
 except XiaoEError as error:
     st.error(md_escape(str(error)))
     st.stop()
@@ -315,7 +325,7 @@ show_metrics(m, baseline.metrics)
 grader_caption(evaluation, settings, assistant)
 
 with st.container(border=True):
-    save_default_box(defaults, settings, base_settings, knobs=knobs, evaluation=evaluation, baseline=baseline,
+    save_default_box(defaults, settings, base, knobs=knobs, evaluation=evaluation, baseline=baseline,
                      actor=actor, snapshot={**m.to_dict(), "correct": m.correct, "question_set": name,
                                             "set_version": version, "fingerprint": bundle.fingerprint,
                                             "suggested": suggestion.knobs.to_dict()})

@@ -7,7 +7,7 @@ Without --postgres-url (or XIAOE_TEST_DATABASE_URL) only the SQLite row is measu
 fresh schema of that database, dropped afterwards; SQLite in one file in a temporary folder.
 
 Each consultant asks questions from the labelled sets through `ask()` (core.assistant, as the Ask page), queues what
-the page queues (`record_answer`), flags every answer with probability --flag-share by hand, waits a think time
+the page queues (`ReviewStore.record`), flags every answer with probability --flag-share by hand, waits a think time
 drawn from 0..2×--think, and every --reviewer-every-th consultant also decides one pending item (with the
 version it read, as the review page does) after each question. Printed per engine: p50/p95 ask latency on the
 server side (answer + queue write, not the think time), asks and decisions per second, conflicts (expected:
@@ -42,8 +42,8 @@ from core.evaluation.calibration import SETS_DIR  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.stores import db as core_db  # noqa: E402
 from core.stores.db import Database  # noqa: E402
-from core.stores.review import Filters, ReviewStore, record_answer  # noqa: E402
-from core.values import Problem  # noqa: E402
+from core.stores.review import Filters, ReviewStore  # noqa: E402
+from core.values import Outcome, Problem  # noqa: E402
 
 QUESTION_SETS = ("student_questions.csv", "student_questions_v2.csv", "student_questions_v3.csv",
                  "calibration.csv", "calibration_spoken.csv")
@@ -51,9 +51,9 @@ FINGERPRINT = "load-test"
 TARGET_P95_MS = 500
 
 
-def ask(assistant: Assistant, question: str):
+def ask(assistant: Assistant, question: str) -> Outcome:
     """The Ask page's core path in one call: retrieve → gate → answer → check (offline answerer, no model server)."""
-    return assistant.ask(question)
+    return assistant.respond(question)
 
 
 def load_questions() -> list[str]:
@@ -90,9 +90,10 @@ def consultant(number: int, job: dict, results) -> None:
 
     def ask_and_queue() -> None:
         start = time.perf_counter()
-        answer = ask(assistant, rng.choice(questions))
+        outcome = ask(assistant, rng.choice(questions))
+        answer = outcome.answer
         answered = time.perf_counter()
-        record_answer(store, answer, fingerprint=FINGERPRINT)
+        store.record(outcome)
         done = time.perf_counter()
         tally["ask_ms"].append((done - start) * 1000)
         tally["write_ms"].append((done - answered) * 1000)

@@ -13,6 +13,7 @@ the glossary from their stores.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
@@ -26,11 +27,12 @@ from core.answerability.terms import TermAnalyzer
 from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
 from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
+from core.errors import ModelError
 from core.knobs import MAX_TOP_K, Knobs
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
 from core.settings import Settings
-from core.values import Gate, RAGAnswer, Retrieval
+from core.values import Failure, Gate, Outcome, RAGAnswer, Retrieval, Usage
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,23 +85,58 @@ class Assistant:
             return gate
         return apply_grade(gate, grade(gate, self.chat_model))
 
-    def stream(self, gate: Gate) -> Iterator[str]:
-        """The model's text for a passing gate, piece by piece (ModelError on any failure)."""
-        return stream_text(gate, self.chat_model)
+    def decide(self, retrieval: Retrieval, knobs: Knobs | None = None) -> Gate:
+        """The whole decision before any answer is written: the gate at `knobs`, then the grader."""
+        return self.grade(self.gate(retrieval, knobs))
 
-    def finish(self, gate: Gate, text: str) -> RAGAnswer:
-        """Number the citations, run every check and build the answer with its reports."""
-        return finish(gate, text)
+    def respond_stream(self, asked: str | Retrieval, knobs: Knobs | None = None) -> Iterator[str | Outcome]:
+        """The answer's text piece by piece as the model writes it, then the question's one `Outcome`
+        (always last, also for a refusal or a model failure). `asked` is the question, or its
+        `Retrieval` when the caller kept it (the Ask page retrieves once and re-decides on slider moves).
+        Raises InvalidQuestion for an empty or too long question; a model failure is an outcome."""
+        retrieval = asked if isinstance(asked, Retrieval) else self.retrieve(asked)
+        yield from self.outcome_stream(self.decide(retrieval, knobs))
+
+    def respond(self, asked: str | Retrieval, knobs: Knobs | None = None) -> Outcome:
+        """retrieve → gate → grade → answer → check, in one call: the question's one `Outcome`."""
+        for piece in self.respond_stream(asked, knobs):
+            if isinstance(piece, Outcome):
+                return piece
+        raise AssertionError("respond_stream ends with an Outcome")
+
+    def outcome_stream(self, gate: Gate) -> Iterator[str | Outcome]:
+        """Answer a decided gate: refuse without a model call, or stream the model and check its text."""
+        if gate.refused:
+            yield Outcome(gate, answer=refusal(gate), fingerprint=self.fingerprint)
+            return
+        pieces: list[str] = []
+        usage: dict[str, int] = {}
+        start = time.perf_counter()
+        try:
+            for piece in stream_text(gate, self.chat_model, usage=usage):
+                pieces.append(piece)
+                yield piece
+            answer = finish(gate, "".join(pieces))
+        except ModelError as error:
+            yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint)
+            return
+        spent = Usage(prompt_tokens=usage.get("input_tokens", 0), completion_tokens=usage.get("output_tokens", 0),
+                      ms=round((time.perf_counter() - start) * 1000))
+        yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent)
+
+    def outcome(self, gate: Gate) -> Outcome:
+        """`outcome_stream` drained: the Outcome of a decided gate."""
+        *_, last = self.outcome_stream(gate)
+        return last
 
     def answer(self, gate: Gate) -> RAGAnswer:
-        """Refuse without a model call, or generate and check."""
-        if gate.refused:
-            return refusal(gate)
-        return self.finish(gate, "".join(self.stream(gate)))
+        """The answer of a decided gate (ModelError when the model failed): `outcome` for callers that want
+        the answer alone."""
+        return _answer_of(self.outcome(gate))
 
     def ask(self, question: object, knobs: Knobs | None = None) -> RAGAnswer:
-        """retrieve → gate → grade → answer → check, in one call."""
-        return self.answer(self.grade(self.gate(self.retrieve(question), knobs)))
+        """`respond` for callers that want the answer alone (ModelError when the model failed)."""
+        return _answer_of(self.respond(question, knobs))
 
     def with_model(self, chat_model: BaseChatModel | None) -> Assistant:
         return replace(self, chat_model=chat_model)
@@ -156,3 +193,9 @@ def _starter() -> Glossary:
     if not _STARTER:
         _STARTER.append(load_starter())
     return _STARTER[0]
+
+
+def _answer_of(outcome: Outcome) -> RAGAnswer:
+    if outcome.failure is not None:
+        raise ModelError(outcome.failure.message, kind=outcome.failure.kind)
+    return outcome.answer

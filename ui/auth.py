@@ -13,7 +13,6 @@ then the local admin `LOCAL_USER`, and pages keep asking for a name as before.
 from __future__ import annotations
 
 import importlib.util
-import os
 from urllib.parse import urlparse
 
 import streamlit as st
@@ -38,11 +37,11 @@ AUTH_ONLY_PAGES = {"accounts"}  # meaningless without sign-in
 
 
 def auth_enabled() -> bool:
-    """True unless XIAOE_AUTH=off. A broken unrelated setting does not switch the gate off."""
+    """True unless XIAOE_AUTH=off. A broken setting never switches the gate off: it stays on."""
     try:
         return get_settings().auth == "on"
     except ConfigError:
-        return os.environ.get("XIAOE_AUTH", "on").strip() != "off"
+        return True
 
 
 @st.cache_resource(show_spinner=False)
@@ -86,6 +85,17 @@ def guard_page(permission: str | None = None) -> User:
             require(user, permission)
         except AuthError as error:
             st.error(md_escape(str(error)))
+        st.stop()
+    return user
+
+
+def require_page(permission: str) -> User:
+    """For a page opened outside the router: the user allowed `permission`, else the reason as an error and stop."""
+    user = current_user()
+    try:
+        require(user, permission)
+    except AuthError as error:
+        st.error(md_escape(str(error)))
         st.stop()
     return user
 

@@ -14,8 +14,16 @@ import pandas as pd
 
 from core.checks.references import excerpt
 from core.labels import reason_label
-from core.stores.review import Filters, ReviewEvent, ReviewItem, ReviewStore
-from core.stores.review_schema import LANES, STATUS_LABELS
+
+# The queue's values and limits are re-exported for the Review page, which imports no store itself.
+from core.stores.review import Filters, ReviewEvent, ReviewItem, ReviewStore  # noqa: F401
+from core.stores.review_schema import (  # noqa: F401
+    LANES,
+    MAX_CORRECTED_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NOTE_CHARS,
+    STATUS_LABELS,
+)
 from ui.answer_view import BELOW, PASSED, linked_answer, md_escape
 from ui.source_view import source_url
 

@@ -1,14 +1,17 @@
-"""Cached accessors the pages share: settings, the served index (core.serving.holder), stores.
+"""The console's resources: the run's settings, the served index (core.serving.holder), the assistant, the stores.
 
-Nothing cached here holds shared state: the index holder follows the database-held corpus on
-its own (a background thread), and settings, saved defaults, glossary, accounts and sessions are
-read from the database on every rerun; only engines and stateless store objects are cached.
+Settings are resolved once per script run, by the router (`begin_run`): environment + .streamlit/secrets.toml
+(core.settings.Settings.load) + the default saved on the tuning page (one read); every page and helper
+reads that one object (`get_settings`). The heavy objects are cached with `st.cache_resource`, keyed on
+the settings' digest (`Settings.key`) and fingerprints, never on a hand-written list of fields. Nothing
+cached holds records: the index holder follows the database-held corpus on its own (a background thread),
+and saved defaults, glossary, accounts and sessions are read from the database.
 """
 
 from __future__ import annotations
 
 import gc
-import os
+from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
@@ -16,50 +19,97 @@ from streamlit.errors import StreamlitSecretNotFoundError
 from core.answerability.glossary import Glossary
 from core.answering.providers import make_chat_model
 from core.assistant import Assistant, build_assistant
-from core.errors import StoreError, XiaoEError
+from core.corpus.loader import read_markdown
+from core.errors import ConfigError, StoreError, XiaoEError
 from core.retrieval.store import IndexBundle
 from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
+from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import open_database
-from core.stores.defaults import effective_settings
+from core.stores.defaults import DefaultChange, DefaultsStore, resolve_defaults
 from core.stores.glossary import GlossaryStore
+from core.stores.glossary_admin import GlossaryAdmin  # noqa: F401 - re-exported for the glossary page
+from core.stores.question_sets import QuestionSetStore
 from core.stores.review import ReviewStore
-from ui.escape import md_escape
 from ui.source_view import Overview, overview
 
+RUN = "_run_settings"
 
-def _secret_overrides() -> dict[str, str]:
-    """XIAOE_* keys from .streamlit/secrets.toml, passed on as if they were environment variables."""
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What `begin_run` resolved for this script run."""
+
+    base: Settings | None  # env + secrets (None when a value cannot work: `error` says why)
+    settings: Settings | None  # with the saved default applied
+    saved: DefaultChange | None  # the saved default in force, if any
+    error: str = ""  # a ConfigError's Chinese message
+    warning: str = ""  # the saved defaults could not be read (the configured ones are used)
+
+
+def _secrets() -> dict[str, str]:
+    """XIAOE_* keys from .streamlit/secrets.toml."""
     try:
         return {k: str(v) for k, v in st.secrets.to_dict().items() if k.startswith("XIAOE_")}
     except (StreamlitSecretNotFoundError, FileNotFoundError):
         return {}
 
 
-def get_settings() -> Settings:
-    """Settings from env + secrets, with the default threshold/k saved on the tuning page applied.
-
-    Raises ConfigError (Chinese message) on a bad value. When the database cannot be read, the
-    page says so and the configured defaults are used, so asking still works.
-    """
-    base = Settings.from_env({**os.environ, **_secret_overrides()})
+def resolve_run() -> RunSettings:
+    """Build the run's settings: one Settings.load, one read of the saved default."""
     try:
-        return effective_settings(base)
+        base = Settings.load(secrets=_secrets())
+    except ConfigError as error:
+        return RunSettings(None, None, None, error=str(error))
+    try:
+        resolved = resolve_defaults(base)
     except StoreError as error:
-        st.warning(md_escape(f"无法读取已保存的默认阈值，暂用配置中的默认值（{base.min_score:.2f}，k={base.top_k}）：{error}"))
-        return base
+        return RunSettings(base, base, None, warning=(
+            f"无法读取已保存的默认阈值，暂用配置中的默认值（{base.min_score:.2f}，k={base.top_k}）：{error}"))
+    return RunSettings(base, resolved.settings, resolved.saved)
 
 
-def _index_key(settings: Settings) -> str:
-    """Everything that decides which corpus is served and how it is indexed (not the threshold or k)."""
-    return "|".join(str(v) for v in (settings.corpus_dir, settings.index_dir, settings.db_url, settings.retriever,
-                                      settings.chunk_size, settings.chunk_overlap, settings.embed_model,
-                                      settings.embed_base_url, settings.answerability))
+def begin_run() -> RunSettings:
+    """Called by the router at the top of every script run: the one settings build of this run."""
+    run = resolve_run()
+    st.session_state[RUN] = run
+    return run
+
+
+def current_run() -> RunSettings:
+    run = st.session_state.get(RUN)
+    return run if isinstance(run, RunSettings) else begin_run()  # a page run without the router (fragments)
+
+
+def get_settings() -> Settings:
+    """The run's settings, the saved default applied (ConfigError, Chinese, when a value cannot work)."""
+    run = current_run()
+    if run.settings is None:
+        raise ConfigError(run.error)
+    return run.settings
+
+
+def base_settings() -> Settings:
+    """The run's settings before the saved default: what a new default is saved against."""
+    run = current_run()
+    if run.base is None:
+        raise ConfigError(run.error)
+    return run.base
+
+
+def saved_default() -> DefaultChange | None:
+    return current_run().saved
 
 
 @st.cache_resource(show_spinner="正在建立资料索引…", max_entries=2, on_release=IndexHolder.stop)
 def _holder(key: str, _settings: Settings) -> IndexHolder:
     return IndexHolder.start(_settings, prepare=prepare_analyzer(_settings))
+
+
+def _served_holder() -> IndexHolder:
+    # Keyed on the settings before the saved default: saving new knobs never rebuilds the index.
+    settings = base_settings()
+    return _holder(settings.key, settings)
 
 
 def _frozen(value):
@@ -76,8 +126,7 @@ def _frozen(value):
 def get_index() -> tuple[IndexBundle | None, str | None]:
     """The index bundle being served, or (None, Chinese error) when the corpus or a setting is unusable."""
     try:
-        settings = get_settings()
-        return _holder(_index_key(settings), settings).bundle(), None
+        return _served_holder().bundle(), None
     except XiaoEError as error:
         return None, str(error)
 
@@ -85,8 +134,7 @@ def get_index() -> tuple[IndexBundle | None, str | None]:
 def get_index_status() -> HolderStatus | None:
     """What the holder last did (problems of the last sync or rebuild), or None before the first build."""
     try:
-        settings = get_settings()
-        return _holder(_index_key(settings), settings).status
+        return _served_holder().status
     except XiaoEError:
         return None
 
@@ -95,8 +143,7 @@ def rebuild_index() -> str | None:
     """Sync with the database and rebuild now (after a save on this instance, or on request);
     returns a Chinese message when that failed (the previous index keeps being served)."""
     try:
-        settings = get_settings()
-        _holder(_index_key(settings), settings).refresh()
+        _served_holder().refresh()
     except XiaoEError as error:
         return str(error)
     return None
@@ -112,6 +159,32 @@ def get_review_store() -> ReviewStore:
     return _review_store(get_settings().db_url)
 
 
+def get_defaults_store() -> DefaultsStore:
+    return DefaultsStore(open_database(get_settings().db_url))
+
+
+def get_question_sets() -> QuestionSetStore:
+    return QuestionSetStore(open_database(get_settings().db_url))
+
+
+def get_glossary_store() -> GlossaryStore:
+    return GlossaryStore(open_database(get_settings().db_url))
+
+
+def get_glossary_admin() -> GlossaryAdmin:
+    return GlossaryAdmin(open_database(get_settings().db_url))
+
+
+def get_corpus_admin() -> CorpusAdmin:
+    settings = get_settings()
+    return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+
+
+def corpus_text(name: str) -> str:
+    """One corpus file's text as this instance serves it (CorpusError / OSError when unreadable)."""
+    return read_markdown(get_settings().corpus_dir / name)
+
+
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _overview(fingerprint: str, _bundle: IndexBundle) -> Overview:
     return overview(_bundle.index.chunks)
@@ -124,27 +197,25 @@ def get_overview(bundle: IndexBundle) -> Overview:
 
 def get_glossary() -> Glossary:
     """The consultants' synonym table from the database (StoreError carries a Chinese message)."""
-    return GlossaryStore.open(get_settings()).load()
+    return get_glossary_store().load()
 
 
 _served = ""  # the fingerprint the cached assistants belong to
 
 
 @st.cache_resource(show_spinner="正在准备可答性判断…", max_entries=4)
-def _assistant(fingerprint: str, glossary_fingerprint: str, settings_key: tuple, _settings: Settings,
+def _assistant(fingerprint: str, glossary_fingerprint: str, settings_key: str, _settings: Settings,
                _bundle: IndexBundle, _glossary: Glossary | None) -> Assistant:
     return _frozen(build_assistant(_settings, _bundle, _glossary, chat_model=make_chat_model(_settings)))
 
 
 def get_assistant(bundle: IndexBundle, glossary: Glossary | None) -> Assistant:
-    """The one composition (core.assistant) from the cached index, this glossary and the settings in
-    force (saved default knobs, configured model); built once per distinct combination."""
+    """The one composition (core.assistant) from the cached index, this glossary and the run's settings
+    (saved default knobs, configured model); built once per distinct combination."""
     settings = get_settings()
     global _served
     if _served != bundle.fingerprint:  # the holder swapped in a new index: let the old one go
         _assistant.clear()
         _served = bundle.fingerprint
-    key = (settings.answerability, settings.knobs, settings.max_question_chars, settings.llm_base_url,
-           settings.llm_model, settings.llm_timeout, settings.llm_max_retries, settings.llm_temperature,
-           bool(settings.llm_api_key), settings.grader, settings.grader_band)
-    return _assistant(bundle.fingerprint, glossary.fingerprint if glossary else "", key, settings, bundle, glossary)
+    return _assistant(bundle.fingerprint, glossary.fingerprint if glossary else "", settings.key, settings, bundle,
+                      glossary)

@@ -14,13 +14,16 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.stores.question_sets import (
+from core.stores.defaults import DefaultsStore  # noqa: F401 - re-exported for the tuning page
+from core.stores.question_sets import (  # noqa: F401 - QuestionSet and corpus_catalog re-exported for the page
     COLUMNS,
     MAX_SET_BYTES,
     REFUSE,
+    QuestionSet,
     QuestionSetStore,
     StoredSet,
     check_size,
+    corpus_catalog,
     parse_question_set,
     questions_from_rows,
 )

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from core.answerability.decision import judge
 from core.knobs import Knobs
-from core.values import Gate, Hit, Retrieval, below_threshold
+from core.values import Gate, Hit, Recheck, Retrieval, below_threshold
 
 
 def passing_count(candidates: Sequence[Hit], knobs: Knobs) -> int:
@@ -49,3 +49,20 @@ def _empty_reason(kept: Sequence[Hit], knobs: Knobs) -> str:
     if not kept:
         return "资料库是空的，没有可检索的片段"
     return f"{below_threshold(max(h.value for h in kept), knobs.threshold)}，没有可用的资料片段"
+
+
+def recheck(shown: Gate, now: Gate) -> Recheck:
+    """Whether the decision `shown` (the one an answer on screen was written under, the grader's verdict
+    included) still holds for the gate `now` at other knobs. Only comparisons: no retrieval, no model."""
+    flip = "refuse" if now.refused and not shown.refused else "answer" if shown.refused and not now.refused else ""
+    changed = not shown.refused and not now.refused and _passing(shown) != _passing(now)
+    if now.decision is not None:
+        lines = tuple(f"{s.name_zh} {s.compared}" for s in now.decision.signals[:3])
+    else:
+        best = max((h.value for h in now.candidates), default=0.0)
+        lines = (f"排序分 最高 {best:.3f} {'<' if now.refused else '≥'} 阈值 {now.threshold:.2f}",)
+    return Recheck(flip=flip, chunks_changed=changed, lines=lines, reason=now.reason)
+
+
+def _passing(gate: Gate) -> tuple[tuple[str, int], ...]:
+    return tuple((h.source, h.chunk) for h in gate.hits)

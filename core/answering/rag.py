@@ -68,8 +68,9 @@ def refusal(gate: Gate) -> RAGAnswer:
                      knobs=gate.knobs, decision=gate.decision, grade=gate.grade)
 
 
-def stream_text(gate: Gate, llm: BaseChatModel | None = None) -> Iterator[str]:
-    """Stream the model's answer for a passing gate (raises ModelError on any failure)."""
+def stream_text(gate: Gate, llm: BaseChatModel | None = None, *, usage: dict[str, int] | None = None) -> Iterator[str]:
+    """Stream the model's answer for a passing gate (raises ModelError on any failure); the token counts
+    the provider reports (`usage_metadata`) are added into `usage` when given."""
     model = llm or OfflineAnswerer()
     messages = build_messages(gate.question, [h.document for h in gate.hits])
     # The offline answerer also reads the decision's keywords (glossary forms included); a real
@@ -77,6 +78,10 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None) -> Iterator[str]:
     extra = {"keywords": gate.decision.terms} if gate.decision and isinstance(model, OfflineAnswerer) else {}
     try:
         for chunk in model.stream(messages, **extra):
+            meta = getattr(chunk, "usage_metadata", None) or {}
+            if usage is not None:
+                for key in ("input_tokens", "output_tokens"):
+                    usage[key] = usage.get(key, 0) + int(meta.get(key, 0) or 0)
             yield str(chunk.content)
     except ModelError:
         raise

@@ -1,8 +1,8 @@
 """`python -m core ask` and `python -m core demo`: the seed-style report on the command line.
 
 Both go through the one Assistant with the configured chat model (the offline answerer when none
-is configured). `ask` records in the review queue exactly what the Ask page records (flagged
-answers, refusals, model failures) unless `--no-queue` is given, and says which item it wrote;
+is configured). `ask` records its one outcome in the review queue the way the Ask page does (`ReviewStore.record`:
+flagged answers, refusals, model failures) unless `--no-queue` is given, and says which item it wrote;
 `demo` writes nothing to the queue and says so.
 """
 
@@ -18,7 +18,7 @@ from core.errors import ModelError
 from core.knobs import Knobs
 from core.settings import Settings
 from core.stores.db import open_database
-from core.stores.review import ReviewStore, record_answer
+from core.stores.review import ReviewStore
 from core.values import RAGAnswer
 
 DEMO_QUESTIONS = (
@@ -44,19 +44,14 @@ def run_ask(args: argparse.Namespace) -> int:
     assistant = open_assistant(Settings.from_env())
     knobs = knobs_from_args(args, assistant.knobs)
     store = None if args.no_queue else ReviewStore(open_database(assistant.settings.db_url))
-    gate = assistant.grade(assistant.gate(assistant.retrieve(args.question), knobs))
-    try:
-        result = assistant.answer(gate)
-    except ModelError as error:
-        if store is not None:
-            item = store.enqueue_failure(gate.question, message=str(error), kind=error.kind,
-                                         threshold=knobs.threshold, k=knobs.k, candidates=gate.candidates,
-                                         fingerprint=assistant.fingerprint)
-            raise ModelError(f"{error}（已记入复核队列「模型故障」#{item}）", kind=error.kind) from None
-        raise
-    queued = record_answer(store, result, fingerprint=assistant.fingerprint) if store is not None else None
+    outcome = assistant.respond(args.question, knobs)
+    queued = store.record(outcome) if store is not None else None
+    if outcome.failure is not None:
+        where = f"（已记入复核队列「模型故障」#{queued}）" if queued is not None else ""
+        raise ModelError(f"{outcome.failure.message}{where}", kind=outcome.failure.kind)
+    result = outcome.answer
     if args.json:
-        print(json.dumps({**result.to_dict(), "knobs": knobs.to_dict(), "queued": queued,
+        print(json.dumps({**outcome.to_dict(), "knobs": knobs.to_dict(), "queued": queued,
                           "model": "offline" if assistant.offline else assistant.settings.llm_model},
                          ensure_ascii=False, indent=2))
     else:

@@ -4,7 +4,8 @@ Unlike `python -m core eval` (the gate only), this generates the answer with the
 model, so the answer text and its checks are included. `run_one` handles one question so a
 caller can stop between questions (the tuning page's cancel button) and resume from where it
 stopped. Answers with a problem — a failed check, or an outcome other than 正确回答/正确拒答 —
-go to the review queue lane 批量评测 ("batch") when a queue is given.
+are recorded in the review queue the way every entry point records them (`ReviewStore.record`): a wrong
+outcome carries its eval_wrong_* reason and shows in the lane 批量评测.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.errors import ModelError
 from core.evaluation.metrics import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
@@ -27,9 +27,8 @@ from core.evaluation.metrics import (
 from core.knobs import Knobs
 from core.sets.format import LabelledQuestion
 from core.stores.review import ReviewStore
-from core.values import Problem, RAGAnswer
+from core.values import Outcome, Problem
 
-BATCH_ORIGIN = "batch"
 MODEL_FAILED = "模型故障"
 CSV_COLUMNS = ("行号", "问题", "预期", "结果", "是否拒答", "回答", "问题标记", "最高分", "模型判定", "复核条目")
 
@@ -56,8 +55,12 @@ class BatchRow:
                 "模型判定": self.grade, "复核条目": self.queued_id}
 
 
-def answer_outcome(question: LabelledQuestion, result: RAGAnswer) -> str:
-    """The outcome label of an actual answer (a refusal by the model counts as a refusal)."""
+def answer_outcome(question: LabelledQuestion, outcome: Outcome) -> str:
+    """The label of an actual outcome against the set's expectation (a refusal by the model counts as a
+    refusal; a model failure is 模型故障)."""
+    if outcome.failure is not None:
+        return MODEL_FAILED
+    result = outcome.answer
     if question.should_refuse:
         return CORRECT_REFUSAL if result.refused else FALSE_ANSWER
     if result.refused:
@@ -66,8 +69,8 @@ def answer_outcome(question: LabelledQuestion, result: RAGAnswer) -> str:
 
 
 def outcome_problem(question: LabelledQuestion, outcome: str) -> Problem | None:
-    """The review reason for a wrong outcome, None for a correct one."""
-    if outcome in GOOD_OUTCOMES:
+    """The review reason for a wrong outcome, None for a correct one (or a model failure, its own reason)."""
+    if outcome in GOOD_OUTCOMES or outcome == MODEL_FAILED:
         return None
     messages = {
         FALSE_REFUSAL: f"批量评测：预期由「{question.expectation}」回答，小E 却拒答了（误拒）",
@@ -81,26 +84,21 @@ def outcome_problem(question: LabelledQuestion, outcome: str) -> Problem | None:
 def run_one(question: LabelledQuestion, assistant, *, knobs: Knobs | None = None,
             queue: ReviewStore | None = None, flagged_by: str | None = None) -> BatchRow:
     """Answer one question through `assistant` (core.assistant.Assistant, with its configured model)
-    at `knobs` (default: the assistant's), judge it, and queue it if it has a problem."""
-    knobs = knobs or assistant.knobs
-    fingerprint = assistant.fingerprint
-    try:
-        result = assistant.ask(question.question, knobs)
-    except ModelError as error:
-        queued = queue.enqueue_failure(question.question, message=str(error), kind=error.kind,
-                                       threshold=knobs.threshold, k=knobs.k, fingerprint=fingerprint) if queue else None
+    at `knobs` (default: the assistant's), judge it against its label, and record the outcome in the
+    queue the way every entry point does (`ReviewStore.record`, as a batch run)."""
+    outcome = assistant.respond(question.question, knobs)
+    label = answer_outcome(question, outcome)
+    extra = outcome_problem(question, label)
+    queued = queue.record(outcome, asker=flagged_by, batch=extra, batch_run=True) if queue is not None else None
+    if outcome.failure is not None:
         return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
-                        outcome=MODEL_FAILED, refused=True, text="", problems=(Problem(error.kind, str(error)),),
-                        best_score=0.0, queued_id=queued)
-    outcome = answer_outcome(question, result)
-    extra = outcome_problem(question, outcome)
-    problems = tuple(result.problems) + ((extra,) if extra else ())
-    queued = None
-    if queue is not None and problems:
-        queued = queue.enqueue(result, origin=BATCH_ORIGIN, fingerprint=fingerprint, flagged_by=flagged_by,
-                               extra_reasons=(extra,) if extra else ())
+                        outcome=MODEL_FAILED, refused=True, text="",
+                        problems=(Problem(outcome.failure.kind, outcome.failure.message),),
+                        best_score=max((h.score for h in outcome.candidates), default=0.0), queued_id=queued)
+    result = outcome.answer
     return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
-                    outcome=outcome, refused=result.refused, text=result.text, problems=problems,
+                    outcome=label, refused=result.refused, text=result.text,
+                    problems=tuple(result.problems) + ((extra,) if extra else ()),
                     best_score=result.best_score, queued_id=queued,
                     grade=f"{result.grade.describe()}；{result.grade.cost()}" if result.grade else "")
 

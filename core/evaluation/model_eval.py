@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.answering.grader import in_band, prompt_chars
-from core.errors import ModelError
 from core.evaluation.batch import answer_outcome
 from core.evaluation.metrics import CORRECT_REFUSAL, FALSE_REFUSAL, OUTCOMES, Metrics, metrics_from_counts, outcome_of
 from core.knobs import Knobs
@@ -133,13 +132,9 @@ def run_model(assistant, planned: Planned, *, progress: Callable[[int, int], Non
     rows = []
     total = len(planned.questions)
     for i, (q, gate, band) in enumerate(zip(planned.questions, planned.gates, planned.band)):
-        graded = assistant.grade(gate)
-        try:
-            result = assistant.answer(graded)
-        except ModelError as error:
-            rows.append(ModelRow(q, band, MODEL_FAILED, graded.grade, fault=error.kind))
-        else:
-            rows.append(ModelRow(q, band, answer_outcome(q, result), graded.grade))
+        outcome = assistant.outcome(assistant.grade(gate))
+        rows.append(ModelRow(q, band, answer_outcome(q, outcome), outcome.grade,
+                             fault=outcome.failure.kind if outcome.failure else ""))
         if progress:
             progress(i + 1, total)
     return ModelRun(rows=tuple(rows), metrics=_metrics(planned.knobs, rows),

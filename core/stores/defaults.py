@@ -149,18 +149,28 @@ class DefaultsStore:
         return DefaultChange(id=new_id, **{**values, "metrics": json.loads(payload)})
 
 
-def effective_settings(settings: Settings, db: Database | None = None) -> Settings:
-    """`settings` with the saved default knobs applied, if a default was saved.
+@dataclass(frozen=True)
+class Resolved:
+    """The settings a run uses: `settings` with the saved default applied, and that save (None if never)."""
 
-    Call it wherever settings are resolved (ui/state.get_settings, the CLI, the queue) so the
-    Ask page, the CLI and batch runs all use the saved default. `db` defaults to the database
-    named by `settings`. Idempotent: applying it twice gives the same result.
+    settings: Settings
+    saved: DefaultChange | None
+
+
+def resolve_defaults(settings: Settings, db: Database | None = None) -> Resolved:
+    """`settings` with the saved default knobs applied (one read of the newest save), and the save itself.
+
+    The console resolves once per run (ui/state.py), each CLI command once (core.assistant.open_assistant):
+    the Ask page, the CLI and batch runs all use the saved default. `db` defaults to the database named by
+    `settings`. Idempotent: resolving resolved settings gives the same settings.
     """
-    store = DefaultsStore(db or open_database(settings.db_url))
-    saved = store.current()
-    if saved is None:
-        return settings
-    return settings.with_knobs(saved.knobs(settings.knobs))
+    saved = DefaultsStore(db or open_database(settings.db_url)).current()
+    return Resolved(settings if saved is None else settings.with_knobs(saved.knobs(settings.knobs)), saved)
+
+
+def effective_settings(settings: Settings, db: Database | None = None) -> Settings:
+    """`resolve_defaults(settings, db).settings`."""
+    return resolve_defaults(settings, db).settings
 
 
 def _change(row) -> DefaultChange:

@@ -7,6 +7,7 @@ a version that moved is refused with `ConflictError` naming who moved it, never 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -19,7 +20,15 @@ from core.errors import ConflictError, StoreError, XiaoEError
 from core.stores.db import Database, as_utc, utcnow
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
 from core.stores.review_export import write_csv, write_export
-from core.stores.review_input import Entry, ReviewDecision, entry_from_answer, person_name, validated
+from core.stores.review_input import (
+    Entry,
+    ReviewDecision,
+    entry_from_answer,
+    entry_from_outcome,
+    person_name,
+    route,
+    validated,
+)
 from core.stores.review_models import (
     SORTS,
     BulkResult,
@@ -29,11 +38,12 @@ from core.stores.review_models import (
     ReviewEvent,
     ReviewItem,
 )
-from core.stores.review_query import conditions, hydrate, local, order
+from core.stores.review_query import conditions, hydrate, in_lane, local, order
 from core.stores.review_schema import (
     ACTION_LABELS,
+    CODED_LANES,
     GRADE_SCHEMA,
-    REASON_LANES,
+    REPORT_SCHEMA,
     REVIEW_SCHEMA,
     STATUS_LABELS,
     SYSTEM_ACTOR,
@@ -46,12 +56,13 @@ from core.stores.review_schema import (
     review_items,
     review_keys,
     review_reasons,
+    review_reports,
 )
 from core.stores.roles import Authorize
-from core.values import Grade, Hit, Problem, RAGAnswer
+from core.values import Grade, GroundingReport, Hit, Outcome, Problem, RAGAnswer
 
 __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
-           "next_pending", "record_answer"]
+           "next_pending"]
 
 items, reasons, candidates, events = review_items, review_reasons, review_candidates, review_events
 keys, asks = review_keys, review_asks
@@ -65,6 +76,7 @@ class ReviewStore:
         self._clock = clock
         db.migrate(REVIEW_SCHEMA)
         db.migrate(GRADE_SCHEMA)
+        db.migrate(REPORT_SCHEMA)
 
     # --- filling -----------------------------------------------------------------------------
 
@@ -74,7 +86,7 @@ class ReviewStore:
         """Queue one answer; its problems (plus `extra_reasons`) become the item's reasons.
 
         With `merge`, a repeat of a pending refused/flagged/failed question joins that item
-        instead (see core/stores/review_dedup.py); `record_answer` merges. With `authorize` (a staff
+        instead (see core/stores/review_dedup.py); `record` merges. With `authorize` (a staff
         member flagging it), their session is checked in the same transaction.
         """
         entry = entry_from_answer(answer, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
@@ -88,6 +100,23 @@ class ReviewStore:
         entries = [entry_from_answer(a, origin=origin, fingerprint=fingerprint, flagged_by=flagged_by,
                                       extra_reasons=extra_reasons) for a in answers]
         return self._insert(entries, [a.grade for a in answers])
+
+    def record(self, outcome: Outcome, *, asker: str | None = None, batch: Problem | None = None,
+               batch_run: bool = False, authorize: Authorize | None = None) -> int | None:
+        """Queue one outcome if a consultant must see it; returns the item id, or None when nothing was queued.
+
+        The one place every entry point (the Ask page, `xiaoe ask`, batch runs) records what came of a
+        question: `route` (core.stores.review_input) picks the lane — 拒答, 模型判定可答, 自动标记 or
+        模型故障, with its candidates — and whether a repeat joins the pending item. A batch run
+        (`batch_run`) queues only what needs a consultant there: a failed check, a model failure, the
+        grader's yes, or an outcome that contradicts the label (`batch`, the reason saying how).
+        """
+        routed = route(outcome, batch=batch, batch_run=batch_run)
+        if routed is None:
+            return None
+        origin, merge = routed
+        entry = entry_from_outcome(outcome, origin=origin, extra_reasons=(batch,) if batch else ())
+        return self._insert([entry], [outcome.grade], asker=asker, merge=merge, authorize=authorize)[0]
 
     def enqueue_failure(self, question: str, *, message: str, kind: str = "model_error",
                         threshold: float | None = None, k: int | None = None, candidates: Sequence[Hit] = (),
@@ -157,6 +186,10 @@ class ReviewStore:
                       for item_id, g in zip(ids, grades) if g is not None]
         if grade_rows:
             conn.execute(review_grades.insert(), grade_rows)
+        report_rows = [{"item_id": item_id, "grounding": json.dumps(e.grounding.to_dict(), ensure_ascii=False)}
+                       for item_id, e in zip(ids, entries) if e.grounding is not None]
+        if report_rows:
+            conn.execute(review_reports.insert(), report_rows)
         conn.execute(events.insert(), [
             {"item_id": item_id, "at": now, "actor": e.flagged_by or SYSTEM_ACTOR, "action": "enqueue",
              "from_status": None, "to_status": "pending", "version": 1, "note": None, "corrected_answer": None}
@@ -214,15 +247,19 @@ class ReviewStore:
             for lane, status, n in conn.execute(
                     select(items.c.origin, items.c.status, func.count()).group_by(items.c.origin, items.c.status)):
                 by_lane.setdefault(lane, {})[status] = n
-            # One query per reason lane: `id IN (…)` counts an item with two citation problems once and
-            # is cheaper than COUNT(DISTINCT) over a join (see bench/queue_speed.py).
-            for lane in REASON_LANES:
-                in_lane = select(reasons.c.item_id).where(reasons.c.code.in_(lane.codes))
-                rows = conn.execute(select(items.c.status, func.count()).where(items.c.id.in_(in_lane))
+            # One query per lane an item joins by a reason code (core.stores.review_query.in_lane).
+            for lane in CODED_LANES:
+                rows = conn.execute(select(items.c.status, func.count()).where(in_lane(lane))
                                     .group_by(items.c.status)).all()
                 if rows:
                     by_lane[lane.code] = dict(rows)
         return QueueCounts(by_status=by_status, by_lane=by_lane)
+
+    def grounding(self, item_id: int) -> GroundingReport | None:
+        """The sentence verdicts stored with an item when it was queued; None for items queued without them."""
+        with self.db.read("读取逐句核对") as conn:
+            raw = conn.execute(select(review_reports.c.grounding).where(review_reports.c.item_id == item_id)).scalar()
+        return GroundingReport.from_dict(json.loads(raw)) if raw else None
 
     def grade(self, item_id: int) -> Grade | None:
         """The grader's stored verdict and cost for an item; None when the grader did not judge it."""
@@ -343,21 +380,6 @@ def next_pending(order_ids: Sequence[int], current: int) -> int | None:
     else:
         rest = list(order_ids)
     return rest[0] if rest else None
-
-
-def record_answer(store: ReviewStore, answer: RAGAnswer, *, fingerprint: str, asker: str | None = None) -> int | None:
-    """Queue the answer if it was refused (拒答), answered on the grader's "yes" (模型判定可答, always,
-    until a consultant approves it) or a check found problems (自动标记); else None.
-
-    Asking the same question again joins the pending item instead of adding one (core/stores/review_dedup.py).
-    """
-    if answer.refused:
-        return store.enqueue(answer, origin="refusal", fingerprint=fingerprint, asker=asker, merge=True)
-    if answer.grade is not None:
-        return store.enqueue(answer, origin="grader", fingerprint=fingerprint, asker=asker)
-    if answer.problems:
-        return store.enqueue(answer, origin="auto", fingerprint=fingerprint, asker=asker, merge=True)
-    return None
 
 
 def _as_session_user(conn: Connection, decision: ReviewDecision, authorize: Authorize | None) -> ReviewDecision:

@@ -22,7 +22,7 @@ from core.stores.review_schema import (
     TRANSITIONS,
     InvalidReview,
 )
-from core.values import Hit, Problem, RAGAnswer
+from core.values import FAILED, JUDGED, GroundingReport, Hit, Outcome, Problem, RAGAnswer
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Entry:
     candidates: tuple[Hit, ...]
     fingerprint: str
     flagged_by: str | None
+    grounding: GroundingReport | None = None  # the sentence verdicts the checks gave, stored with the item
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,44 @@ def entry_from_answer(answer: RAGAnswer, *, origin: str, fingerprint: str, flagg
         found.insert(0, Problem("grader", f"模型判定{g.cost()}" if answer.refused else f"{g.describe()}；{g.cost()}"))
     if answer.refused:
         found.insert(0, Problem("refused", answer.reason or "模型认为参考资料不足以回答"))
-    return validated(question=answer.question, answer=answer.text, origin=origin, reasons=tuple(found),
-                     threshold=answer.threshold, k=answer.k, candidates=tuple(answer.candidates),
-                     fingerprint=fingerprint, flagged_by=flagged_by)
+    entry = validated(question=answer.question, answer=answer.text, origin=origin, reasons=tuple(found),
+                      threshold=answer.threshold, k=answer.k, candidates=tuple(answer.candidates),
+                      fingerprint=fingerprint, flagged_by=flagged_by)
+    return replace(entry, grounding=answer.grounding) if answer.grounding is not None and not repaired(entry) else entry
+
+
+def route(outcome: Outcome, *, batch: Problem | None = None, batch_run: bool = False) -> tuple[str, bool] | None:
+    """(origin lane, whether a repeat joins the pending item) for an outcome a consultant must see, else None.
+
+    A model failure goes to 模型故障, an answer on the grader's yes to 模型判定可答 (always, until a consultant
+    approves it), a refusal to 拒答, an answer a check flagged to 自动标记. In a batch run a refusal or a clean
+    answer is queued only when it contradicts the label (`batch`), and such an item keeps the run's verdict
+    (it is not merged into an earlier item).
+    """
+    if outcome.kind == FAILED:
+        return "model_error", True
+    if outcome.kind == JUDGED:
+        return "grader", False
+    if batch is not None:
+        return ("refusal" if outcome.refused else "auto"), False
+    if outcome.refused:
+        return (None if batch_run else ("refusal", True))
+    if outcome.problems:
+        return "auto", True
+    return None
+
+
+def entry_from_outcome(outcome: Outcome, *, origin: str, extra_reasons: Sequence[Problem] = ()) -> Entry:
+    """The item an outcome becomes: the answer's reasons, or for a model failure the failure with the
+    question's candidates (so a reviewer sees what the model would have read)."""
+    if outcome.answer is not None:
+        return entry_from_answer(outcome.answer, origin=origin, fingerprint=outcome.fingerprint, flagged_by=None,
+                                 extra_reasons=extra_reasons)
+    gate = outcome.gate
+    return validated(question=gate.question, answer="", origin=origin,
+                     reasons=(Problem(outcome.failure.kind, outcome.failure.message), *extra_reasons),
+                     threshold=gate.threshold, k=gate.k, candidates=tuple(gate.candidates),
+                     fingerprint=outcome.fingerprint, flagged_by=None)
 
 
 def validated(*, question: str, answer: str, origin: str, reasons: tuple[Problem, ...],
@@ -109,6 +145,11 @@ def validated(*, question: str, answer: str, origin: str, reasons: tuple[Problem
                                              "（单独的代理字符或 NUL），已替换为 �。"),)
     return Entry(question, answer, origin, reasons, threshold, k, candidates, repaired(fingerprint or ""),
                  flagged_by)
+
+
+def repaired(entry: Entry) -> bool:
+    """True when unstorable characters were replaced: the stored text's offsets no longer match a report."""
+    return any(p.code == "text_repaired" for p in entry.reasons)
 
 
 # Lone surrogates cannot be encoded as UTF-8 (SQLite and PostgreSQL both refuse them); PostgreSQL

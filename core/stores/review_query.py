@@ -11,7 +11,7 @@ from sqlalchemy import ColumnElement, Connection, Row, exists, or_, select
 from core.stores.db import as_utc
 from core.stores.review_dedup import ask_counts, asks_of
 from core.stores.review_models import Filters, ReviewItem
-from core.stores.review_schema import LANES, review_candidates, review_items, review_reasons
+from core.stores.review_schema import LANES, ORIGINS, Lane, review_candidates, review_items, review_reasons
 from core.values import Hit, Problem
 
 items, reasons, candidates = review_items, review_reasons, review_candidates
@@ -29,9 +29,7 @@ def conditions(f: Filters) -> list[ColumnElement[bool]]:
     if f.status:
         where.append(items.c.status == f.status)
     if f.lane:
-        lane = LANES[f.lane]
-        where.append(exists().where(reasons.c.item_id == items.c.id, reasons.c.code.in_(lane.codes))
-                          if lane.codes else items.c.origin == lane.code)
+        where.append(in_lane(LANES[f.lane]))
     if f.reason:
         where.append(exists().where(reasons.c.item_id == items.c.id, reasons.c.code == f.reason))
     if f.since:
@@ -43,6 +41,17 @@ def conditions(f: Filters) -> list[ColumnElement[bool]]:
         where.append(or_(items.c.question.contains(term, autoescape=True),
                               items.c.answer.contains(term, autoescape=True)))
     return where
+
+
+def in_lane(lane: Lane) -> ColumnElement[bool]:
+    """An item is in a lane by its origin, or by one of its reasons' codes (a lane may be both)."""
+    by_origin = items.c.origin == lane.code if lane.code in ORIGINS else None
+    if not lane.codes:
+        return by_origin
+    # `id IN (…)` counts an item with two citation problems once and is cheaper than COUNT(DISTINCT) over a
+    # join (bench/queue_speed.py)
+    by_reason = items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code.in_(lane.codes)))
+    return by_reason if by_origin is None else or_(by_origin, by_reason)
 
 
 def order(sort: str) -> list:

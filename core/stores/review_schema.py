@@ -145,6 +145,14 @@ review_grades = Table(
     Column("ms", Integer, nullable=False),
 )
 
+# The grounding check's sentence-by-sentence verdicts as they were when the item was queued (JSON of
+# core.values.GroundingReport.to_dict): the Review page shows these, never a check re-run on the stored text.
+review_reports = Table(
+    "review_reports", metadata,
+    Column("item_id", Integer, ForeignKey("review_items.id"), primary_key=True),
+    Column("grounding", Text, nullable=False),
+)
+
 REVIEW_SCHEMA = Schema("review", (
     Migration(1, "review queue tables", create_tables(review_items, review_reasons, review_candidates,
                                                        review_events)),
@@ -154,6 +162,9 @@ REVIEW_SCHEMA = Schema("review", (
 ))
 GRADE_SCHEMA = Schema("review_grades", (
     Migration(1, "grader verdicts of queued items", create_tables(review_grades)),
+))
+REPORT_SCHEMA = Schema("review_reports", (
+    Migration(1, "grounding verdicts stored with queued items", create_tables(review_reports)),
 ))
 
 
@@ -166,12 +177,15 @@ class Lane:
     codes: tuple[str, ...] = ()
 
 
+# A batch run's verdict against the label (core.evaluation.batch.outcome_problem); items queued by a run
+# before outcomes were recorded through one method carry the origin "batch" instead.
+EVAL_CODES = ("eval_wrong_refusal", "eval_wrong_answer", "eval_wrong_source")
 ORIGIN_LANES = (
     Lane("auto", "自动标记"),
     Lane("manual", "人工标记"),
     Lane("refusal", "拒答"),
     Lane("model_error", "模型故障"),
-    Lane("batch", "批量评测"),
+    Lane("batch", "批量评测", EVAL_CODES),  # an origin (older items) and a reason lane (the run's verdict)
     Lane("grader", "模型判定可答"),  # answered because the grader said yes: kept until a consultant approves
 )
 REASON_LANES = (
@@ -184,7 +198,8 @@ REASON_LANES = (
 )
 LANES = {lane.code: lane for lane in ORIGIN_LANES + REASON_LANES}
 ORIGINS = tuple(lane.code for lane in ORIGIN_LANES)
-LANE_OF_CODE = {code: lane.code for lane in REASON_LANES for code in lane.codes}
+CODED_LANES = tuple(lane for lane in LANES.values() if lane.codes)  # lanes an item joins by a reason code
+LANE_OF_CODE = {code: lane.code for lane in CODED_LANES for code in lane.codes}
 
 STATUS_LABELS = {"pending": "待复核", "approved": "已通过", "rejected": "已驳回"}
 ACTION_LABELS = {"enqueue": "入队", "approve": "通过", "reject": "驳回", "reopen": "重新打开"}

@@ -108,3 +108,21 @@ class Gate:
         return self.knobs.k
 
 
+
+
+@dataclass(frozen=True)
+class Recheck:
+    """An answer on screen re-decided at other knobs, without a model call: does it still stand?
+
+    `flip` is "" (same decision), "refuse" (it would now be refused) or "answer" (a refusal would now be
+    answered); `chunks_changed` says the passing chunks differ from those the answer was written from;
+    `lines` are the current gate's comparisons (「关键词覆盖 84% < 90% ✗」), the numbers it decided with."""
+
+    flip: str
+    chunks_changed: bool
+    lines: tuple[str, ...]
+    reason: str  # the current gate's reason
+
+    @property
+    def stands(self) -> bool:
+        return not self.flip and not self.chunks_changed

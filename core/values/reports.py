@@ -95,6 +95,17 @@ class SentenceVerdict:
     def ok(self) -> bool:
         return not self.problems
 
+    def to_dict(self) -> dict:
+        """What a reviewer sees of the verdict (the figures read are left out: the text holds them)."""
+        return {"text": self.text, "span": list(self.span), "cited": list(self.cited),
+                "problems": [p.to_dict() for p in self.problems], "derivations": list(self.derivations)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SentenceVerdict:
+        return cls(text=data["text"], span=tuple(data["span"]), cited=tuple(data["cited"]), figures=(),
+                   problems=tuple(Problem.from_dict(p) for p in data["problems"]),
+                   derivations=tuple(data.get("derivations", ())))
+
 
 @dataclass(frozen=True)
 class GroundingReport:
@@ -111,5 +122,13 @@ class GroundingReport:
     def flagged_spans(self) -> tuple[tuple[int, int], ...]:
         """Distinct spans to mark red in the answer text, sorted by position."""
         return tuple(sorted({p.span for p in self.problems if p.span is not None}))
+
+    def to_dict(self) -> dict:
+        return {"verdicts": [v.to_dict() for v in self.verdicts], "problems": [p.to_dict() for p in self.problems]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GroundingReport:
+        return cls(verdicts=tuple(SentenceVerdict.from_dict(v) for v in data["verdicts"]),
+                   problems=tuple(Problem.from_dict(p) for p in data["problems"]))
 
 

@@ -14,8 +14,9 @@ from core.assistant import build_assistant
 from core.errors import ConfigError
 from core.settings import REFUSAL_TEXT, Settings
 from core.stores.db import open_database
-from core.stores.review import Filters, ReviewStore, record_answer
+from core.stores.review import Filters, ReviewStore
 from core.values import Band
+from tests.outcomes import outcome_of
 
 BAND_Q = "周末有人工客服吗"  # the gate refuses it narrowly: coverage below the floor, within the band
 CLEAR_ANSWER = "启明英语的口语课一共有几级？"
@@ -183,7 +184,7 @@ def store(tmp_path):
 def test_a_graded_answer_queues_in_its_own_lane_with_verdict_and_cost(assistant, fake_openai, store):
     scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "片段1写了周末人工客服的时间"})
     result = assistant.ask(BAND_Q)
-    item_id = record_answer(store, result, fingerprint="f")
+    item_id = store.record(outcome_of(result, "f"))
     item = store.get(item_id)
     assert item.origin == "grader"
     assert any(r.code == "grader" and "由模型判定可答：片段1写了周末人工客服的时间" in r.message
@@ -198,7 +199,7 @@ def test_a_graded_answer_queues_in_its_own_lane_with_verdict_and_cost(assistant,
 def test_a_grader_refusal_is_queued_as_a_refusal_with_the_fault(assistant, fake_openai, store):
     fake_openai.status = 429
     result = assistant.ask(BAND_Q)
-    item_id = record_answer(store, result, fingerprint="f")
+    item_id = store.record(outcome_of(result, "f"))
     assert store.get(item_id).origin == "refusal"
     assert store.grade(item_id).fault == "rate_limit"
     assert any("429" in r.message for r in store.get(item_id).reasons)
@@ -206,7 +207,7 @@ def test_a_grader_refusal_is_queued_as_a_refusal_with_the_fault(assistant, fake_
 
 def test_answers_the_grader_never_saw_have_no_stored_grade(assistant, fake_openai, store):
     scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "x"})
-    item_id = record_answer(store, assistant.ask(CLEAR_REFUSAL), fingerprint="f")
+    item_id = store.record(outcome_of(assistant.ask(CLEAR_REFUSAL), "f"))
     assert store.grade(item_id) is None and store.get(item_id).origin == "refusal"
 
 

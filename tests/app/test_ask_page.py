@@ -145,7 +145,7 @@ def test_ask_page_query_param_q_prefills_and_asks(open_app):
 
 
 def test_ask_page_model_error_shows_message_not_answer_and_queues(open_app, app_env, monkeypatch):
-    def failing(gate, llm=None):
+    def failing(gate, llm=None, **_):
         raise ModelError("回答模型服务内部出错（HTTP 500），本次没有生成回答。请稍后重试。", kind="server")
         yield ""  # pragma: no cover - makes this a generator like the real one
 
@@ -160,7 +160,7 @@ def test_ask_page_model_error_shows_message_not_answer_and_queues(open_app, app_
 
 
 def test_ask_page_flagged_answer_is_only_a_draft_and_queued(open_app, app_env, monkeypatch):
-    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None: iter(["口语课一共六级[1]，", "详见[7]。"]))
+    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None, **_: iter(["口语课一共六级[1]，", "详见[7]。"]))
     at = ask(open_app(), LEVELS)
     assert not at.exception
     assert any("该回答未通过检查，不会发给学员，已记入复核队列" in e for e in texts(at.error))
@@ -173,7 +173,7 @@ def test_ask_page_flagged_answer_is_only_a_draft_and_queued(open_app, app_env, m
 
 def test_ask_page_model_output_is_escaped(open_app, monkeypatch):
     reply = "<script>alert(1)</script><b>四级</b>[1]。"
-    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None: iter([reply]))
+    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None, **_: iter([reply]))
     at = ask(open_app(), LEVELS)
     assert not at.exception
     shown = [str(m.value) for m in at.markdown if "alert" in m.value]
@@ -220,7 +220,7 @@ def test_ask_page_sliders_start_at_the_saved_default(open_app, app_env):
 
 
 def test_ask_page_shows_a_verdict_for_every_sentence(open_app, monkeypatch):
-    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None: iter(["口语课一共分为四级[1]。每级 12 课时[1]。"]))
+    monkeypatch.setattr(composition, "stream_text", lambda gate, llm=None, **_: iter(["口语课一共分为四级[1]。每级 12 课时[1]。"]))
     at = ask(open_app(), LEVELS)
     assert not at.exception
     verdicts = next(t.value for t in at.table if "核对" in t.value.columns)

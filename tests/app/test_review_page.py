@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.checks.grounding import check_grounding
 from core.settings import Settings
 from core.stores.accounts import AccountStore
 from core.stores.db import open_database
@@ -30,8 +31,9 @@ def answer(question: str, text: str, problems: tuple[Problem, ...], refused: boo
         Hit(rank=2, source="01-口语课分级说明.md", heading="课程级别", chunk=1, start=0, end=20,
             text="口语课共四级。", score=0.11, passed=False),
     )
+    grounding = None if refused else check_grounding(text, [candidates[0].document], question)
     return RAGAnswer(question=question, text=text, hits=candidates[:1], candidates=candidates, threshold=0.2,
-                     k=2, refused=refused, model_called=not refused, problems=problems)
+                     k=2, refused=refused, model_called=not refused, problems=problems, grounding=grounding)
 
 
 @pytest.fixture
@@ -238,3 +240,17 @@ def test_review_page_detail_shows_sentence_verdicts(store, open_app):
     assert not at.exception
     verdicts = next(t.value for t in at.table if "核对" in t.value.columns)
     assert "6" in list(verdicts["核对"])[0]
+
+
+def test_review_page_shows_the_verdicts_stored_with_the_item_not_a_check_run_again(store, open_app, monkeypatch):
+    """A check that changed after the item was queued does not change what the reviewer sees for it."""
+    import core.checks.grounding as grounding
+
+    def changed(*_args, **_kwargs):
+        raise AssertionError("the Review page must not run the grounding check again")
+
+    monkeypatch.setattr(grounding, "check_grounding", changed)
+    at = open_app(page=PAGE, params={"item": "2"})
+    assert not at.exception
+    verdicts = next(t.value for t in at.table if "核对" in t.value.columns)
+    assert list(verdicts["核对"])[0] == "“六级”中的数字 6 在所引资料 \\[1\\] 中找不到"

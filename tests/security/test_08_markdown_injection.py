@@ -15,9 +15,10 @@ from streamlit.testing.v1 import AppTest
 from core.settings import Settings
 from core.stores.accounts import AccountStore
 from core.stores.db import open_database
-from core.stores.review import ReviewStore, record_answer
+from core.stores.review import ReviewStore
 from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD
+from tests.outcomes import outcome_of
 from tests.security.helpers import flagged_answer
 
 LINK = "[点此重新登录](https://evil.example/login)"
@@ -89,7 +90,7 @@ def test_markdown_injection_staff_display_names(app_env, monkeypatch, payload):
     staff = AccountStore(db, hasher=FAST_HASHER)
     staff.add("boss", PASSWORD, actor="test", role="admin", display_name=payload)
     queue = ReviewStore(db)
-    item = record_answer(queue, flagged_answer(), fingerprint="fp")
+    item = queue.record(outcome_of(flagged_answer(), "fp"))
     queue.decide(item, action="approve", reviewer=f"{payload}（boss）", expected_version=1)
     login = AppTest.from_file(ROUTER, default_timeout=30).run()
     login.text_input(key="login_username").set_value("boss")

@@ -12,7 +12,8 @@ import pytest
 from core import answer
 from core.errors import InvalidQuestion
 from core.stores.db import Database
-from core.stores.review import ReviewStore, record_answer
+from core.stores.review import ReviewStore
+from tests.outcomes import outcome_of
 from tests.security.helpers import flagged_answer
 
 
@@ -27,7 +28,7 @@ def store(db_url):
 def test_unstorable_text_is_replaced_visibly_and_the_item_kept(store, bad):
     answer = flagged_answer(question=f"退费{bad}怎么算？", text=f"开课前全额退费{bad}[1]。",
                             candidate_text=f"开课前{bad}可全额退费。")
-    item = store.get(record_answer(store, answer, fingerprint="fp"))
+    item = store.get(store.record(outcome_of(answer, "fp")))
     assert (item.question, item.answer) == ("退费\ufffd怎么算？", "开课前全额退费\ufffd[1]。")
     assert item.candidates[0].text == "开课前\ufffd可全额退费。"
     assert [r.code for r in item.reasons][-1] == "text_repaired" and "3 个" in item.reasons[-1].message

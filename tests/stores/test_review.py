@@ -12,10 +12,11 @@ from sqlalchemy import update
 
 from core.errors import ConflictError, InvalidQuestion, StoreError
 from core.stores.db import Database, Schema
-from core.stores.review import Filters, ReviewStore, record_answer
+from core.stores.review import Filters, ReviewStore
 from core.stores.review_export import HEADER, neutralise
 from core.stores.review_schema import REVIEW_SCHEMA, InvalidReview, review_events, review_items
 from core.values import Hit, Problem, RAGAnswer
+from tests.outcomes import outcome_of
 
 T0 = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)
 
@@ -131,7 +132,7 @@ def test_enqueue_failure_goes_to_the_model_error_lane(store):
             reason="最高分 0.11 低于阈值 0.20，没有可用的资料片段"), "refusal"),
 ])
 def test_record_answer_queues_flagged_and_refused_answers_only(store, rag_answer, origin):
-    item_id = record_answer(store, rag_answer, fingerprint="f")
+    item_id = store.record(outcome_of(rag_answer, "f"))
     if origin is None:
         assert item_id is None
         assert store.counts().total == 0
@@ -141,7 +142,7 @@ def test_record_answer_queues_flagged_and_refused_answers_only(store, rag_answer
 
 def test_record_answer_keeps_the_refusal_reason(store):
     refused = answer(text="这件事资料里没写", problems=(), refused=True, reason="最高分 0.11 低于阈值 0.20")
-    item = store.get(record_answer(store, refused, fingerprint="f"))
+    item = store.get(store.record(outcome_of(refused, "f")))
     assert item.reasons == (Problem("refused", "最高分 0.11 低于阈值 0.20"),)
 
 
@@ -263,8 +264,8 @@ def filled(store) -> tuple[ReviewStore, dict[str, int]]:
                                          problems=(Problem("unsupported_number", "数字“六”在资料里找不到"),)),
                                   fingerprint="f")
     clock.now = T0 + timedelta(days=2)
-    ids["refusal"] = record_answer(store, answer(question="能打折吗？", text="资料里没写", problems=(),
-                                                 refused=True), fingerprint="f")
+    ids["refusal"] = store.record(outcome_of(answer(question="能打折吗？", text="资料里没写", problems=(),
+                                                    refused=True), "f"))
     ids["percent"] = store.enqueue(answer(question="手续费多少", text="收取 5% 手续费 [3]"), fingerprint="f")
     store.decide(ids["number"], action="approve", reviewer="王老师", expected_version=1)
     return store, ids

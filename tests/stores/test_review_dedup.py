@@ -7,8 +7,9 @@ from dataclasses import replace
 import pytest
 
 from core.stores.db import Database
-from core.stores.review import Filters, ReviewStore, record_answer
+from core.stores.review import Filters, ReviewStore
 from core.stores.review_dedup import dedup_key, normalized_question
+from tests.outcomes import outcome_of
 from tests.stores.test_review import Clock, answer
 
 
@@ -42,9 +43,9 @@ def test_dedup_key_differs_by_decision_and_fingerprint_and_skips_manual():
 
 
 def test_record_answer_same_question_three_times_and_a_slider_rerun_is_one_item_with_count_3(store):
-    ids = {record_answer(store, refused(q), fingerprint="f", asker=who)
+    ids = {store.record(outcome_of(refused(q), "f"), asker=who)
            for q, who in [("寒假班几号开始？", "Amy"), ("寒假班几号开始?", "Bob"), ("寒假班 几号开始", "Amy")]}
-    ids.add(record_answer(store, refused(threshold=0.35), fingerprint="f", asker="Amy"))  # slider re-run
+    ids.add(store.record(outcome_of(refused(threshold=0.35), "f"), asker="Amy"))  # slider re-run
     assert len(ids) == 1
     item = store.get(ids.pop())
     assert item.ask_count == 3
@@ -53,22 +54,22 @@ def test_record_answer_same_question_three_times_and_a_slider_rerun_is_one_item_
 
 
 def test_record_answer_other_decision_is_a_second_item(store):
-    first = record_answer(store, refused(), fingerprint="f")
+    first = store.record(outcome_of(refused(), "f"))
     flagged = answer(question="寒假班几号开始？")  # answered this time, with a citation problem
-    second = record_answer(store, flagged, fingerprint="f")
+    second = store.record(outcome_of(flagged, "f"))
     assert first != second
     assert store.get(second).ask_count == 1
     assert store.counts().status("pending") == 2
 
 
 def test_record_answer_after_a_decision_starts_a_new_item(store):
-    first = record_answer(store, refused(), fingerprint="f")
+    first = store.record(outcome_of(refused(), "f"))
     store.decide(first, action="approve", reviewer="王老师", expected_version=1)
-    assert record_answer(store, refused(), fingerprint="f") != first
+    assert store.record(outcome_of(refused(), "f")) != first
 
 
 def test_record_answer_other_corpus_fingerprint_is_a_second_item(store):
-    assert record_answer(store, refused(), fingerprint="f1") != record_answer(store, refused(), fingerprint="f2")
+    assert store.record(outcome_of(refused(), "f1")) != store.record(outcome_of(refused(), "f2"))
 
 
 def test_enqueue_without_merge_keeps_every_item(store):

@@ -1,0 +1,95 @@
+"""How one question ended, as one value: refused, answered, answered on the grader's word, or failed.
+
+Every entry point (the Ask page, `xiaoe ask`, batch runs, `eval --with-model`, the benches) gets this one
+value from `core.assistant.Assistant.respond` (or, piece by piece, from `respond_stream`), and the review
+queue records it through one method (`core.stores.review.ReviewStore.record`), so a new kind of outcome
+is added in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.values.answers import RAGAnswer
+from core.values.decisions import Gate, Grade
+from core.values.retrieval import Hit
+
+REFUSED, ANSWERED, JUDGED, FAILED = "refused", "answered", "judged", "failed"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A model call that failed: its ModelError kind (timeout, rate_limit, …) and the Chinese message."""
+
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What generating the answer cost: tokens as the provider reported them (0 when it did not) and time."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: int = 0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One question's end. `answer` is None only when the model failed (`failure` set)."""
+
+    gate: Gate  # the decision as taken, after the grader when it judged
+    answer: RAGAnswer | None = None
+    failure: Failure | None = None
+    fingerprint: str = ""  # the corpus the answer came from
+    usage: Usage | None = None  # None when no answer was generated
+
+    def __post_init__(self) -> None:
+        if (self.answer is None) == (self.failure is None):
+            raise ValueError("an Outcome has exactly one of answer and failure")
+
+    @property
+    def question(self) -> str:
+        return self.gate.question
+
+    @property
+    def kind(self) -> str:
+        """refused (the gate, the grader or the model said no), judged (answered on the grader's yes),
+        answered, or failed."""
+        if self.failure is not None:
+            return FAILED
+        if self.answer.refused:
+            return REFUSED
+        return JUDGED if self.gate.grade is not None else ANSWERED
+
+    @property
+    def refused(self) -> bool:
+        return self.kind == REFUSED
+
+    @property
+    def candidates(self) -> tuple[Hit, ...]:
+        return self.gate.candidates
+
+    @property
+    def grade(self) -> Grade | None:
+        return self.gate.grade
+
+    @property
+    def problems(self):
+        return self.answer.problems if self.answer is not None else ()
+
+    @property
+    def model_called(self) -> bool:
+        """True when a model was asked for an answer or a verdict (a failure counts: it was asked)."""
+        return self.failure is not None or self.answer.model_called or self.gate.grade is not None
+
+    def to_dict(self) -> dict:
+        body = self.answer.to_dict() if self.answer is not None else {
+            "question": self.question, "refused": True, "gate_refused": False, "answer": "",
+            "threshold": self.gate.threshold, "k": self.gate.k, "model_called": True, "reason": self.gate.reason,
+            "hits": [h.to_dict() for h in self.gate.candidates], "problems": [], "knobs": self.gate.knobs.to_dict()}
+        return {**body, "outcome": self.kind,
+                **({"failure": {"kind": self.failure.kind, "message": self.failure.message}} if self.failure else {}),
+                **({"usage": {"prompt_tokens": self.usage.prompt_tokens,
+                              "completion_tokens": self.usage.completion_tokens, "ms": self.usage.ms}}
+                   if self.usage else {})}
