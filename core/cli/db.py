@@ -11,19 +11,8 @@ import argparse
 
 from core.endpoints import safe_db_url
 from core.settings import Settings
-from core.stores.accounts import ACCOUNTS_SCHEMA
-from core.stores.audit import AUDIT_SCHEMA
-from core.stores.corpus_admin import CORPUS_SCHEMA
 from core.stores.db import Schema, open_database
-from core.stores.defaults import DEFAULTS_SCHEMA
-from core.stores.glossary import GLOSSARY_SCHEMA
-from core.stores.question_sets import QUESTION_SETS_SCHEMA
-from core.stores.review_schema import GRADE_SCHEMA, REVIEW_SCHEMA
-from core.stores.sessions import SESSIONS_SCHEMA
-
-# Every store's schema, in an order where a table is created before any table that refers to it.
-SCHEMAS: tuple[Schema, ...] = (AUDIT_SCHEMA, ACCOUNTS_SCHEMA, SESSIONS_SCHEMA, REVIEW_SCHEMA, GRADE_SCHEMA, CORPUS_SCHEMA,
-                               GLOSSARY_SCHEMA, DEFAULTS_SCHEMA, QUESTION_SETS_SCHEMA)
+from core.stores.schemas import SCHEMAS
 
 
 def register(subparsers) -> None:

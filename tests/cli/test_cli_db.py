@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.cli import main
-from core.cli.db import SCHEMAS
+from core.stores.schemas import SCHEMAS
 from core.stores.db import Database
 
 

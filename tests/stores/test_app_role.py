@@ -10,7 +10,7 @@ from sqlalchemy import Column, Integer, MetaData, Table, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from core.cli.db import SCHEMAS
+from core.stores.schemas import SCHEMAS
 from core.errors import StoreError
 from core.stores import audit
 from core.stores.db import Database, Migration, Schema, create_tables
