@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class XiaoEError(Exception):
     """Base class: `str(error)` is a complete Chinese message fit to show on a page."""
@@ -37,3 +39,23 @@ class ModelError(XiaoEError):
 
 class AuthError(XiaoEError):
     """Sign-in failed, the session expired, or the role does not allow the action."""
+
+
+class InvalidReview(XiaoEError):
+    """A decision, note or filter of the review queue cannot be accepted; the message says what to change."""
+
+
+class InvalidGlossary(XiaoEError):
+    """A glossary entry or CSV file cannot be accepted; the message names the row and what to fix."""
+
+
+class QuestionSetError(XiaoEError):
+    """A question set cannot be used; `problems` holds (line, message) pairs, line 0 = the whole file."""
+
+    def __init__(self, message: str, problems: Sequence[tuple[int, str]] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+    @property
+    def line(self) -> int:
+        return self.problems[0][0] if self.problems else 0

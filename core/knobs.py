@@ -21,11 +21,9 @@ from core.errors import ConfigError
 MAX_TOP_K = 10
 CALIBRATION_FILE = Path(__file__).resolve().parent / "data" / "calibration.json"
 
-# Chinese label, the environment variable, and the CLI flag of each knob: the Ask page, the tuning
+# Chinese label and the CLI flag of each knob (its environment variable is the Settings field's): the Ask page, the tuning
 # page, the settings page, the CLI and the README all use these names.
 LABELS = {"threshold": "阈值", "k": "k", "min_coverage": "关键词覆盖下限", "max_unknown_weight": "资料外词权重上限"}
-ENV_NAMES = {"threshold": "XIAOE_MIN_SCORE", "k": "XIAOE_TOP_K", "min_coverage": "XIAOE_MIN_COVERAGE",
-             "max_unknown_weight": "XIAOE_MAX_UNKNOWN_WEIGHT"}
 FLAGS = {"threshold": "--min-score", "k": "--k", "min_coverage": "--min-coverage",
          "max_unknown_weight": "--max-unknown-weight"}
 HELP = {

@@ -10,7 +10,10 @@ REASON_LABELS = {
     "unsupported_number": "数字无出处", "bad_arithmetic": "计算错误", "uncited_claim": "无出处陈述",
     "stale_corpus": "资料已更新", "timeout": "模型超时", "connection": "连不上模型", "auth": "模型密钥无效",
     "rate_limit": "模型限流", "server": "模型服务出错", "bad_response": "模型回复无法解析",
-    "model_error": "模型故障",
+    "model_error": "模型故障", "empty_answer": "模型返回空回答", "bad_request": "模型服务拒绝请求",
+    "config": "模型设置有误", "not_configured": "未配置模型", "question_mismatch": "与问题不符",
+    "grader": "模型判定", "text_repaired": "字符已替换", "eval_wrong_refusal": "评测：误拒",
+    "eval_wrong_answer": "评测：误答", "eval_wrong_source": "评测：命中错误资料",
 }
 
 AUDIT_ACTION_LABELS = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.knobs import calibrated
-from core.values import Gate, Outcome, RAGAnswer
+from core.values import Failure, Gate, Outcome, RAGAnswer
 
 
 def outcome_of(answer: RAGAnswer, fingerprint: str = "") -> Outcome:
@@ -12,3 +12,10 @@ def outcome_of(answer: RAGAnswer, fingerprint: str = "") -> Outcome:
     gate = Gate(answer.question, tuple(answer.candidates), knobs, refused=answer.refused and not answer.model_called,
                 reason=answer.reason, decision=answer.decision, grade=answer.grade)
     return Outcome(gate, answer=answer, fingerprint=fingerprint)
+
+
+def failure_outcome(question: str, *, message: str, kind: str = "model_error", candidates=(), threshold: float = 0.2,
+                    k: int = 3, fingerprint: str = "") -> Outcome:
+    """The outcome of a question whose model call failed after the gate let it through."""
+    gate = Gate(question, tuple(candidates), calibrated().with_(threshold=threshold, k=k), refused=False, reason="")
+    return Outcome(gate, failure=Failure(kind, message), fingerprint=fingerprint)

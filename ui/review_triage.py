@@ -21,7 +21,6 @@ from ui.review_view import review_url
 
 OPEN = "review_item"      # the id of the item shown in the detail pane
 FLASH = "review_flash"    # (kind, message) drawn once next to the decision buttons
-TICKED = "review_ticked"  # ids ticked in the table when the bulk form was drawn
 TABLE_KEY = "review_table_key"
 DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开"}
 

@@ -114,13 +114,6 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
                     coverage=m.coverage, terms=tuple(terms), context_terms=tuple(context))
 
 
-def assess(question: str, kept: Sequence[Hit], knobs: Knobs, *, analyzer: TermAnalyzer,
-           glossary: Glossary | None = None) -> Decision:
-    """Judge `question` against its kept candidates (ranked): the passing ones are those whose
-    ranking score is >= the threshold (a prefix, since candidates are ranked by that score)."""
-    terms, context = analyzer.split(question, glossary)
-    passing = [h for h in kept if h.value >= knobs.threshold]
-    return judge(terms, context, measure(terms, passing), kept, knobs)
 
 
 def _reason(answerable: bool, signals: tuple[Signal, ...], best: float, knobs: Knobs, m: Measures,

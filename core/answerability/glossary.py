@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.cells import neutralise, restore
-from core.errors import XiaoEError
+from core.errors import InvalidGlossary
 from core.language.text import normalize
 
 STARTER_PATH = Path(__file__).resolve().parents[1] / "data" / "glossary_starter.csv"
@@ -27,8 +27,6 @@ SYNONYM_HEADERS = ("同义词", "synonym")
 EXPORT_HEADER = ("标准词", "同义词", "添加人", "添加时间")
 
 
-class InvalidGlossary(XiaoEError):
-    """A glossary entry or CSV file cannot be accepted; the message names the row and what to fix."""
     # Kept here rather than in core/errors.py because that file belongs to another engineer.
 
 
@@ -87,6 +85,11 @@ class Glossary:
 
 def expand_query(question: str, glossary: Glossary | None) -> str:
     """The question plus the canonical terms of every synonym it contains (for retrieval only).
+
+    Retrieval's recall-side expansion: a synonym counts wherever it occurs in the text. The gate matches
+    synonyms on token boundaries only (core.answerability.terms: 「学生」 never inside 「学生价」). Expanding
+    from the gate's own tokens instead was measured (docs/answerability.md): it changes one v9 outcome, so
+    it waits for a set that can measure it.
 
     `expand_query("入门级的价格是多少", g)` → "入门级的价格是多少 学费". Terms already in the
     question are not repeated; the order follows where the synonyms occur in the question.

@@ -98,18 +98,6 @@ def int_between(low: int, high: int):
     return parse
 
 
-def float_between(low: float, high: float):
-    """An argparse `type`: a finite number in [low, high]."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"「{text}」不是数字，应为 {low:g} 到 {high:g} 之间的数") from None
-        if not low <= value <= high:  # also refuses nan
-            raise argparse.ArgumentTypeError(f"{text} 超出范围，应为 {low:g} 到 {high:g} 之间的数")
-        return value
-    parse.__name__ = "数字"
-    return parse
 
 
 # --- output that cannot drive the terminal --------------------------------------------------------

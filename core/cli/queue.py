@@ -7,16 +7,11 @@ import json
 import sys
 
 from core.cli.parser import int_between
+from core.errors import InvalidReview
 from core.settings import Settings
 from core.stores.db import open_database
 from core.stores.review import Filters, ReviewItem, ReviewStore
-from core.stores.review_schema import (
-    LANES,
-    STATUS_LABELS,
-    InvalidReview,
-    resolve_lane,
-    resolve_status,
-)
+from core.stores.review_schema import LANES, STATUS_LABELS, resolve_lane, resolve_status
 
 EXCERPT_CHARS = 30
 MAX_LIST = 10_000

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.answerability.gate import decide
-from core.errors import ConfigError, InvalidQuestion
+from core.errors import ConfigError, InvalidQuestion, QuestionSetError
 from core.knobs import MAX_TOP_K, Knobs
 from core.language.text import normalize
-from core.sets.format import LabelledQuestion, QuestionSet, QuestionSetError, holds_key_phrase
+from core.sets.format import LabelledQuestion, QuestionSet, holds_key_phrase
 from core.values import Gate, Hit, Retrieval
 
 CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_REFUSAL, FALSE_ANSWER, WRONG_SOURCE = (

@@ -21,19 +21,26 @@ from functools import lru_cache
 
 import numpy as np
 
+from core.language.words import RETRIEVAL_QUESTION_WORDS
+
 _DROP_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]", re.UNICODE)
 BITS = 21  # every code point is below 0x110000 = 2**21
 MAX_N = 3  # three 21-bit code points fill 63 bits of an int64
-RETRIEVAL_QUESTION_WORDS: tuple[str, ...] = (  # stripped from a retrieval query only
-    "为什么", "怎么样", "是不是", "怎么", "如何", "什么", "哪些", "哪个", "哪里", "哪儿", "哪",
-    "多少", "几", "吗", "呢", "谁", "是否", "请问")
 _QUESTION_RE = re.compile("|".join(sorted(RETRIEVAL_QUESTION_WORDS, key=len, reverse=True)))
 
 
 def normalize(text: str) -> str:
     """NFKC-fold (全角→半角), lowercase, remove whitespace and punctuation."""
     return normalize_folded(unicodedata.normalize("NFKC", text).lower())
+
+
+def question_key(question: str) -> str:
+    """What decides that two askings are the same question: the one key the review queue merges repeats
+    by (core.stores.review_dedup) and a labelled set refuses duplicates by (core.sets.format). Width,
+    case, whitespace and punctuation differences are removed (「口语课几级？」 = 「口语课 几级」)."""
+    text = unicodedata.normalize("NFKC", question).casefold()
+    return "".join(ch for ch in text if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
 
 
 def normalize_folded(folded: str) -> str:

@@ -13,19 +13,34 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
+RETRIEVAL_MARK = "检索："
+
+
 def read_words(name: str) -> frozenset[str]:
-    """The words of core/data/<name> (whitespace-separated, # lines skipped)."""
+    """The words of core/data/<name> (whitespace-separated, # lines skipped; a 「检索：」 line marks a subset
+    of words already listed, see `retrieval_words`)."""
     words: set[str] = set()
     for line in (DATA / name).read_text(encoding="utf-8").splitlines():
         if not line.lstrip().startswith("#"):
-            words.update(line.split())
+            words.update(line.removeprefix(RETRIEVAL_MARK).split())
     return frozenset(words)
+
+
+def retrieval_words(name: str) -> tuple[str, ...]:
+    """The words of the 「检索：」 lines of core/data/<name>, in their order."""
+    found: list[str] = []
+    for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+        if line.startswith(RETRIEVAL_MARK):
+            found += line.removeprefix(RETRIEVAL_MARK).split()
+    return tuple(found)
 
 
 # Part-of-speech tags (jieba's dict.txt) of words that carry no topic in a question.
 FUNCTION_TAGS = read_words("function_tags.txt")
 # Question frames and light verbs of spoken Chinese that jieba tags as content: weight 0.
 BASE_QUESTION_WORDS = read_words("question_words.txt")
+# The interrogatives among them that retrieval strips from a query (core.language.text.query_segments).
+RETRIEVAL_QUESTION_WORDS = retrieval_words("question_words.txt")
 # Multi-word question frames (叫什么名字, 是什么意思): kept whole by the tokenizer, weight 0.
 FRAME_PHRASES = read_words("question_frames.txt")
 QUESTION_WORDS = BASE_QUESTION_WORDS | FRAME_PHRASES

@@ -40,13 +40,6 @@ def embed_matrix(texts: list[str], *, dim: int = DEFAULT_DIM, max_n: int = 2) ->
     return out
 
 
-def cosine_similarity(a: list[float], b: list[float]) -> float:
-    """Cosine of two equal-length vectors; 0.0 when either is all zeros."""
-    if len(a) != len(b):
-        raise ValueError(f"vector lengths differ: {len(a)} vs {len(b)}")
-    va, vb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    denom = float(np.linalg.norm(va) * np.linalg.norm(vb))
-    return float(va @ vb / denom) if denom else 0.0
 
 
 class HashingEmbeddings(Embeddings):

@@ -19,7 +19,6 @@ uses argpartition with a stable tie-break on insertion order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -27,6 +26,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from scipy import sparse
 
+from core.clock import utcnow
 from core.language.text import query_keys, term_key
 from core.retrieval.postings import count_ngrams
 
@@ -184,7 +184,7 @@ class SearchIndex:
     chunks: tuple[Document, ...]
     retriever: Retriever | None
     fingerprint: str = ""
-    built_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    built_at: str = field(default_factory=lambda: utcnow().isoformat(timespec="seconds"))
     profile: CorpusProfile | None = None  # built with the index by core.retrieval.store (answerability's view)
 
     def __len__(self) -> int:

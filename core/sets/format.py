@@ -15,8 +15,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import XiaoEError
-from core.language.text import normalize
+from core.errors import QuestionSetError
+from core.language.text import normalize, question_key
 from core.os_errors import os_reason
 from core.settings import MAX_QUESTION_CHARS
 
@@ -34,16 +34,6 @@ MAX_LISTED_PROBLEMS = 20
 ENCODINGS = ("utf-8-sig", "gb18030")
 
 
-class QuestionSetError(XiaoEError):
-    """A question set cannot be used; `problems` holds (line, message) pairs, line 0 = the whole file."""
-
-    def __init__(self, message: str, problems: Sequence[tuple[int, str]] = ()) -> None:
-        super().__init__(message)
-        self.problems = tuple(problems)
-
-    @property
-    def line(self) -> int:
-        return self.problems[0][0] if self.problems else 0
 
 
 def key_phrases(key_phrase: str) -> tuple[str, ...]:
@@ -246,7 +236,7 @@ def _validate(rows: list[tuple[int, dict[str, str]]], *, known_files: Collection
         q = LabelledQuestion(question=_cell(row.get("question")), expected=_cell(row.get("expected")),
                              section=_cell(row.get("section")), key_phrase=_cell(row.get("key_phrase")), line=line)
         found = _row_problems(q, known_files, known_sections)
-        key = normalize(q.question)
+        key = question_key(q.question)
         if q.question and key in seen:
             found.append(f"问题与第 {seen[key]} 行重复（「{_short(q.question)}」），同一道题只能出现一次")
         seen.setdefault(key, line)

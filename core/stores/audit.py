@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, Text, select
 
+from core.clock import utcnow
 from core.errors import StoreError
-from core.stores.db import Database, Migration, Schema, append_only, create_tables, utcnow
+from core.stores.db import Database, Migration, Schema, append_only, create_tables
 
 MAX_ACTOR_CHARS = 200
 MAX_ACTION_CHARS = 64

@@ -22,6 +22,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from core.clock import utcnow
 from core.corpus.files import NEW_FILE, decode_markdown, sanitize_filename
 from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
 from core.errors import ConflictError, CorpusError
@@ -42,7 +43,7 @@ from core.stores.corpus_versions import (
     insert_version,
     sha256_hex,
 )
-from core.stores.db import Database, utcnow
+from core.stores.db import Database
 from core.stores.roles import Authorize, checked
 
 CONFLICT_MESSAGE = ("资料文件「{name}」在你打开之后已被修改（可能是其他管理员），你的修改没有保存。"

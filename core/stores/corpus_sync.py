@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import IntegrityError
 
+from core.clock import utcnow
 from core.corpus.files import MAX_NAME_BYTES, sanitize_filename
 from core.corpus.loader import MAX_FILE_BYTES
 from core.corpus.write import regular_file_inside, remove_orphans, write_file
@@ -35,7 +36,7 @@ from core.stores.corpus_versions import (
     same_text,
     sha256_hex,
 )
-from core.stores.db import Database, utcnow
+from core.stores.db import Database
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,6 @@ class SyncReport:
     imported: tuple[str, ...] = ()  # files recorded as baseline versions from this disk
     removed: tuple[str, ...] = ()   # temporary files of crashed saves
     problems: tuple[str, ...] = ()
-
-    @property
-    def changed_folder(self) -> bool:
-        return bool(self.written)
 
 
 class _Raced(Exception):

@@ -27,8 +27,9 @@ from sqlalchemy import (
 )
 from sqlalchemy import select as sa_select
 
+from core.clock import as_utc
 from core.corpus.files import MAX_NAME_BYTES
-from core.stores.db import Migration, Schema, append_only, as_utc, create_tables
+from core.stores.db import Migration, Schema, append_only, create_tables
 
 BASELINE_ACTOR = "（改动前的原文件）"  # a state found on disk: written outside the console or before it
 ACTION_LABELS = {"baseline": "原有版本", "upload": "上传", "edit": "在线编辑", "restore": "恢复旧版"}

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import (
@@ -37,6 +36,7 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
+from core.clock import as_utc, utcnow  # noqa: F401 - re-exported for the stores
 from core.errors import StoreError
 from core.os_errors import os_reason
 
@@ -65,16 +65,8 @@ class Schema:
     migrations: tuple[Migration, ...]
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
-def as_utc(moment: datetime | None) -> datetime | None:
-    """The one UTC helper: SQLite hands datetimes back without their zone (they were written in UTC);
-    an aware value is converted to UTC."""
-    if moment is None:
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 # One advisory lock number for every migration of a PostgreSQL database ("xiaoe" in ASCII).

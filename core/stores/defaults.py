@@ -16,10 +16,11 @@ from datetime import datetime
 
 from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table, Text, inspect, select, text
 
+from core.clock import as_utc, utcnow
 from core.errors import ConfigError
 from core.knobs import Knobs
 from core.settings import Settings
-from core.stores.db import Database, Migration, Schema, append_only, as_utc, create_tables, open_database, utcnow
+from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database
 from core.stores.roles import Authorize
 
 MAX_ACTOR_CHARS = 100

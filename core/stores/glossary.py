@@ -19,14 +19,15 @@ from core.answerability.glossary import (
     STARTER_PATH,
     Glossary,
     GlossaryEntry,
-    InvalidGlossary,
     check_entry,
     read_csv,
     write_csv,
 )
+from core.clock import utcnow
+from core.errors import InvalidGlossary
 from core.language.text import normalize
 from core.settings import Settings
-from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database, utcnow
+from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database
 from core.stores.roles import Authorize, checked
 
 MAX_WHO_CHARS = 100

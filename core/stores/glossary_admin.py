@@ -13,9 +13,11 @@ from datetime import datetime
 
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, select
 
-from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry, InvalidGlossary, check_entry
+from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry, check_entry
+from core.clock import utcnow
+from core.errors import InvalidGlossary
 from core.language.text import normalize
-from core.stores.db import Database, Migration, Schema, create_tables, utcnow
+from core.stores.db import Database, Migration, Schema, create_tables
 from core.stores.glossary import GlossaryStore, glossary_changes, glossary_entries
 from core.stores.roles import Authorize, User, checked, require
 

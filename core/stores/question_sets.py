@@ -16,7 +16,8 @@ from pathlib import Path
 
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, Text, UniqueConstraint, func, select
 
-from core.errors import ConflictError
+from core.clock import utcnow
+from core.errors import ConflictError, QuestionSetError
 from core.retrieval.index import SearchIndex
 from core.sets.format import (
     COLUMNS,
@@ -24,13 +25,12 @@ from core.sets.format import (
     REFUSE,
     LabelledQuestion,
     QuestionSet,
-    QuestionSetError,
     check_size,
     parse_question_set,
     questions_from_rows,
     read_question_file,
 )
-from core.stores.db import Database, Migration, Schema, create_tables, utcnow
+from core.stores.db import Database, Migration, Schema, create_tables
 from core.stores.roles import Authorize, checked
 
 __all__ = ["COLUMNS", "DEFAULT_SET_NAME", "DEFAULT_SET_PATH", "MAX_SET_BYTES", "QUESTION_SETS_SCHEMA", "REFUSE",

@@ -16,8 +16,9 @@ from typing import IO
 
 from sqlalchemy import Connection, func, select
 
-from core.errors import ConflictError, StoreError, XiaoEError
-from core.stores.db import Database, as_utc, utcnow
+from core.clock import as_utc, utcnow
+from core.errors import ConflictError, InvalidReview, StoreError, XiaoEError
+from core.stores.db import Database
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
 from core.stores.review_export import write_csv, write_export
 from core.stores.review_input import (
@@ -27,7 +28,6 @@ from core.stores.review_input import (
     entry_from_outcome,
     person_name,
     route,
-    validated,
 )
 from core.stores.review_models import (
     SORTS,
@@ -48,7 +48,6 @@ from core.stores.review_schema import (
     STATUS_LABELS,
     SYSTEM_ACTOR,
     TRANSITIONS,
-    InvalidReview,
     review_asks,
     review_candidates,
     review_events,
@@ -59,7 +58,7 @@ from core.stores.review_schema import (
     review_reports,
 )
 from core.stores.roles import Authorize
-from core.values import Grade, GroundingReport, Hit, Outcome, Problem, RAGAnswer
+from core.values import Grade, GroundingReport, Outcome, Problem, RAGAnswer
 
 __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "ReviewItem", "ReviewStore",
            "next_pending"]
@@ -118,14 +117,6 @@ class ReviewStore:
         entry = entry_from_outcome(outcome, origin=origin, extra_reasons=(batch,) if batch else ())
         return self._insert([entry], [outcome.grade], asker=asker, merge=merge, authorize=authorize)[0]
 
-    def enqueue_failure(self, question: str, *, message: str, kind: str = "model_error",
-                        threshold: float | None = None, k: int | None = None, candidates: Sequence[Hit] = (),
-                        fingerprint: str = "", asker: str | None = None, merge: bool = False) -> int:
-        """Queue a question whose model call failed: no answer text, the failure is the reason."""
-        entry = validated(question=question, answer="", origin="model_error",
-                           reasons=(Problem(kind, message),), threshold=threshold, k=k,
-                           candidates=tuple(candidates), fingerprint=fingerprint, flagged_by=None)
-        return self._insert([entry], asker=asker, merge=merge)[0]
 
     def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = (), *, asker: str | None = None,
                 merge: bool = False, authorize: Authorize | None = None) -> list[int]:

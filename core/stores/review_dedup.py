@@ -1,7 +1,6 @@
 """Queue de-duplication: the same question with the same decision on the same corpus is one item.
 
-Two askings are "the same" when their questions match after NFKC, case folding and dropping
-whitespace and punctuation, their decision (the item's origin: refused, flagged, model error)
+Two askings are "the same" when their questions have the same `core.language.text.question_key`, their decision (the item's origin: refused, flagged, model error)
 is the same, and the corpus fingerprint is the same. A repeat joins the pending item as one
 more asking (who, when, which sliders); it adds to the item's count only when it used the
 item's own threshold and k, so re-running one question with other slider values is recorded
@@ -12,12 +11,12 @@ flags and batch runs are never merged (each carries its own note or run).
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, func, select
 
+from core.language.text import question_key
 from core.stores.review_schema import review_asks, review_items, review_keys
 
 MERGED_ORIGINS = ("auto", "refusal", "model_error")
@@ -33,17 +32,11 @@ class Ask:
     counted: bool
 
 
-def normalized_question(question: str) -> str:
-    """The question with width, case, whitespace and punctuation differences removed."""
-    text = unicodedata.normalize("NFKC", question).casefold()
-    return "".join(ch for ch in text if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
-
-
 def dedup_key(question: str, origin: str, fingerprint: str) -> str | None:
     """The key two askings share when they are the same item; None for origins that never merge."""
     if origin not in MERGED_ORIGINS:
         return None
-    raw = "\x1f".join((normalized_question(question), origin, fingerprint or ""))
+    raw = "\x1f".join((question_key(question), origin, fingerprint or ""))
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
 

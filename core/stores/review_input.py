@@ -12,16 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from core.errors import InvalidQuestion
+from core.errors import InvalidQuestion, InvalidReview
 from core.settings import MAX_QUESTION_CHARS
-from core.stores.review_schema import (
-    MAX_CORRECTED_CHARS,
-    MAX_NAME_CHARS,
-    MAX_NOTE_CHARS,
-    ORIGINS,
-    TRANSITIONS,
-    InvalidReview,
-)
+from core.stores.review_schema import MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS, ORIGINS, TRANSITIONS
 from core.values import FAILED, JUDGED, GroundingReport, Hit, Outcome, Problem, RAGAnswer
 
 

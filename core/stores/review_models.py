@@ -5,15 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.errors import InvalidReview
 from core.stores.review_dedup import Ask
-from core.stores.review_schema import (
-    ACTION_LABELS,
-    LANE_OF_CODE,
-    LANES,
-    STATUS_LABELS,
-    InvalidReview,
-    lane_label,
-)
+from core.stores.review_schema import ACTION_LABELS, LANE_OF_CODE, LANES, STATUS_LABELS, lane_label
 from core.values import Hit, Problem
 
 SORTS = ("-created", "created", "-id", "id", "-decided", "decided")

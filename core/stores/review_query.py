@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Row, exists, or_, select
 
-from core.stores.db import as_utc
+from core.clock import as_utc, local  # noqa: F401 - local is re-exported for the review store
 from core.stores.review_dedup import ask_counts, asks_of
 from core.stores.review_models import Filters, ReviewItem
 from core.stores.review_schema import LANES, ORIGINS, Lane, review_candidates, review_items, review_reasons
@@ -19,8 +18,6 @@ items, reasons, candidates = review_items, review_reasons, review_candidates
 
 
 
-def local(value: datetime) -> datetime:
-    return as_utc(value).astimezone()
 
 
 def conditions(f: Filters) -> list[ColumnElement[bool]]:

@@ -24,7 +24,6 @@ from sqlalchemy import (
     Text,
 )
 
-from core.errors import XiaoEError
 from core.stores.db import Migration, Schema, append_only, create_tables
 from core.stores.roles import SYSTEM_ACTOR  # noqa: F401 - re-exported for the queue's readers
 
@@ -34,8 +33,6 @@ MAX_NAME_CHARS = 100
 
 
 
-class InvalidReview(XiaoEError):
-    """A decision, note or filter of the review queue cannot be accepted; the message says what to change."""
     # Lives here rather than in core/errors.py on purpose (the brief asks to leave that file alone);
     # the lead may move it there as a generic ValidationError.
 

@@ -118,11 +118,6 @@ class GroundingReport:
     def ok(self) -> bool:
         return not self.problems
 
-    @property
-    def flagged_spans(self) -> tuple[tuple[int, int], ...]:
-        """Distinct spans to mark red in the answer text, sorted by position."""
-        return tuple(sorted({p.span for p in self.problems if p.span is not None}))
-
     def to_dict(self) -> dict:
         return {"verdicts": [v.to_dict() for v in self.verdicts], "problems": [p.to_dict() for p in self.problems]}
 

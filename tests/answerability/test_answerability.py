@@ -7,11 +7,12 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 
 import pytest
 from langchain_core.documents import Document
 
-from core.answerability.decision import analyzer_for, assess, credit
+from core.answerability.decision import analyzer_for, credit, judge, measure
 from core.answerability.glossary import Glossary, GlossaryEntry, load_starter
 from core.answerability.terms import TermAnalyzer
 from core.answering.offline import ScriptedChatModel
@@ -31,7 +32,7 @@ from core.knobs import Knobs, calibrated
 from core.retrieval.index import build_index
 from core.sets.format import LabelledQuestion
 from core.settings import REFUSAL_TEXT, Settings
-from core.values import Hit, Term
+from core.values import Decision, Hit, Term
 from tests.paths import ROOT
 
 FEES = Document(page_content="入门级学费 3600 元。开课后可以免费转班一次，第二次转班收 100 元。",
@@ -47,6 +48,15 @@ def policy(min_coverage: float = DEFAULT.min_coverage, max_unknown_weight: float
 
 
 STRICT = policy(min_coverage=0.8, max_unknown_weight=0.6)
+
+
+def assess(question: str, kept: Sequence[Hit], knobs: Knobs, *, analyzer: TermAnalyzer,
+           glossary: Glossary | None = None) -> Decision:
+    """The decision for kept hits as the gate takes it: the passing ones are those whose score reaches the
+    threshold (the hits here are not reranked, so value = score)."""
+    terms, context = analyzer.split(question, glossary)
+    passing = [h for h in kept if h.value >= knobs.threshold]
+    return judge(terms, context, measure(terms, passing), kept, knobs)
 
 
 def at(threshold: float, decision_knobs: tuple[float, float] | None = None, k: int = 10) -> Knobs:

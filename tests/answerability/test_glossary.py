@@ -9,13 +9,13 @@ from core.answerability.glossary import (
     STARTER_PATH,
     Glossary,
     GlossaryEntry,
-    InvalidGlossary,
     expand_query,
     load_starter,
     read_csv,
     write_csv,
 )
 from core.answerability.terms import chunk_text
+from core.errors import InvalidGlossary
 from core.language.text import normalize
 from core.stores.db import Database
 from core.stores.glossary import GlossaryStore

@@ -69,7 +69,7 @@ def test_check_grounding_flags_both_invented_figures_of_the_seed():
     text = "口语课一共六级，每级 12 课时[1]"
     report = check_grounding(text, [LEVELS], "启明英语的口语课一共有几级？")
     assert [p.code for p in report.problems] == [UNSUPPORTED_NUMBER, UNSUPPORTED_NUMBER]
-    assert [text[s:e] for s, e in report.flagged_spans] == ["六级", "12 课时"]
+    assert [text[s:e] for s, e in sorted({p.span for p in report.problems if p.span})] == ["六级", "12 课时"]
     assert report.problems[0].message == "“六级”中的数字 6 在所引资料 [1] 中找不到"
 
 
@@ -284,7 +284,7 @@ def test_check_grounding_never_raises_on_random_text():
         text = "".join(rng.choice(FUZZ_ALPHABET) for _ in range(rng.randint(0, 120)))
         question = "".join(rng.choice(FUZZ_ALPHABET) for _ in range(rng.randint(0, 20)))
         report = check_grounding(text, [_doc(text[::-1]), LEVELS], question)
-        assert all(0 <= s <= e <= len(text) for s, e in report.flagged_spans)
+        assert all(0 <= s <= e <= len(text) for s, e in sorted({p.span for p in report.problems if p.span}))
 
 
 @pytest.mark.parametrize("text", [

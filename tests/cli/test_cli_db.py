@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from core.cli import main
-from core.stores.schemas import SCHEMAS
 from core.stores.db import Database
+from core.stores.schemas import SCHEMAS
 
 
 def test_cli_db_upgrade_brings_every_store_up_to_date_once(database_url, monkeypatch, capsys):

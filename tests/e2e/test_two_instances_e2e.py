@@ -20,6 +20,7 @@ from core.stores.defaults import DefaultsStore
 from core.stores.review import ReviewStore
 from tests.corpus_db import resolve
 from tests.e2e.conftest import VIEWPORT
+from tests.outcomes import failure_outcome
 
 FILE = "01-口语课分级说明.md"
 ADDED = "\n## 七、试听课改约\n\n周日晚上的试听课取消后，可以改约到下周三晚上七点的试听课。\n"
@@ -94,7 +95,7 @@ def test_two_instances_e2e_corpus_edit_and_default_reach_the_other(browser, pair
 
 def test_two_instances_e2e_later_reviewer_gets_the_conflict_message(browser, pair, idle):
     a, b, url = pair
-    item = ReviewStore(Database(url)).enqueue_failure("试听课怎么改约？", message="模型服务超时")
+    item = ReviewStore(Database(url)).record(failure_outcome("试听课怎么改约？", message="模型服务超时"))
     pages = []
     try:
         for server, name in ((a, "王老师"), (b, "李老师")):

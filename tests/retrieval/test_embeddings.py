@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.retrieval.embeddings import HashingEmbeddings, cosine_similarity
+from core.retrieval.embeddings import HashingEmbeddings
 
 
 @pytest.mark.parametrize("dim", [8, 64, 512])
@@ -50,15 +50,3 @@ def test_hashing_embeddings_reject_non_positive_settings(dim, max_n):
         HashingEmbeddings(dim=dim, max_n=max_n)
 
 
-def test_cosine_similarity_rejects_mismatched_dimensions():
-    with pytest.raises(ValueError, match="3 vs 2"):
-        cosine_similarity([1.0, 0.0, 0.0], [1.0, 0.0])
-
-
-def test_cosine_similarity_worked_by_hand():
-    # (1,2)·(2,1) = 4; |a| = |b| = √5  →  4/5
-    assert cosine_similarity([1.0, 2.0], [2.0, 1.0]) == pytest.approx(0.8)
-
-
-def test_cosine_similarity_of_zero_vector_is_zero():
-    assert cosine_similarity([0.0, 0.0], [1.0, 0.0]) == 0.0

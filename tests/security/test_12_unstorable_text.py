@@ -13,7 +13,7 @@ from core import answer
 from core.errors import InvalidQuestion
 from core.stores.db import Database
 from core.stores.review import ReviewStore
-from tests.outcomes import outcome_of
+from tests.outcomes import failure_outcome, outcome_of
 from tests.security.helpers import flagged_answer
 
 
@@ -35,7 +35,7 @@ def test_unstorable_text_is_replaced_visibly_and_the_item_kept(store, bad):
 
 
 def test_unstorable_text_model_failure_is_kept_too(store):
-    item = store.get(store.enqueue_failure("退费\ud800怎么算？", message="超时\x00", kind="timeout"))
+    item = store.get(store.record(failure_outcome("退费\ud800怎么算？", message="超时\x00", kind="timeout")))
     assert item.question == "退费\ufffd怎么算？" and item.origin == "model_error"
 
 
@@ -48,4 +48,4 @@ def test_unstorable_text_non_string_question_is_invalid(question, corpus_index):
 @pytest.mark.parametrize("question", [42, b"\xe9\x80\x80\xe8\xb4\xb9"])
 def test_unstorable_text_non_string_question_is_not_queued(store, question):
     with pytest.raises(InvalidQuestion, match="问题必须是文字"):
-        store.enqueue_failure(question, message="超时", kind="timeout")
+        store.record(failure_outcome(question, message="超时", kind="timeout"))

@@ -11,9 +11,10 @@ import threading
 
 import pytest
 
+from core.clock import utcnow
 from core.errors import ConflictError
 from core.stores.corpus_admin import CorpusAdmin
-from core.stores.db import Database, utcnow
+from core.stores.db import Database
 from core.stores.roles import User
 from tests.corpus_db import database_urls, resolve
 

@@ -9,13 +9,8 @@ import pytest
 from openpyxl import Workbook
 
 import core.sets.format as fmt
-from core.sets.format import (
-    MAX_SET_BYTES,
-    QuestionSetError,
-    parse_question_set,
-    questions_from_rows,
-    read_question_file,
-)
+from core.errors import QuestionSetError
+from core.sets.format import MAX_SET_BYTES, parse_question_set, questions_from_rows, read_question_file
 
 FILES = {"01-口语课分级说明.md", "02-退费与转班制度.md"}
 SECTIONS = {"01-口语课分级说明.md": ("一、级别总数与定位", "三、学费标准"), "02-退费与转班制度.md": ("三、退费计算口径",)}

@@ -10,11 +10,11 @@ from sqlalchemy import Column, Integer, MetaData, Table, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from core.stores.schemas import SCHEMAS
 from core.errors import StoreError
 from core.stores import audit
 from core.stores.db import Database, Migration, Schema, create_tables
 from core.stores.review import ReviewStore
+from core.stores.schemas import SCHEMAS
 from tests.stores.test_review import answer
 
 APPEND_ONLY = ("audit_log", "review_events", "corpus_versions", "glossary_changes", "default_changes")

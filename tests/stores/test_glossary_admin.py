@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.answerability.glossary import Glossary, GlossaryEntry, InvalidGlossary, expand_query
-from core.errors import AuthError
+from core.answerability.glossary import Glossary, GlossaryEntry, expand_query
+from core.errors import AuthError, InvalidGlossary
 from core.evaluation.glossary_impact import glossary_impact
 from core.sets.format import LabelledQuestion
 from core.settings import Settings

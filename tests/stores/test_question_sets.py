@@ -6,14 +6,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.errors import ConflictError
+from core.errors import ConflictError, QuestionSetError
 from core.retrieval.store import load_or_build
 from core.settings import Settings
 from core.stores.db import Database
 from core.stores.question_sets import (
     DEFAULT_SET_NAME,
     DEFAULT_SET_PATH,
-    QuestionSetError,
     QuestionSetStore,
     corpus_catalog,
     load_default_set,

@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from sqlalchemy import update
 
-from core.errors import ConflictError, InvalidQuestion, StoreError
+from core.errors import ConflictError, InvalidQuestion, InvalidReview, StoreError
 from core.stores.db import Database, Schema
 from core.stores.review import Filters, ReviewStore
 from core.stores.review_export import HEADER, neutralise
-from core.stores.review_schema import REVIEW_SCHEMA, InvalidReview, review_events, review_items
+from core.stores.review_schema import REVIEW_SCHEMA, review_events, review_items
 from core.values import Hit, Problem, RAGAnswer
-from tests.outcomes import outcome_of
+from tests.outcomes import failure_outcome, outcome_of
 
 T0 = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)
 
@@ -117,12 +117,12 @@ def test_enqueue_manual_needs_who_flagged_it(store):
     assert store.events(item_id)[0].actor == "王老师"
 
 
-def test_enqueue_failure_goes_to_the_model_error_lane(store):
-    item_id = store.enqueue_failure("口语课几级？", message="调用模型超时", kind="timeout", threshold=0.2, k=3,
-                                    candidates=(hit(1, 0.4, True),), fingerprint="f")
+def test_record_a_model_failure_goes_to_the_model_error_lane_with_its_candidates(store):
+    item_id = store.record(failure_outcome("口语课几级？", message="调用模型超时", kind="timeout", threshold=0.2, k=3,
+                                           candidates=(hit(1, 0.4, True),), fingerprint="f"))
     item = store.get(item_id)
     assert (item.origin, item.answer, item.reasons) == ("model_error", "", (Problem("timeout", "调用模型超时"),))
-    assert store.list(Filters(lane="model_error")).total == 1
+    assert store.list(Filters(lane="model_error")).total == 1 and len(item.candidates) == 1
 
 
 @pytest.mark.parametrize(("rag_answer", "origin"), [

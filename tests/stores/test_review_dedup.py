@@ -6,9 +6,10 @@ from dataclasses import replace
 
 import pytest
 
+from core.language.text import question_key
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
-from core.stores.review_dedup import dedup_key, normalized_question
+from core.stores.review_dedup import dedup_key
 from tests.outcomes import outcome_of
 from tests.stores.test_review import Clock, answer
 
@@ -30,8 +31,8 @@ def refused(question: str = "寒假班几号开始？", threshold: float = 0.2):
     ("寒假班几号开始？", "  寒假班几号开始。 "),
     ("ＡＢＣ班怎么退费", "abc班怎么退费！"),
 ])
-def test_normalized_question_ignores_width_case_space_and_punctuation(a, b):
-    assert normalized_question(a) == normalized_question(b)
+def test_question_key_ignores_width_case_space_and_punctuation(a, b):
+    assert question_key(a) == question_key(b)
 
 
 def test_dedup_key_differs_by_decision_and_fingerprint_and_skips_manual():
