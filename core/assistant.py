@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from langchain_core.language_models import BaseChatModel
 
@@ -27,12 +27,18 @@ from core.answerability.terms import TermAnalyzer
 from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
 from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
+from core.checks.citations import remap
 from core.errors import ModelError
 from core.knobs import MAX_TOP_K, Knobs
+from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
+from core.reuse.guards import check, pick
 from core.settings import Settings
-from core.values import Failure, Gate, Outcome, RAGAnswer, Retrieval, Usage
+from core.stores.approved import ApprovedStore
+from core.stores.stale import suspend_stale
+from core.values import Failure, Gate, Outcome, RAGAnswer, Retrieval, Reuse, Usage
+from core.values.reuse import ACTIVE
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +52,8 @@ class Assistant:
     chat_model: BaseChatModel | None = None  # None: the offline answerer
     analyzer: TermAnalyzer | None = None  # None: the answerability decision is off
     fingerprint: str = ""
+    approved: ApprovedStore | None = None  # approved answers to reuse (None: reuse off)
+    _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
 
     @property
     def offline(self) -> bool:
@@ -93,9 +101,51 @@ class Assistant:
         """The answer's text piece by piece as the model writes it, then the question's one `Outcome`
         (always last, also for a refusal or a model failure). `asked` is the question, or its
         `Retrieval` when the caller kept it (the Ask page retrieves once and re-decides on slider moves).
+        An approved answer that passes every guard (core.reuse.guards) is served before any model call.
         Raises InvalidQuestion for an empty or too long question; a model failure is an outcome."""
         retrieval = asked if isinstance(asked, Retrieval) else self.retrieve(asked)
-        yield from self.outcome_stream(self.decide(retrieval, knobs))
+        gate = self.gate(retrieval, knobs)
+        reuse = self.reuse(retrieval, gate)
+        if reuse is not None and reuse.served is not None:
+            yield self._reused(retrieval, gate, reuse)
+            return
+        yield from self.outcome_stream(self.grade(gate), reuse)
+
+    def reuse(self, retrieval: Retrieval, gate: Gate) -> Reuse | None:
+        """The approved answers citing this question's candidate places, each checked by the guards; an answer
+        whose cited chunk changed is suspended on the way (its item goes back to 资料已更新). None when reuse is
+        off or nothing was approved near this question. Reads the database; never calls a model."""
+        if self.approved is None or self.analyzer is None or self.settings.reuse != "on":
+            return None
+        found = self.approved.near({(h.source, h.heading) for h in retrieval.candidates})
+        if not found:
+            return None
+        candidate_hashes = {sha256_text(h.text) for h in retrieval.candidates}
+        results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
+                         candidate_hashes, self.settings.reuse_threshold) for a in found]
+        for result in results:
+            if result.failed == "stale" and result.answer.status == ACTIVE:
+                suspend_stale(self.approved.db, result.answer, result.detail)
+        served, near = pick(results)
+        return Reuse(served, near, self.settings.reuse_threshold)
+
+    def _terms_of(self, question: str):
+        if question not in self._terms:
+            self._terms[question] = self.analyzer.split(question, self.glossary)[0]
+        return self._terms[question]
+
+    def _reused(self, retrieval: Retrieval, gate: Gate, reuse: Reuse) -> Outcome:
+        """The approved text on today's chunks: its citations moved onto the candidates with the same content,
+        then every check run again (a failed check queues it)."""
+        approved = reuse.answer
+        by_hash = {sha256_text(h.text): h for h in retrieval.candidates}
+        cited = sorted(approved.citations, key=lambda c: c.number)
+        hits = tuple(replace(by_hash[c.sha256], passed=True) for c in cited)
+        text = remap(approved.text, {c.number: i for i, c in enumerate(cited, start=1)})
+        rest = tuple(replace(h, passed=False) for h in retrieval.candidates if h not in {by_hash[c.sha256] for c in cited})
+        served = replace(gate, candidates=hits + rest[:max(0, gate.k - len(hits))], refused=False,
+                         reason=f"已审答案 #{approved.id}（{approved.approver} 通过）：{reuse.served.describe()}")
+        return Outcome(gate, answer=finish(served, text), fingerprint=self.fingerprint, reuse=reuse)
 
     def respond(self, asked: str | Retrieval, knobs: Knobs | None = None) -> Outcome:
         """retrieve → gate → grade → answer → check, in one call: the question's one `Outcome`."""
@@ -104,10 +154,11 @@ class Assistant:
                 return piece
         raise AssertionError("respond_stream ends with an Outcome")
 
-    def outcome_stream(self, gate: Gate) -> Iterator[str | Outcome]:
-        """Answer a decided gate: refuse without a model call, or stream the model and check its text."""
+    def outcome_stream(self, gate: Gate, reuse: Reuse | None = None) -> Iterator[str | Outcome]:
+        """Answer a decided gate: refuse without a model call, or stream the model and check its text. `reuse`
+        (near misses of approved answers) travels with the outcome."""
         if gate.refused:
-            yield Outcome(gate, answer=refusal(gate), fingerprint=self.fingerprint)
+            yield Outcome(gate, answer=refusal(gate), fingerprint=self.fingerprint, reuse=reuse)
             return
         pieces: list[str] = []
         usage: dict[str, int] = {}
@@ -118,11 +169,11 @@ class Assistant:
                 yield piece
             answer = finish(gate, "".join(pieces))
         except ModelError as error:
-            yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint)
+            yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return
         spent = Usage(prompt_tokens=usage.get("input_tokens", 0), completion_tokens=usage.get("output_tokens", 0),
                       ms=round((time.perf_counter() - start) * 1000))
-        yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent)
+        yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent, reuse=reuse)
 
     def outcome(self, gate: Gate) -> Outcome:
         """`outcome_stream` drained: the Outcome of a decided gate."""
@@ -143,7 +194,8 @@ class Assistant:
 
 
 def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossary: Glossary | None, *,
-                    chat_model: BaseChatModel | None = None, knobs: Knobs | None = None) -> Assistant:
+                    chat_model: BaseChatModel | None = None, knobs: Knobs | None = None,
+                    approved: ApprovedStore | None = None) -> Assistant:
     """Compose from parts already loaded (the console caches them). With XIAOE_ANSWERABILITY=off the
     ranking score is the retrieval score and the threshold is the only gate, as in the seed."""
     bundle = index if isinstance(index, IndexBundle) else None
@@ -153,15 +205,17 @@ def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossa
                              parse_rules(settings.answerability_rules)) if decision_on else None)
     return Assistant(settings=settings, index=search_index, glossary=glossary, knobs=knobs or settings.knobs,
                      chat_model=chat_model, analyzer=analyzer,
-                     fingerprint=bundle.fingerprint if bundle else search_index.fingerprint)
+                     fingerprint=bundle.fingerprint if bundle else search_index.fingerprint,
+                     approved=approved if settings.reuse == "on" else None)
 
 
 def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
     """Load everything `settings` names: the saved defaults, the index, the consultants' glossary
-    from the database and (with `with_model`) the configured chat model; the offline answerer
-    when none is configured."""
+    and the approved answers from the database and (with `with_model`) the configured chat model; the
+    offline answerer when none is configured."""
     from core.answering.providers import make_chat_model
     from core.retrieval.store import load_or_build
+    from core.stores.db import open_database
     from core.stores.defaults import effective_settings
     from core.stores.glossary import GlossaryStore
 
@@ -169,7 +223,8 @@ def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
     bundle = load_or_build(settings)
     glossary = GlossaryStore.open(settings).load()
     model = make_chat_model(settings) if with_model else None
-    return build_assistant(settings, bundle, glossary, chat_model=model)
+    approved = ApprovedStore(open_database(settings.db_url)) if settings.reuse == "on" else None
+    return build_assistant(settings, bundle, glossary, chat_model=model, approved=approved)
 
 
 def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *, k: int | None = None,

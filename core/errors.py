@@ -59,3 +59,13 @@ class QuestionSetError(XiaoEError):
     @property
     def line(self) -> int:
         return self.problems[0][0] if self.problems else 0
+
+
+class NeedsConfirmation(XiaoEError):
+    """A text to approve did not pass the checks: approving it anyway needs an explicit second confirmation.
+
+    `problems` holds the checks' findings (core.values.Problem); nothing was saved."""
+
+    def __init__(self, message: str, problems: Sequence[object] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)

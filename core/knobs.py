@@ -74,6 +74,10 @@ class Calibration:
     rule: str
     sets: tuple[str, ...]
     plateaus: dict
+    # How similar a new question must be to an approved one to be answered by it (core.reuse.match);
+    # 1.0 (the same weighted words) until `calibrate --write` has chosen it.
+    reuse_threshold: float = 1.0
+    reuse_rule: str = ""
 
 
 @functools.cache
@@ -83,7 +87,9 @@ def calibration(path: Path = CALIBRATION_FILE) -> Calibration:
         data = json.loads(path.read_text(encoding="utf-8"))
         knobs = Knobs(**{name: data[name] for name in ("threshold", "k", "min_coverage", "max_unknown_weight")})
         return Calibration(knobs=knobs, threshold_only=float(data["threshold_only"]), rule=str(data.get("rule", "")),
-                           sets=tuple(data.get("sets", ())), plateaus=dict(data.get("plateaus", {})))
+                           sets=tuple(data.get("sets", ())), plateaus=dict(data.get("plateaus", {})),
+                           reuse_threshold=float(data.get("reuse_threshold", 1.0)),
+                           reuse_rule=str(data.get("reuse_rule", "")))
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ConfigError(f"校准文件 {path.name} 读不出来（{type(error).__name__}），请重新运行 "
                           "`python -m core calibrate --write`。") from None
@@ -95,9 +101,12 @@ def calibrated() -> Knobs:
 
 
 def write_calibration(knobs: Knobs, *, threshold_only: float, rule: str, sets: tuple[str, ...], plateaus: dict,
+                      reuse_threshold: float | None = None, reuse_rule: str = "",
                       path: Path = CALIBRATION_FILE) -> None:
     """Written only by the calibration command; the code reads it at start."""
     payload = {**knobs.to_dict(), "threshold_only": round(float(threshold_only), 4), "rule": rule,
                "sets": list(sets), "plateaus": plateaus}
+    if reuse_threshold is not None:
+        payload.update(reuse_threshold=round(float(reuse_threshold), 4), reuse_rule=reuse_rule)
     path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     calibration.cache_clear()

@@ -41,6 +41,7 @@ DEFAULT_MAX_UNKNOWN_WEIGHT = _CALIBRATION.knobs.max_unknown_weight
 # as in the seed; its threshold is calibrated separately by the same command.
 THRESHOLD_ONLY_MIN_SCORE = _CALIBRATION.threshold_only
 DEFAULT_TOP_K = _CALIBRATION.knobs.k
+DEFAULT_REUSE_THRESHOLD = _CALIBRATION.reuse_threshold
 MAX_QUESTION_CHARS = 2000
 # The grader's band (core.answering.grader, docs/grader.md): how far below the coverage floor a question may
 # fall, and how heavy its heaviest corpus-absent word may be, and still go to the model. Chosen by
@@ -98,6 +99,8 @@ class Settings(BaseSettings):
     grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.answering.grader)
     grader_band_coverage: float = GRADER_BAND_COVERAGE
     grader_band_unknown: float = GRADER_BAND_UNKNOWN
+    reuse: str = "on"  # "off": never answer from approved answers (to measure the gate alone)
+    reuse_threshold: float = DEFAULT_REUSE_THRESHOLD  # core.reuse.match similarity an approved answer needs
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -176,6 +179,10 @@ class Settings(BaseSettings):
             raise ConfigError(f"判定区间覆盖余量 XIAOE_GRADER_BAND_COVERAGE（{self.grader_band_coverage}）必须在 0 到 1 之间。")
         if not 0.0 <= self.grader_band_unknown <= 1.0:
             raise ConfigError(f"判定区间资料外词权重上限 XIAOE_GRADER_BAND_UNKNOWN（{self.grader_band_unknown}）必须在 0 到 1 之间。")
+        if self.reuse not in ("on", "off"):
+            raise ConfigError(f"已审答案复用开关 XIAOE_REUSE（{self.reuse}）只能是 on 或 off。")
+        if not 0.0 <= self.reuse_threshold <= 1.0:
+            raise ConfigError(f"复用相似度下限 XIAOE_REUSE_THRESHOLD（{self.reuse_threshold}）必须在 0 到 1 之间。")
         return self
 
     @property

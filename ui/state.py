@@ -10,7 +10,6 @@ and saved defaults, glossary, accounts and sessions are read from the database.
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 
 import streamlit as st
@@ -21,6 +20,7 @@ from core.answering.providers import make_chat_model
 from core.assistant import Assistant, build_assistant
 from core.corpus.loader import read_markdown
 from core.errors import ConfigError, StoreError, XiaoEError
+from core.memory import keep_long_lived
 from core.retrieval.store import IndexBundle
 from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
@@ -113,13 +113,8 @@ def _served_holder() -> IndexHolder:
 
 
 def _frozen(value):
-    """Move a long-lived cached object out of the cyclic GC's reach.
-
-    With 100,000 chunks every full collection would rescan millions of objects that never die
-    (150–250 ms pauses in the middle of a slider move); frozen objects are skipped.
-    """
-    gc.collect()
-    gc.freeze()
+    """A long-lived cached object, kept out of the cyclic GC's scans (core.memory.keep_long_lived)."""
+    keep_long_lived()
     return value
 
 

@@ -56,6 +56,15 @@ def renumber(text: str, count: int) -> tuple[str, tuple[int, ...]]:
     return CITATION_RE.sub(rewrite, text), order
 
 
+def remap(text: str, mapping: dict[int, int]) -> str:
+    """Every citation number `old` rewritten as `mapping[old]` (numbers not in it left as written), in the
+    canonical form [1][2]: an approved answer's numbers moved onto today's chunks."""
+    def rewrite(match: re.Match) -> str:
+        return "".join(f"[{mapping.get(n, n)}]" for n in numbers(match.group()))
+
+    return CITATION_RE.sub(rewrite, text)
+
+
 def reorder(items: Sequence, order: Sequence[int]) -> tuple:
     """`items` (numbered from 1) in `order`, as returned by `renumber`."""
     return tuple(items[n - 1] for n in order)

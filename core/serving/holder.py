@@ -11,7 +11,6 @@ no slower than any other. `refresh()` does the same at once, for the instance th
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from core.answerability.decision import analyzer_for
 from core.answerability.rules import parse_rules
 from core.errors import CorpusError, StoreError, XiaoEError
-from core.memory import release_free_memory
+from core.memory import keep_long_lived, release_free_memory
 from core.retrieval.index import search_with_score
 from core.retrieval.store import IndexBundle, corpus_fingerprint, load_or_build
 from core.settings import Settings
@@ -118,8 +117,7 @@ class IndexHolder:
         self._seen = seen
         self._status = HolderStatus(bundle.fingerprint, report.generation, time.time(), _problems(report, bundle))
         del current
-        gc.collect()
-        gc.freeze()  # the new index's objects never die: keep them out of every later collection
+        keep_long_lived()  # the old index's garbage collected, the new one's objects kept out of later scans
         release_free_memory()
         return True
 

@@ -17,8 +17,10 @@ from typing import IO
 from sqlalchemy import Connection, func, select
 
 from core.clock import as_utc, utcnow
-from core.errors import ConflictError, InvalidReview, StoreError, XiaoEError
+from core.errors import ConflictError, InvalidReview, NeedsConfirmation, StoreError, XiaoEError
+from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
 from core.stores.db import Database
+from core.stores.review_approval import Approval, approval_of
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
 from core.stores.review_export import write_csv, write_export
 from core.stores.review_input import (
@@ -76,6 +78,7 @@ class ReviewStore:
         db.migrate(REVIEW_SCHEMA)
         db.migrate(GRADE_SCHEMA)
         db.migrate(REPORT_SCHEMA)
+        db.migrate(APPROVED_SCHEMA)
 
     # --- filling -----------------------------------------------------------------------------
 
@@ -108,8 +111,12 @@ class ReviewStore:
         question: `route` (core.stores.review_input) picks the lane — 拒答, 模型判定可答, 自动标记 or
         模型故障, with its candidates — and whether a repeat joins the pending item. A batch run
         (`batch_run`) queues only what needs a consultant there: a failed check, a model failure, the
-        grader's yes, or an outcome that contradicts the label (`batch`, the reason saying how).
+        grader's yes, or an outcome that contradicts the label (`batch`, the reason saying how). An approved
+        answer served again is queued only when a check fails on today's chunks; each use is counted.
         """
+        if outcome.reused is not None and not batch_run:  # every use of an approved answer is counted
+            with self.db.transaction("记录已审答案的使用") as conn:
+                count_use_in(conn, outcome.reused.id, self._clock())
         routed = route(outcome, batch=batch, batch_run=batch_run)
         if routed is None:
             return None
@@ -282,40 +289,73 @@ class ReviewStore:
 
     def decide(self, item_id: int, *, action: str, reviewer: str, expected_version: int,
                note: str | None = None, corrected_answer: str | None = None,
-               add_reason: Problem | None = None, authorize: Authorize | None = None) -> ReviewItem:
+               add_reason: Problem | None = None, authorize: Authorize | None = None,
+               confirmed: bool = False) -> ReviewItem:
         """Approve, reject (a note is required) or reopen one item, if it is still at `expected_version`.
 
+        Approving an answer, or deciding with a correction, also makes it an approved answer that can
+        answer repeat questions (core.stores.approved), in the same transaction. The text is checked first
+        like any answer (core.checks.approval); when it has problems, NeedsConfirmation is raised and nothing
+        is saved, unless `confirmed` (the reviewer's explicit second click), which is recorded.
         `add_reason` appends a reason in the same transaction, e.g. `stale_corpus` when a changed
         source file reopens an approved answer, so the item also shows in that reason's lane.
         With `authorize`, the reviewer's session is re-checked inside that transaction and the
         decision is attributed to the session's user, whatever `reviewer` says.
         """
         decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason)
+        approval = self._approval(item_id, decision)
+        if approval is not None and approval.problems and not confirmed:
+            raise NeedsConfirmation(approval.refusal(), approval.problems)
         with self.db.transaction("保存复核结果", immediate=authorize is not None) as conn:
             decision = _as_session_user(conn, decision, authorize)
+            if approval is not None and approval.problems:
+                decision = replace(decision, note=approval.noted(decision.note))
             failure = self._apply(conn, item_id, expected_version, decision)
             if failure is not None:
                 raise failure
+            if approval is not None:
+                approve_in(conn, question=approval.question, text=approval.text, citations=approval.citations,
+                           approver=decision.reviewer, item_id=item_id, fingerprint=approval.fingerprint,
+                           override=approval.override(), now=self._clock())
         return self.get(item_id)
+
+    def _approval(self, item_id: int, decision: ReviewDecision) -> Approval | None:
+        """What approving this decision would make reusable, checked; None when it makes nothing reusable."""
+        if decision.action not in ("approve", "reject"):
+            return None
+        item = self.get(item_id)
+        return approval_of(item, decision.action, decision.corrected_answer)
 
     def bulk_decide(self, versions: Mapping[int, int], *, action: str, reviewer: str,
                     note: str | None = None, add_reason: Problem | None = None,
                     authorize: Authorize | None = None) -> BulkResult:
         """Decide many items in one transaction; `versions` maps each id to the version the reviewer saw.
 
-        Items that moved on, or whose status does not allow the action, are skipped and reported.
+        Items that moved on, or whose status does not allow the action, are skipped and reported. An approved
+        answer that passes the checks becomes reusable; one with problems is approved without becoming
+        reusable (that needs the reviewer's confirmation, one item at a time), and is listed as such.
         """
         decision = ReviewDecision.build(action, reviewer, note, None, add_reason)
-        decided, skipped = [], []
+        decided, skipped, unreused = [], [], []
+        approvals = {item_id: self._approval(item_id, decision) for item_id in versions}
         with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
             decision = _as_session_user(conn, decision, authorize)
             for item_id, version in versions.items():
                 failure = self._apply(conn, item_id, version, decision)
-                if failure is None:
-                    decided.append(item_id)
-                else:
+                if failure is not None:
                     skipped.append((item_id, str(failure)))
-        return BulkResult(decided=tuple(decided), skipped=tuple(skipped))
+                    continue
+                decided.append(item_id)
+                approval = approvals[item_id]
+                if approval is None:
+                    continue
+                if approval.problems:
+                    unreused.append(item_id)
+                    continue
+                approve_in(conn, question=approval.question, text=approval.text, citations=approval.citations,
+                           approver=decision.reviewer, item_id=item_id, fingerprint=approval.fingerprint,
+                           override="", now=self._clock())
+        return BulkResult(decided=tuple(decided), skipped=tuple(skipped), not_reused=tuple(unreused))
 
     def _apply(self, conn: Connection, item_id: int, expected: int, d: ReviewDecision) -> XiaoEError | None:
         """Apply one decision inside `conn`'s transaction; return (not raise) why it could not be."""

@@ -94,6 +94,8 @@ def route(outcome: Outcome, *, batch: Problem | None = None, batch_run: bool = F
         return ("refusal" if outcome.refused else "auto"), False
     if outcome.refused:
         return (None if batch_run else ("refusal", True))
+    if outcome.reused is not None and not outcome.problems:  # approved already: not queued again
+        return None
     if outcome.problems:
         return "auto", True
     return None

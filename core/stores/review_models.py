@@ -124,6 +124,7 @@ class BulkResult:
 
     decided: tuple[int, ...]
     skipped: tuple[tuple[int, str], ...]
+    not_reused: tuple[int, ...] = ()  # approved, but not made reusable: their text has problems to confirm
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
     "edit_corpus": ("上传或修改资料文件", frozenset({"admin"})),
     "manage_accounts": ("管理账号", frozenset({"admin"})),
     "view_settings": ("查看设置", frozenset({"admin"})),
+    "retire_answer": ("停用已审答案", frozenset({"admin"})),
 }
 
 

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 
 from core.checks.references import extract_refs
 from core.corpus.diff import DiffRow, side_by_side
+from core.errors import StoreError
+from core.stores.approved import ApprovedStore
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
-from core.values import Problem
+from core.stores.roles import SYSTEM_ACTOR
+from core.values import ApprovedAnswer, Problem
 
 STALE_CODE = "stale_corpus"
 STALE_LABEL = "资料已更新"
@@ -74,3 +77,23 @@ def stale_changes(admin, item) -> tuple[StaleChange, ...]:
     return tuple(changes)
 
 
+
+
+def suspend_stale(db: Database, answer: ApprovedAnswer, changed: str) -> bool:
+    """Stop serving an approved answer whose cited chunk changed, and send its item back to 资料已更新 for
+    re-approval; True if this call suspended it (another instance may have done it first)."""
+    if not ApprovedStore(db).suspend(answer.id, reason=f"所引资料已修改：{changed}", actor=SYSTEM_ACTOR,
+                                     expected_version=answer.version):
+        return False
+    if answer.item_id is None:
+        return True
+    store = ReviewStore(db)
+    try:
+        item = store.get(answer.item_id)
+    except StoreError:
+        return True
+    if item.status != "pending":
+        message = f"{STALE_LABEL}：已审答案 #{answer.id} 所引的「{changed}」已修改，已暂停使用，请按新资料重新通过。"
+        store.bulk_decide({item.id: item.version}, action="reopen", reviewer=SYSTEM_ACTOR, note=message,
+                          add_reason=Problem(STALE_CODE, message))
+    return True

@@ -13,7 +13,8 @@ from core.values.display import apart, below_threshold
 from core.values.outcomes import ANSWERED, FAILED, JUDGED, REFUSED, Failure, Outcome, Usage
 from core.values.reports import Figure, GroundingReport, Problem, Reference, RefReport, SentenceVerdict
 from core.values.retrieval import Hit, Measures, Retrieval, Term
+from core.values.reuse import ApprovedAnswer, Citation, GuardResult, Reuse
 
-__all__ = ["ANSWERED", "FAILED", "JUDGED", "REFUSED", "Failure", "Outcome", "Usage", "Band", "Decision", "Figure", "Gate", "Grade", "GroundingReport", "Hit", "Measures", "Problem",
+__all__ = ["ApprovedAnswer", "Citation", "GuardResult", "Reuse", "ANSWERED", "FAILED", "JUDGED", "REFUSED", "Failure", "Outcome", "Usage", "Band", "Decision", "Figure", "Gate", "Grade", "GroundingReport", "Hit", "Measures", "Problem",
            "RAGAnswer", "Recheck", "RefReport", "Reference", "Retrieval", "SentenceVerdict", "Signal", "Term", "apart",
            "below_threshold"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from core.values.answers import RAGAnswer
 from core.values.decisions import Gate, Grade
 from core.values.retrieval import Hit
+from core.values.reuse import ApprovedAnswer, Reuse
 
 REFUSED, ANSWERED, JUDGED, FAILED = "refused", "answered", "judged", "failed"
 
@@ -43,6 +44,7 @@ class Outcome:
     failure: Failure | None = None
     fingerprint: str = ""  # the corpus the answer came from
     usage: Usage | None = None  # None when no answer was generated
+    reuse: Reuse | None = None  # the approved answers checked for this question (served or near misses)
 
     def __post_init__(self) -> None:
         if (self.answer is None) == (self.failure is None):
@@ -65,6 +67,11 @@ class Outcome:
     @property
     def refused(self) -> bool:
         return self.kind == REFUSED
+
+    @property
+    def reused(self) -> ApprovedAnswer | None:
+        """The approved answer served as this question's answer, if one was."""
+        return self.reuse.answer if self.reuse is not None else None
 
     @property
     def candidates(self) -> tuple[Hit, ...]:
@@ -92,4 +99,19 @@ class Outcome:
                 **({"failure": {"kind": self.failure.kind, "message": self.failure.message}} if self.failure else {}),
                 **({"usage": {"prompt_tokens": self.usage.prompt_tokens,
                               "completion_tokens": self.usage.completion_tokens, "ms": self.usage.ms}}
-                   if self.usage else {})}
+                   if self.usage else {}),
+                "reused": self._reused_dict()}
+
+    def _reused_dict(self) -> dict | None:
+        """`xiaoe ask --json`'s "reused": the approved answer served and the guards it passed (None if none),
+        with the near misses and the guard that stopped each."""
+        if self.reuse is None:
+            return None
+        data = self.reuse.to_dict()
+        served = self.reuse.served
+        if served is None:
+            return {"id": None, "guards": [], "near": data["near"], "threshold": data["threshold"]}
+        return {"id": served.answer.id, "version": served.answer.version, "approver": served.answer.approver,
+                "approved_at": served.answer.approved_at.isoformat(), "uses": served.answer.uses,
+                "similarity": served.similarity, "guards": data["served"]["passed"], "near": data["near"],
+                "threshold": data["threshold"]}

@@ -1,0 +1,60 @@
+"""The guards an approved answer must pass to be served for a new question, checked in order (core.values.reuse.GUARDS).
+
+1. retired — the answer is in use (not retired, not suspended because a cited chunk changed);
+2. stale — every chunk it cites is, by content hash, in the corpus served now;
+3. no_passing — the gate keeps at least one chunk at the threshold for the new question (a question the
+   documents cannot even reach is not answered by an old answer);
+4. chunks — every cited chunk is among the new question's retrieved candidates;
+5. case — the student's own case is the same (core.reuse.case): amounts, lessons, level, started, which time;
+6. match — the two questions' terms are similar enough (core.reuse.match) at the reuse threshold (calibrated by
+   `python -m core calibrate`, core/data/calibration.json).
+The first guard that fails is the reason; a near match that failed only at `case` is what the page offers as
+「相似已审答案（情况不同：…）」. Nothing here writes: suspending a stale answer is the caller's step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from core.reuse.case import differences
+from core.reuse.match import similarity
+from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
+from core.values.reuse import ACTIVE
+
+# Shown beside the answer as a similar approved answer when at least this similar and stopped only by the
+# student's case or by the threshold (a near miss a consultant may want to read, never the answer).
+NEAR_SIMILARITY = 0.5
+
+
+def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
+          corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float) -> GuardResult:
+    """The guards for one approved answer against one new question, in order."""
+    score = similarity(retrieval.terms, approved_terms)
+
+    def stop(name: str, detail: str = "") -> GuardResult:
+        return GuardResult(answer, score, name, detail)
+
+    if answer.status != ACTIVE:
+        return stop("retired", answer.status_label)
+    changed = [c for c in answer.citations if c.sha256 not in corpus_hashes]
+    if changed:
+        return stop("stale", "、".join(f"{c.source} · {c.heading or '文首'}" for c in changed))
+    if not gate.hits:
+        return stop("no_passing", gate.reason)
+    missing = [c for c in answer.citations if c.sha256 not in candidate_hashes]
+    if missing:
+        return stop("chunks", "、".join(f"{c.source} · {c.heading or '文首'}" for c in missing))
+    differ = differences(retrieval.question, answer.question)
+    if differ:
+        return stop("case", "；".join(differ))
+    if score < threshold:
+        return stop("match", f"相似度 {score:.2f} < {threshold:.2f}")
+    return GuardResult(answer, score)
+
+
+def pick(results: Sequence[GuardResult]) -> tuple[GuardResult | None, tuple[GuardResult, ...]]:
+    """(the answer to serve: the most similar one that passed every guard, the near misses worth showing)."""
+    served = max((r for r in results if r.served), key=lambda r: (r.similarity, r.answer.id), default=None)
+    near = tuple(sorted((r for r in results if r.failed in ("case", "match") and r.similarity >= NEAR_SIMILARITY),
+                        key=lambda r: -r.similarity))
+    return served, near

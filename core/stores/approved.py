@@ -1,0 +1,255 @@
+"""Approved answers: what consultants approved (the correction, when there is one), with the chunks it cites.
+
+An approved answer is created inside the transaction that approves (or rejects with a correction) a review
+item (`approve_in`, called by core.stores.review.ReviewStore.decide), so the item's status and its approved
+answer never disagree. Approving the same question again (the same item, or another item with the same
+`question_key`) makes a new version of the same approved answer, never a second record; every version is
+kept in `approved_history`, which the database refuses to change. Answers are never deleted: an admin
+retires one, and one whose cited chunk changed is suspended (its item goes back to 资料已更新) until a
+consultant approves it again. Several instances share the table, so a suspension is seen everywhere at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    func,
+    or_,
+    select,
+    tuple_,
+)
+
+from core.clock import as_utc, utcnow
+from core.errors import InvalidReview, StoreError
+from core.language.text import question_key
+from core.stores.db import Database, Migration, Schema, append_only, create_tables
+from core.stores.roles import Authorize, User, require
+from core.values import ApprovedAnswer, Citation
+from core.values.reuse import ACTIVE, RETIRED, SUSPENDED
+
+MAX_NAME_CHARS = 100
+metadata = MetaData()
+
+approved_answers = Table(
+    "approved_answers", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("item_id", Integer),  # the review item it was approved from (review_items.id)
+    Column("question", Text, nullable=False),
+    Column("question_key", String(64), nullable=False),  # sha256 of core.language.text.question_key
+    Column("text", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("approver", String(MAX_NAME_CHARS), nullable=False),
+    Column("approved_at", DateTime(timezone=True), nullable=False),
+    Column("fingerprint", String(128), nullable=False),
+    Column("override", Text, nullable=False),  # the checks' problems approved over ("" when it passed them)
+    Column("uses", Integer, nullable=False),
+    Column("last_used_at", DateTime(timezone=True)),
+)
+Index("ix_approved_answers_key", approved_answers.c.question_key)
+Index("ix_approved_answers_item", approved_answers.c.item_id)
+
+approved_citations = Table(
+    "approved_citations", metadata,
+    Column("answer_id", Integer, ForeignKey("approved_answers.id"), primary_key=True),
+    Column("number", Integer, primary_key=True),
+    Column("source", String(500), nullable=False),
+    Column("heading", Text, nullable=False),
+    Column("chunk", Integer, nullable=False),
+    Column("sha256", String(64), nullable=False),
+)
+# The reuse step looks approved answers up by the (file, section) of the new question's candidates.
+Index("ix_approved_citations_place", approved_citations.c.source, approved_citations.c.heading)
+
+approved_history = Table(
+    "approved_history", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("answer_id", Integer, ForeignKey("approved_answers.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("actor", String(MAX_NAME_CHARS), nullable=False),
+    Column("action", String(16), nullable=False),  # approve, suspend, retire
+    Column("status", String(16), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("citations", Text, nullable=False),  # "1:file#chunk:sha;2:…", what the version cited
+    Column("note", Text, nullable=False),
+    Column("item_id", Integer),
+)
+Index("ix_approved_history_answer", approved_history.c.answer_id, approved_history.c.id)
+
+APPROVED_SCHEMA = Schema("approved_answers", (
+    Migration(1, "approved answers, their citations and history",
+              create_tables(approved_answers, approved_citations, approved_history)),
+    Migration(2, "approved-answer history is append-only", append_only("approved_history")),
+))
+ACTION_LABELS = {"approve": "通过", "suspend": "暂停", "retire": "停用"}
+
+
+def key_of(question: str) -> str:
+    """The indexed form of `core.language.text.question_key`."""
+    return hashlib.sha256(question_key(question).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def approve_in(conn: Connection, *, question: str, text: str, citations: Sequence[Citation], approver: str,
+               item_id: int | None, fingerprint: str, override: str, now: datetime) -> int:
+    """Create or version the approved answer for this question inside the caller's transaction; its id."""
+    row = conn.execute(select(approved_answers.c.id, approved_answers.c.version)
+                       .where(or_(approved_answers.c.item_id == item_id, approved_answers.c.question_key
+                                  == key_of(question)) if item_id is not None
+                              else approved_answers.c.question_key == key_of(question))
+                       .where(approved_answers.c.status != RETIRED)
+                       .order_by(approved_answers.c.id).limit(1)).first()
+    values = {"question": question, "question_key": key_of(question), "text": text, "status": ACTIVE,
+              "approver": approver, "approved_at": now, "fingerprint": fingerprint, "override": override,
+              "item_id": item_id}
+    if row is None:
+        answer_id = conn.execute(approved_answers.insert().values(**values, version=1, uses=0)).inserted_primary_key[0]
+        version = 1
+    else:
+        answer_id, version = row.id, row.version + 1
+        conn.execute(approved_answers.update().where(approved_answers.c.id == answer_id)
+                     .values(**values, version=version))
+        conn.execute(approved_citations.delete().where(approved_citations.c.answer_id == answer_id))
+    if citations:
+        conn.execute(approved_citations.insert(), [
+            {"answer_id": answer_id, "number": c.number, "source": c.source, "heading": c.heading, "chunk": c.chunk,
+             "sha256": c.sha256} for c in citations])
+    _history(conn, answer_id, version, now, approver, "approve", ACTIVE, text, citations, override, item_id)
+    return answer_id
+
+
+def _history(conn: Connection, answer_id: int, version: int, at: datetime, actor: str, action: str, status: str,
+             text: str, citations: Sequence[Citation], note: str, item_id: int | None) -> None:
+    conn.execute(approved_history.insert().values(
+        answer_id=answer_id, version=version, at=at, actor=actor, action=action, status=status, text=text,
+        citations=";".join(f"{c.number}:{c.source}#{c.chunk}:{c.sha256[:12]}" for c in citations), note=note,
+        item_id=item_id))
+
+
+def count_use_in(conn: Connection, answer_id: int, now: datetime) -> None:
+    """One more use of an approved answer (a student was served it), inside the caller's transaction."""
+    conn.execute(approved_answers.update().where(approved_answers.c.id == answer_id)
+                 .values(uses=approved_answers.c.uses + 1, last_used_at=now))
+
+
+class ApprovedStore:
+    """Approved answers on a `Database`; opening it brings the schema up to date."""
+
+    def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self._clock = clock
+        db.migrate(APPROVED_SCHEMA)
+
+    def near(self, places: Collection[tuple[str, str]]) -> tuple[ApprovedAnswer, ...]:
+        """Every approved answer (any status) citing one of these (file, section) places: what the reuse
+        step checks for a question whose candidates are there."""
+        if not places:
+            return ()
+        with self.db.read("读取已审答案") as conn:
+            ids = conn.execute(select(approved_citations.c.answer_id).distinct().where(
+                tuple_(approved_citations.c.source, approved_citations.c.heading).in_(list(places)))).scalars().all()
+            return self._load(conn, ids)
+
+    def get(self, answer_id: int) -> ApprovedAnswer:
+        with self.db.read("读取已审答案") as conn:
+            found = self._load(conn, [answer_id])
+        if not found:
+            raise StoreError(f"没有找到编号为 {answer_id} 的已审答案，请刷新后再试。")
+        return found[0]
+
+    def for_item(self, item_id: int) -> ApprovedAnswer | None:
+        with self.db.read("读取已审答案") as conn:
+            ids = conn.execute(select(approved_answers.c.id).where(approved_answers.c.item_id == item_id)).scalars()
+            found = self._load(conn, list(ids))
+        return found[0] if found else None
+
+    def list(self, *, search: str = "", status: str | None = None, unused_days: int | None = None,
+             limit: int = 200) -> tuple[ApprovedAnswer, ...]:
+        """Approved answers, most used first: matching `search` (question or text), in `status`, or not used
+        for `unused_days` days."""
+        query = select(approved_answers.c.id)
+        if search.strip():
+            term = search.strip()
+            query = query.where(or_(approved_answers.c.question.contains(term, autoescape=True),
+                                    approved_answers.c.text.contains(term, autoescape=True)))
+        if status:
+            query = query.where(approved_answers.c.status == status)
+        if unused_days is not None:
+            since = self._clock() - timedelta(days=unused_days)
+            query = query.where(or_(approved_answers.c.last_used_at.is_(None), approved_answers.c.last_used_at < since))
+        query = query.order_by(approved_answers.c.uses.desc(), approved_answers.c.id.desc()).limit(limit)
+        with self.db.read("读取已审答案") as conn:
+            return self._load(conn, list(conn.execute(query).scalars()))
+
+    def history(self, answer_id: int) -> tuple[dict, ...]:
+        with self.db.read("读取已审答案记录") as conn:
+            rows = conn.execute(select(approved_history).where(approved_history.c.answer_id == answer_id)
+                                .order_by(approved_history.c.id)).all()
+        return tuple({"version": r.version, "at": as_utc(r.at), "actor": r.actor, "action": r.action,
+                      "action_label": ACTION_LABELS.get(r.action, r.action), "status": r.status, "text": r.text,
+                      "note": r.note, "item_id": r.item_id} for r in rows)
+
+    def counts(self) -> dict[str, int]:
+        with self.db.read("统计已审答案") as conn:
+            return dict(conn.execute(select(approved_answers.c.status, func.count())
+                                     .group_by(approved_answers.c.status)).all())
+
+    def suspend(self, answer_id: int, *, reason: str, actor: str, expected_version: int | None = None) -> bool:
+        """Stop serving an approved answer whose cited chunk changed; True if it was in use until now."""
+        now = self._clock()
+        with self.db.transaction("暂停已审答案") as conn:
+            where = [approved_answers.c.id == answer_id, approved_answers.c.status == ACTIVE]
+            if expected_version is not None:
+                where.append(approved_answers.c.version == expected_version)
+            updated = conn.execute(approved_answers.update().where(*where).values(status=SUSPENDED))
+            if updated.rowcount != 1:
+                return False
+            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).one()
+            _history(conn, answer_id, row.version, now, actor, "suspend", SUSPENDED, row.text, (), reason, row.item_id)
+        return True
+
+    def retire(self, user: User | None, answer_id: int, *, note: str = "", authorize: Authorize | None = None,
+               ) -> ApprovedAnswer:
+        """An admin stops an approved answer for good (it stays, with its history, never deleted)."""
+        require(user, "retire_answer")
+        now = self._clock()
+        with self.db.transaction("停用已审答案", immediate=authorize is not None) as conn:
+            actor = authorize(conn, "retire_answer").label if authorize is not None else user.label
+            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).first()
+            if row is None:
+                raise StoreError(f"没有找到编号为 {answer_id} 的已审答案，请刷新后再试。")
+            if row.status == RETIRED:
+                raise InvalidReview(f"已审答案 #{answer_id} 已经停用了。")
+            conn.execute(approved_answers.update().where(approved_answers.c.id == answer_id).values(status=RETIRED))
+            _history(conn, answer_id, row.version, now, actor, "retire", RETIRED, row.text, (), note.strip(),
+                     row.item_id)
+        return self.get(answer_id)
+
+    @staticmethod
+    def _load(conn: Connection, ids: Sequence[int]) -> tuple[ApprovedAnswer, ...]:
+        if not ids:
+            return ()
+        rows = conn.execute(select(approved_answers).where(approved_answers.c.id.in_(list(ids)))
+                            .order_by(approved_answers.c.id)).all()
+        cites: dict[int, list[Citation]] = {r.id: [] for r in rows}
+        for c in conn.execute(select(approved_citations).where(approved_citations.c.answer_id.in_(list(ids)))
+                              .order_by(approved_citations.c.answer_id, approved_citations.c.number)):
+            cites[c.answer_id].append(Citation(c.number, c.source, c.heading, c.chunk, c.sha256))
+        return tuple(ApprovedAnswer(id=r.id, question=r.question, text=r.text, citations=tuple(cites[r.id]),
+                                    status=r.status, version=r.version, approver=r.approver,
+                                    approved_at=as_utc(r.approved_at), item_id=r.item_id, fingerprint=r.fingerprint,
+                                    uses=r.uses, last_used_at=as_utc(r.last_used_at), override=r.override)
+                     for r in rows)

@@ -1,0 +1,97 @@
+"""Approved answers and their reuse: what a consultant approved, which chunks it cites, and what happened when a
+new question was matched against it (served, or which guard stopped it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+ACTIVE, SUSPENDED, RETIRED = "active", "suspended", "retired"
+STATUS_LABELS = {ACTIVE: "使用中", SUSPENDED: "已暂停（资料已更新）", RETIRED: "已停用"}
+
+# The guards, in the order they are checked; the first that fails says why an approved answer was not served.
+GUARDS = ("retired", "stale", "no_passing", "chunks", "case", "match")
+GUARD_LABELS = {
+    "retired": "已停用或暂停",
+    "stale": "所引资料已修改",
+    "no_passing": "没有达到阈值的片段",
+    "chunks": "所引片段不在这次检索结果里",
+    "case": "学员的情况不同",
+    "match": "问题不够相近",
+}
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One chunk an approved answer cites: where it was (file, section, chunk number) and its content hash."""
+
+    number: int  # the [n] in the approved text
+    source: str
+    heading: str
+    chunk: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class ApprovedAnswer:
+    """A consultant-approved answer to a question, as the store keeps it (the newest version)."""
+
+    id: int
+    question: str
+    text: str
+    citations: tuple[Citation, ...]
+    status: str
+    version: int
+    approver: str
+    approved_at: datetime
+    item_id: int | None
+    fingerprint: str  # the corpus it was approved against
+    uses: int = 0
+    last_used_at: datetime | None = None
+    override: str = ""  # the checks' problems the approver approved over (empty when it passed them)
+
+    @property
+    def status_label(self) -> str:
+        return STATUS_LABELS.get(self.status, self.status)
+
+
+@dataclass(frozen=True)
+class GuardResult:
+    """One approved answer matched against a new question: the similarity, and the first guard that failed."""
+
+    answer: ApprovedAnswer
+    similarity: float
+    failed: str = ""  # a GUARDS name; "" when every guard held
+    detail: str = ""  # in Chinese: what differs (「金额：问题 4800 元，已审答案 4200 元」)
+
+    @property
+    def served(self) -> bool:
+        return not self.failed
+
+    def describe(self) -> str:
+        """「情况不同：金额 4800 元 ≠ 4200 元」 or 「可复用（相似度 0.92）」."""
+        if self.served:
+            return f"可复用（相似度 {self.similarity:.2f}）"
+        label = GUARD_LABELS.get(self.failed, self.failed)
+        return f"{label}：{self.detail}" if self.detail else label
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What the reuse step found for a question: the answer served (if any) and the near misses shown beside."""
+
+    served: GuardResult | None
+    near: tuple[GuardResult, ...] = ()
+    threshold: float = 0.0
+
+    @property
+    def answer(self) -> ApprovedAnswer | None:
+        return self.served.answer if self.served else None
+
+    def to_dict(self) -> dict:
+        def guards(result: GuardResult) -> dict:
+            checked = GUARDS[:GUARDS.index(result.failed)] if result.failed else GUARDS
+            return {"id": result.answer.id, "similarity": round(result.similarity, 4), "passed": list(checked),
+                    "failed": result.failed, "detail": result.detail}
+        return {"threshold": self.threshold, "served": guards(self.served) if self.served else None,
+                "near": [guards(r) for r in self.near]}
