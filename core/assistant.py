@@ -126,8 +126,7 @@ class Assistant:
         for result in results:
             if result.failed == "stale" and result.answer.status == ACTIVE:
                 suspend_stale(self.approved.db, result.answer, result.detail)
-        served, near = pick(results)
-        return Reuse(served, near, self.settings.reuse_threshold)
+        return Reuse(pick(results), tuple(results), self.settings.reuse_threshold)
 
     def _terms_of(self, question: str):
         if question not in self._terms:

@@ -31,6 +31,7 @@ from core.evaluation.metrics import (
     suggest,
 )
 from core.evaluation.misses import explain_misses
+from core.evaluation.reuse_outcomes import with_reuse
 from core.settings import Settings
 from core.stores.question_sets import corpus_catalog, load_default_set, read_question_file
 
@@ -43,6 +44,10 @@ def register(subparsers) -> None:
     add_knob_flags(parser)
     parser.add_argument("--misses", action="store_true", help="逐条列出判断错误的题、理由和可以怎么改")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
+    parser.add_argument("--reuse", metavar="复用评测集", dest="reuse_set",
+                        help="不评测闸门，改为评测已审答案的复用：读 CSV（id,approved_question,approved_answer,"
+                             "new_question,expect,kind,edit），每行在新的数据目录里通过一条已审答案、按 edit 改资料后问新问题")
+    parser.add_argument("--no-reuse", action="store_true", help="不用已审答案作答，只评测闸门本身（XIAOE_REUSE=off）")
     parser.add_argument("--with-model", action="store_true",
                         help="用已配置的回答模型跑完整流程（闸门 + 模型判定 + 回答），先给出预计用量，"
                              "最后列出答对率和模型判定的一致情况；会调用模型、产生费用")
@@ -50,19 +55,25 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.reuse_set:
+        from core.cli.eval_reuse import run as run_reuse
+
+        return run_reuse(args)
     if args.with_model:
         from core.cli.eval_model import run as run_with_model
 
         if args.json or args.misses:
             raise ConfigError("--with-model 暂不能和 --json、--misses 一起用，请分开运行。")
         return run_with_model(args)
-    assistant = open_assistant(Settings.from_env(), with_model=False)  # the gate needs no model
+    settings = Settings.from_env()
+    assistant = open_assistant(settings.with_(reuse="off") if args.no_reuse else settings, with_model=False)
     knobs = knobs_from_args(args, assistant.knobs)
     files, sections = corpus_catalog(assistant.index)
     questions = (read_question_file(args.set_path, known_files=files, known_sections=sections)
                  if args.set_path else load_default_set())
     evaluated = evaluate_set(assistant, questions)
-    evaluation = evaluate_at(evaluated, knobs)
+    reused = with_reuse(assistant, evaluate_at(evaluated, knobs))
+    evaluation = reused.evaluation
     suggestion = suggest(evaluated, knobs.k, knobs)
     hints = {e.question: e.hint for e in explain_misses(evaluated, evaluation)}
     name = args.set_path or "默认题集"
@@ -70,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({
             "set": name, "fingerprint": assistant.fingerprint, "knobs": knobs.to_dict(),
             "glossary_entries": len(assistant.glossary or ()), "metrics": evaluation.metrics.to_dict(),
+            **({"reused": {str(evaluated.questions[i].line): a for i, a in reused.answers.items()}}
+               if reused.answers else {}),
             "suggested": {**suggestion.knobs.to_dict(), "cost": suggestion.cost,
                           "plateaus": {k: list(v) for k, v in suggestion.plateaus.items()}},
             "questions": [{"question": q.question, "refused": g.refused, "expected": q.expectation,
@@ -82,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"题集：{name}（{m.total} 题：应答 {m.answerable}，应拒 {m.unanswerable}）  资料指纹 {assistant.fingerprint}")
     print(f"闸门参数：{knobs.describe()}；同义词表 {len(assistant.glossary or ())} 条")
     print(format_table(m))
+    if reused.answers:
+        print(f"其中 {len(reused.answers)} 题由已审答案回答（--no-reuse 只评测闸门本身）")
     if args.misses:
         print(format_misses(evaluated, evaluation, hints))
     s = suggestion.metrics

@@ -6,8 +6,9 @@
    documents cannot even reach is not answered by an old answer);
 4. chunks — every cited chunk is among the new question's retrieved candidates;
 5. case — the student's own case is the same (core.reuse.case): amounts, lessons, level, started, which time;
-6. match — the two questions' terms are similar enough (core.reuse.match) at the reuse threshold (calibrated by
-   `python -m core calibrate`, core/data/calibration.json).
+6. match — the two questions ask for the same kind of thing (time, way, amount …) and their terms are similar
+   enough (core.reuse.match) at the reuse threshold (calibrated by `python -m core calibrate`,
+   core/data/calibration.json).
 The first guard that fails is the reason; a near match that failed only at `case` is what the page offers as
 「相似已审答案（情况不同：…）」. Nothing here writes: suspending a stale answer is the caller's step.
 """
@@ -17,13 +18,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from core.reuse.case import differences
-from core.reuse.match import similarity
+from core.reuse.match import asks_other, similarity
 from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.reuse import ACTIVE
-
-# Shown beside the answer as a similar approved answer when at least this similar and stopped only by the
-# student's case or by the threshold (a near miss a consultant may want to read, never the answer).
-NEAR_SIMILARITY = 0.5
 
 
 def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
@@ -47,14 +44,14 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     differ = differences(retrieval.question, answer.question)
     if differ:
         return stop("case", "；".join(differ))
+    other = asks_other(retrieval.question, answer.question)
+    if other:
+        return stop("match", f"问的不是同一类（{'、'.join(sorted(other))}）")
     if score < threshold:
         return stop("match", f"相似度 {score:.2f} < {threshold:.2f}")
     return GuardResult(answer, score)
 
 
-def pick(results: Sequence[GuardResult]) -> tuple[GuardResult | None, tuple[GuardResult, ...]]:
-    """(the answer to serve: the most similar one that passed every guard, the near misses worth showing)."""
-    served = max((r for r in results if r.served), key=lambda r: (r.similarity, r.answer.id), default=None)
-    near = tuple(sorted((r for r in results if r.failed in ("case", "match") and r.similarity >= NEAR_SIMILARITY),
-                        key=lambda r: -r.similarity))
-    return served, near
+def pick(results: Sequence[GuardResult]) -> GuardResult | None:
+    """The answer to serve: the most similar one that passed every guard (the newest on a tie), or None."""
+    return max((r for r in results if r.served), key=lambda r: (r.similarity, r.answer.id), default=None)

@@ -11,6 +11,9 @@ STATUS_LABELS = {ACTIVE: "使用中", SUSPENDED: "已暂停（资料已更新）
 
 # The guards, in the order they are checked; the first that fails says why an approved answer was not served.
 GUARDS = ("retired", "stale", "no_passing", "chunks", "case", "match")
+# A near miss worth showing a consultant beside the answer: at least this similar, stopped only by the student's
+# case or by the match (core.reuse.guards).
+NEAR_SIMILARITY = 0.5
 GUARD_LABELS = {
     "retired": "已停用或暂停",
     "stale": "所引资料已修改",
@@ -78,15 +81,26 @@ class GuardResult:
 
 @dataclass(frozen=True)
 class Reuse:
-    """What the reuse step found for a question: the answer served (if any) and the near misses shown beside."""
+    """What the reuse step found for a question: the answer served (if any), and every approved answer checked
+    with the guard that stopped it (`near` are the ones worth showing a consultant)."""
 
     served: GuardResult | None
-    near: tuple[GuardResult, ...] = ()
+    checked: tuple[GuardResult, ...] = ()
     threshold: float = 0.0
 
     @property
     def answer(self) -> ApprovedAnswer | None:
         return self.served.answer if self.served else None
+
+    @property
+    def near(self) -> tuple[GuardResult, ...]:
+        """Approved answers stopped only by the student's case or by the match, at least NEAR_SIMILARITY similar,
+        most similar first: 「相似已审答案（情况不同：……）」, never the answer."""
+        return tuple(sorted((r for r in self.checked if r.failed in ("case", "match") and r.similarity >= NEAR_SIMILARITY),
+                            key=lambda r: -r.similarity))
+
+    def result_for(self, answer_id: int) -> GuardResult | None:
+        return next((r for r in self.checked if r.answer.id == answer_id), None)
 
     def to_dict(self) -> dict:
         def guards(result: GuardResult) -> dict:
