@@ -19,6 +19,7 @@ from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.retrieval.store import IndexBundle
 from core.values import Decision, Gate, Outcome, Problem, RAGAnswer, Recheck
 from ui import answer_view as view
+from ui.approved_view import near_lines, reused_line
 from ui.auth import authorize, guard_page, signed_in_name
 from ui.escape import md_escape
 from ui.review_view import review_url
@@ -138,7 +139,7 @@ def render_answer(run: dict, result: dict, current: Gate, user) -> None:
         return
     st.subheader("回答")
     st.caption(f"问题：{view.md_escape(run['retrieval'].question)}")
-    render_recheck(recheck(outcome.gate, current))
+    render_recheck(recheck(outcome.gate, current, reused=outcome.reused is not None))
     if result.get("queue_error"):
         st.warning(md_escape(result["queue_error"]))
     if outcome.failure is not None:
@@ -149,6 +150,10 @@ def render_answer(run: dict, result: dict, current: Gate, user) -> None:
                   on_click=lambda: st.session_state.update({REGENERATE: True}))
         return
     answer = outcome.answer
+    if outcome.reused is not None:
+        st.info(reused_line(outcome.reused))
+    for line in near_lines(outcome.reuse):
+        st.caption(line)
     render_grade(answer)
     if answer.refused:
         render_refusal(answer, current.decision)

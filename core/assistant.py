@@ -191,6 +191,10 @@ class Assistant:
     def with_model(self, chat_model: BaseChatModel | None) -> Assistant:
         return replace(self, chat_model=chat_model)
 
+    def with_knobs(self, knobs: Knobs) -> Assistant:
+        """The same chain with other knobs in force (the calibration tries the ones it chose)."""
+        return replace(self, knobs=knobs, _terms={})
+
 
 def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossary: Glossary | None, *,
                     chat_model: BaseChatModel | None = None, knobs: Knobs | None = None,

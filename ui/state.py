@@ -24,6 +24,7 @@ from core.memory import keep_long_lived
 from core.retrieval.store import IndexBundle
 from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
+from core.stores.approved import ApprovedStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import open_database
 from core.stores.defaults import DefaultChange, DefaultsStore, resolve_defaults
@@ -170,6 +171,10 @@ def get_glossary_admin() -> GlossaryAdmin:
     return GlossaryAdmin(open_database(get_settings().db_url))
 
 
+def get_approved_store() -> ApprovedStore:
+    return ApprovedStore(open_database(get_settings().db_url))
+
+
 def get_corpus_admin() -> CorpusAdmin:
     settings = get_settings()
     return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
@@ -201,7 +206,9 @@ _served = ""  # the fingerprint the cached assistants belong to
 @st.cache_resource(show_spinner="正在准备可答性判断…", max_entries=4)
 def _assistant(fingerprint: str, glossary_fingerprint: str, settings_key: str, _settings: Settings,
                _bundle: IndexBundle, _glossary: Glossary | None) -> Assistant:
-    return _frozen(build_assistant(_settings, _bundle, _glossary, chat_model=make_chat_model(_settings)))
+    approved = ApprovedStore(open_database(_settings.db_url)) if _settings.reuse == "on" else None
+    return _frozen(build_assistant(_settings, _bundle, _glossary, chat_model=make_chat_model(_settings),
+                                   approved=approved))
 
 
 def get_assistant(bundle: IndexBundle, glossary: Glossary | None) -> Assistant:

@@ -51,11 +51,15 @@ def _empty_reason(kept: Sequence[Hit], knobs: Knobs) -> str:
     return f"{below_threshold(max(h.value for h in kept), knobs.threshold)}，没有可用的资料片段"
 
 
-def recheck(shown: Gate, now: Gate) -> Recheck:
+def recheck(shown: Gate, now: Gate, *, reused: bool = False) -> Recheck:
     """Whether the decision `shown` (the one an answer on screen was written under, the grader's verdict
-    included) still holds for the gate `now` at other knobs. Only comparisons: no retrieval, no model."""
-    flip = "refuse" if now.refused and not shown.refused else "answer" if shown.refused and not now.refused else ""
-    changed = not shown.refused and not now.refused and _passing(shown) != _passing(now)
+    included) still holds for the gate `now` at other knobs. Only comparisons: no retrieval, no model.
+    An approved answer served (`reused`) stands while some chunk still passes (core.reuse.guards)."""
+    if reused:
+        flip, changed = ("refuse" if not now.hits else ""), False
+    else:
+        flip = "refuse" if now.refused and not shown.refused else "answer" if shown.refused and not now.refused else ""
+        changed = not shown.refused and not now.refused and _passing(shown) != _passing(now)
     if now.decision is not None:
         lines = tuple(f"{s.name_zh} {s.compared}" for s in now.decision.signals[:3])
     else:

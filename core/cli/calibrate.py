@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from core.evaluation.calibration import run_calibration, save
-from core.knobs import LABELS, calibrated
+from core.knobs import LABELS, calibrated, calibration
 
 
 def register(subparsers) -> None:
@@ -31,6 +31,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"判断正确 {m.correct}/{m.total}，代价 {m.cost:g}（关闭判断时 {off.metrics.correct}/{off.metrics.total}）")
     now = result.current
     print(f"校准文件里的值在同样的题上：判断正确 {now.correct}/{now.total}，代价 {now.cost:g}")
+    r = result.reuse
+    if r is not None:
+        print(f"已审答案复用相似度下限：{r.threshold:.2f}（最优区域 {r.plateau[0]:.2f}–{r.plateau[1]:.2f}，"
+              f"校准文件里的值 {calibration().reuse_threshold:.2f}）；开发用复用题集 {r.rows} 行到了这一关："
+              f"该复用的 {r.should} 行中复用 {r.reused_right}，不该复用的 {r.should_not} 行中复用 {r.reused_wrong}，"
+              f"代价 {r.cost}")
     if args.write:
         save(result)
         print("已写入 core/data/calibration.json。")

@@ -18,6 +18,8 @@ from pathlib import Path
 from core.answerability.glossary import load_starter
 from core.assistant import build_assistant
 from core.evaluation.metrics import SUGGEST_RULE, Metrics, Suggestion, evaluate_at, evaluate_set, suggest
+from core.evaluation.reuse_calibration import RULE as REUSE_RULE
+from core.evaluation.reuse_calibration import ReuseCalibration, calibrate_reuse
 from core.knobs import Knobs, calibrated, write_calibration
 from core.retrieval.store import load_or_build
 from core.sets.format import LabelledQuestion, read_question_file
@@ -48,6 +50,7 @@ class CalibrationRun:
     questions: int
     sets: tuple[str, ...]
     current: Metrics  # the knobs the calibration file holds now, on the same questions
+    reuse: ReuseCalibration | None = None  # the reuse threshold on the development reuse set
 
 
 def calibration_questions(sets_dir: Path = SETS_DIR, names: tuple[str, ...] = CALIBRATION_SETS
@@ -67,12 +70,16 @@ def run_calibration(settings: Settings | None = None, *, k: int | None = None) -
     decision = suggest(evaluated, base.k, base)
     threshold_only = suggest(evaluate_set(off, questions), base.k, base)
     return CalibrationRun(decision=decision, threshold_only=threshold_only, questions=len(questions),
-                          sets=CALIBRATION_SETS, current=evaluate_at(evaluated, base).metrics)
+                          sets=CALIBRATION_SETS, current=evaluate_at(evaluated, base).metrics,
+                          reuse=calibrate_reuse(on.with_knobs(decision.knobs)))
 
 
 def save(run: CalibrationRun) -> Knobs:
     plateaus = {name: [lo, hi] for name, (lo, hi) in run.decision.plateaus.items()}
     plateaus["threshold_only"] = list(run.threshold_only.plateaus["threshold"])
+    if run.reuse is not None:
+        plateaus["reuse_threshold"] = list(run.reuse.plateau)
     write_calibration(run.decision.knobs, threshold_only=run.threshold_only.knobs.threshold, rule=SUGGEST_RULE,
-                      sets=run.sets, plateaus=plateaus)
+                      sets=run.sets, plateaus=plateaus,
+                      reuse_threshold=run.reuse.threshold if run.reuse is not None else None, reuse_rule=REUSE_RULE)
     return run.decision.knobs

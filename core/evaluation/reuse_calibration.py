@@ -1,13 +1,12 @@
-"""Calibrate the reuse threshold (core.reuse.match similarity) on pairs of labelled questions, the way the gate's
-knobs are calibrated: on the calibration sets, by a written rule, written by `python -m core calibrate --write`.
+"""Calibrate the reuse threshold (core.reuse.match similarity) by a written rule on the development reuse set, the way
+the gate's knobs are calibrated; `python -m core calibrate --write` writes it to core/data/calibration.json.
 
-Pairs come from the calibration sets' answerable questions (core.evaluation.calibration.CALIBRATION_SETS): two
-questions whose labels name the same fact (`same_fact`: same file and section, a key-phrase wording in common)
-ask the same thing — a paraphrase, which an approved answer to one should answer for the other; two questions
-about different facts of the same file that share a weighted word are another topic, which it must not answer. The approved answer of a pair
-cites the chunk holding its question's fact. Every guard but the threshold is applied as the Assistant applies
-it (a pair stopped by the student's case or by a chunk outside the candidates never reaches the threshold),
-and the rule below picks the threshold. The blind reuse set (bench/data/reuse_set.csv) never takes part.
+The development reuse set (bench/data/reuse_dev.csv: a consultant-approved answer, a new question, whether it
+should be reused) was written for this; the blind reuse set (bench/data/reuse_set.csv) never takes part. Each row
+is approved as `eval --reuse` approves it (its sentences cited against the chunks the approved question
+retrieves), then every guard but the threshold is applied to the new question as the Assistant applies it; the
+rule below picks the threshold from the similarities of the rows that reached it. Stale rows do not depend on the
+threshold and are left out.
 """
 
 from __future__ import annotations
@@ -15,101 +14,81 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from core.assistant import Assistant
-from core.evaluation.metrics import holds_fact
-from core.language.text import normalize
+from core.checks.approval import citable
+from core.checks.references import extract_refs
+from core.evaluation.reuse_eval import cite
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.reuse.guards import check
-from core.sets.format import LabelledQuestion, key_phrases
-from core.values import ApprovedAnswer, Citation, Retrieval
+from core.sets.reuse_format import ReuseCase, read_reuse_set
+from core.settings import PROJECT_ROOT
+from core.values import ApprovedAnswer, Citation
 from core.values.reuse import ACTIVE
 
+DEV_SET = PROJECT_ROOT / "bench" / "data" / "reuse_dev.csv"
 WRONG_REUSE_COST = 5  # a wrong approved answer served with a consultant's name on it, against a missed reuse (1)
 GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(71))  # 0.30 … 1.00
-RULE = (f"代价最低：每个该复用却没复用的同义问法记 1，每个复用到别的话题上的记 {WRONG_REUSE_COST}"
+RULE = (f"代价最低：开发用复用题集里每个该复用却没复用的行记 1，每个不该复用却复用了的行记 {WRONG_REUSE_COST}"
         "（带着顾问名字的错误答案比转人工代价高得多）；代价最低的阈值连成一片时取中间。")
 
 
 @dataclass(frozen=True)
 class ReuseCalibration:
-    """What the rule chose, and the pairs it was chosen on."""
+    """What the rule chose, and on how many rows."""
 
     threshold: float
     plateau: tuple[float, float]
-    paraphrases: int  # pairs that reached the threshold guard
-    other_topics: int
-    reused_paraphrases: int  # at the chosen threshold
-    reused_other_topics: int
+    rows: int
+    should: int  # rows that should be reused and reached the threshold guard
+    should_not: int  # rows that should not be, and reached it
+    reused_right: int  # at the chosen threshold
+    reused_wrong: int
     cost: int
 
 
-def same_fact(a: LabelledQuestion, b: LabelledQuestion) -> bool | None:
-    """True when the two labels name the same fact (same file and section, and one wording of a key phrase
-    contains one of the other's: 「3600 元」 in 「入门级（一级）：3600 元」), False when they name different facts
-    (no wording in common), None when the labels cannot tell (a label without a key phrase)."""
-    if a.expected != b.expected:
-        return False
-    if not a.key_phrase or not b.key_phrase:
-        return None
-    ours, theirs = _wordings(a), _wordings(b)
-    if any(x in y or y in x for x in ours for y in theirs):
-        return a.section == b.section or not a.section or not b.section
-    return False
+def approved_for(assistant: Assistant, case: ReuseCase, number: int = 1) -> ApprovedAnswer:
+    """The row's approved answer as the review queue would store it, cited against its question's chunks."""
+    gate = assistant.gate(assistant.retrieve(case.approved_question))
+    hits = citable(gate.candidates)
+    text = cite(case.approved_answer, hits)
+    numbers = sorted({n for n in extract_refs(text) if 1 <= n <= len(hits)})
+    citations = tuple(Citation(n, hits[n - 1].source, hits[n - 1].heading, hits[n - 1].chunk,
+                               sha256_text(hits[n - 1].text)) for n in numbers)
+    return ApprovedAnswer(id=number, question=case.approved_question, text=text, citations=citations, status=ACTIVE,
+                          version=1, approver="校准", approved_at=datetime(2026, 1, 1, tzinfo=UTC), item_id=None,
+                          fingerprint=assistant.fingerprint)
 
 
-def _wordings(q: LabelledQuestion) -> list[str]:
-    return [normalize(w) for w in key_phrases(q.key_phrase) if normalize(w)]
-
-
-def _approved(q: LabelledQuestion, retrieval: Retrieval, number: int) -> ApprovedAnswer | None:
-    """An approved answer for `q` citing the first candidate that holds its fact (None when none does)."""
-    hit = next((h for h in retrieval.candidates if holds_fact(q, h)), None)
-    if hit is None:
-        return None
-    return ApprovedAnswer(id=number, question=q.question, text="[1]", status=ACTIVE, version=1, approver="校准",
-                          approved_at=datetime(2026, 1, 1, tzinfo=UTC), item_id=None, fingerprint="",
-                          citations=(Citation(1, hit.source, hit.heading, hit.chunk, sha256_text(hit.text)),))
-
-
-def similarities(assistant: Assistant, questions: Sequence[LabelledQuestion]) -> tuple[list[float], list[float]]:
-    """(similarity of every paraphrase pair, of every other-topic pair) that passed every guard but the threshold."""
-    answerable = [q for q in questions if not q.should_refuse]
-    retrievals = [assistant.retrieve(q.question) for q in answerable]
-    gates = [assistant.gate(r) for r in retrievals]
-    approved = [_approved(q, r, i) for i, (q, r) in enumerate(zip(answerable, retrievals))]
+def similarities(assistant: Assistant, cases: Sequence[ReuseCase]) -> list[tuple[bool, float]]:
+    """(should be reused, similarity) of every non-stale row that passed every guard but the threshold."""
     hashes = corpus_hashes(assistant.index)
-    candidate_hashes = [{sha256_text(h.text) for h in r.candidates} for r in retrievals]
-    paraphrase, other = [], []
-    for i, old in enumerate(approved):
-        if old is None:
+    out = []
+    for number, case in enumerate(cases, start=1):
+        if case.kind == "stale":
             continue
-        for j, new in enumerate(answerable):
-            if i == j or new.question == answerable[i].question or new.expected != answerable[i].expected:
-                continue
-            same = same_fact(new, answerable[i])
-            if same is None:
-                continue
-            result = check(old, retrievals[i].terms, retrievals[j], gates[j], hashes, candidate_hashes[j], 0.0)
-            if not result.served:
-                continue  # stopped before the threshold (case, chunks, no passing chunk)
-            if same:
-                paraphrase.append(result.similarity)
-            elif result.similarity > 0:
-                other.append(result.similarity)
-    return paraphrase, other
+        approved = approved_for(assistant, case, number)
+        approved_terms = assistant.retrieve(case.approved_question).terms
+        retrieval = assistant.retrieve(case.new_question)
+        result = check(approved, approved_terms, retrieval, assistant.gate(retrieval), hashes,
+                       {sha256_text(h.text) for h in retrieval.candidates}, 0.0)
+        if result.served:
+            out.append((case.expect == "reuse", result.similarity))
+    return out
 
 
-def calibrate_reuse(assistant: Assistant, questions: Sequence[LabelledQuestion]) -> ReuseCalibration:
-    paraphrase, other = similarities(assistant, questions)
-    costs = {t: sum(s < t for s in paraphrase) + WRONG_REUSE_COST * sum(s >= t for s in other) for t in GRID}
+def calibrate_reuse(assistant: Assistant, path: Path = DEV_SET) -> ReuseCalibration:
+    scored = similarities(assistant, read_reuse_set(path))
+    should = [s for right, s in scored if right]
+    should_not = [s for right, s in scored if not right]
+    costs = {t: sum(s < t for s in should) + WRONG_REUSE_COST * sum(s >= t for s in should_not) for t in GRID}
     best = min(costs.values())
-    lowest = [t for t in GRID if costs[t] == best]
-    run = _longest_run(lowest)
+    run = _longest_run([t for t in GRID if costs[t] == best])
     threshold = run[len(run) // 2]
-    return ReuseCalibration(threshold=threshold, plateau=(run[0], run[-1]), paraphrases=len(paraphrase),
-                            other_topics=len(other), reused_paraphrases=sum(s >= threshold for s in paraphrase),
-                            reused_other_topics=sum(s >= threshold for s in other), cost=best)
+    return ReuseCalibration(threshold=threshold, plateau=(run[0], run[-1]), rows=len(scored), should=len(should),
+                            should_not=len(should_not), reused_right=sum(s >= threshold for s in should),
+                            reused_wrong=sum(s >= threshold for s in should_not), cost=best)
 
 
 def _longest_run(values: Sequence[float]) -> list[float]:

@@ -6,9 +6,9 @@
    documents cannot even reach is not answered by an old answer);
 4. chunks — every cited chunk is among the new question's retrieved candidates;
 5. case — the student's own case is the same (core.reuse.case): amounts, lessons, level, started, which time;
-6. match — the two questions ask for the same kind of thing (time, way, amount …) and their terms are similar
-   enough (core.reuse.match) at the reuse threshold (calibrated by `python -m core calibrate`,
-   core/data/calibration.json).
+6. match — the new question asks for nothing the approved one did not (time, way, amount …), and the approved
+   question and answer mention enough of its terms (core.reuse.match) to reach the reuse threshold
+   (calibrated by `python -m core calibrate`, core/data/calibration.json).
 The first guard that fails is the reason; a near match that failed only at `case` is what the page offers as
 「相似已审答案（情况不同：…）」. Nothing here writes: suspending a stale answer is the caller's step.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from core.reuse.case import differences
-from core.reuse.match import asks_other, similarity
+from core.reuse.match import asks_other, mentioned_text, similarity
 from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.reuse import ACTIVE
 
@@ -26,7 +26,7 @@ from core.values.reuse import ACTIVE
 def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
           corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float) -> GuardResult:
     """The guards for one approved answer against one new question, in order."""
-    score = similarity(retrieval.terms, approved_terms)
+    score = similarity(retrieval.terms, mentioned_text(answer.question, answer.text, approved_terms))
 
     def stop(name: str, detail: str = "") -> GuardResult:
         return GuardResult(answer, score, name, detail)
@@ -46,7 +46,7 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
         return stop("case", "；".join(differ))
     other = asks_other(retrieval.question, answer.question)
     if other:
-        return stop("match", f"问的不是同一类（{'、'.join(sorted(other))}）")
+        return stop("match", f"这个问题还问了{'、'.join(sorted(other))}")
     if score < threshold:
         return stop("match", f"相似度 {score:.2f} < {threshold:.2f}")
     return GuardResult(answer, score)

@@ -1,39 +1,37 @@
-"""How close two questions are, by the gate's own words: weighted coverage of each one's terms by the other.
+"""How well an approved answer fits a new question, by the gate's own words: does it mention what is asked?
 
-Each question's terms come from the answerability analyzer (weights, glossary forms: core.values.Term). The
-similarity is the smaller of the two directed coverages — the weighted share of A's terms found (as a word or
-a glossary form) in B, and of B's in A — so that 「三级学费多少」 against 「三级教材费多少」 scores the weight of
-三级 alone, while 「流利级的学费是多少」 against 「三级多少钱」 scores 1 when the glossary maps both pairs.
-Worked example: A = {学费 0.9, 三级 0.6}, B = {学费 0.9, 三级 0.6, 分期 1.0}: A→B = 1.0, B→A = 1.5 / 2.5 = 0.6,
-similarity 0.6. A question without weighted terms is similar to nothing (0). The gate's terms leave out question
-words (weight 0), so what a question asks for (time, way, amount, place, reason) is compared apart (`asks_other`).
+The new question's terms come from the answerability analyzer (weights and glossary forms: core.values.Term).
+The similarity is the weighted share of them that the approved question and answer mention — as a word or a
+glossary form, counted the way the gate counts a word in a chunk (core.answerability.terms.credit) — with the
+student's own figures left out (the case guard compares those: core.reuse.case). 「三级教材费多少」 against an
+approved 「三级学费多少 → 流利级（三级）学费 4800 元」 scores only 三级's share, as 教材费 is not mentioned.
+Worked example: new terms 学费 0.9 and 分期 1.0, the approved text mentions 学费 only: 0.9 / 1.9 = 0.47.
+The gate's terms leave question words out (weight 0), so what a question asks for — time, way, amount, place,
+number of people, reason (core/data/asked_attributes.txt) — is compared apart (`asks_other`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.answerability.terms import credit
 from core.language.text import normalize
 from core.language.words import DATA
 from core.values import Term
 
 
-def _forms(terms: Sequence[Term]) -> set[str]:
-    return {normalize(form) for term in terms for form in term.forms if normalize(form)}
+def mentioned_text(question: str, answer: str, terms: Sequence[Term]) -> str:
+    """What an approved answer mentions: its question, its text and its question's glossary forms, normalised."""
+    return " ".join([normalize(question), normalize(answer), *(normalize(f) for t in terms for f in t.forms)])
 
 
-def coverage(terms: Sequence[Term], other: Sequence[Term]) -> float:
-    """The weighted share of `terms` of which some form is a form of a term of `other`."""
+def similarity(new_terms: Sequence[Term], mentioned: str) -> float:
+    """The weighted share of the new question's terms (figures aside) found in `mentioned`, in [0, 1]."""
+    terms = [t for t in new_terms if not t.is_number]
     total = sum(t.weight for t in terms)
     if total <= 0:
         return 0.0
-    found = _forms(other)
-    return sum(t.weight for t in terms if any(normalize(f) in found for f in t.forms)) / total
-
-
-def similarity(a: Sequence[Term], b: Sequence[Term]) -> float:
-    """min(coverage(a, b), coverage(b, a)), in [0, 1]; symmetric."""
-    return round(min(coverage(a, b), coverage(b, a)), 4)
+    return round(sum(t.weight * credit(t, [mentioned]) for t in terms) / total, 4)
 
 
 def _attributes() -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -54,8 +52,8 @@ def asked(question: str) -> frozenset[str]:
     return frozenset(name for name, words in ATTRIBUTES if any(w in text for w in words))
 
 
-def asks_other(a: str, b: str) -> frozenset[str] | None:
-    """None when the two questions may ask the same thing; else what each asks, when they ask for different
-    things (「几点到几点可以找人工」 时间 against 「怎么叫人工」 方式). A question with no such word asks anything."""
-    x, y = asked(a), asked(b)
-    return None if not x or not y or x & y else x | y
+def asks_other(new: str, approved: str) -> frozenset[str] | None:
+    """None when the new question asks for nothing the approved one did not ask for; else what it asks beyond it
+    (「分级测试要多长时间」 时间 against 「分级测试要收费吗」 金额; 「能转线下吗？线下班每班几个人」 adds 人数)."""
+    extra = asked(new) - asked(approved)
+    return extra or None

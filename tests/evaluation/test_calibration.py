@@ -20,6 +20,7 @@ def test_the_shipped_calibration_is_what_the_rule_picks_now(isolated_env):
     assert run.decision.knobs == shipped.knobs
     assert run.threshold_only.knobs.threshold == shipped.threshold_only
     assert run.sets == shipped.sets == CALIBRATION_SETS
+    assert run.reuse.threshold == shipped.reuse_threshold
 
 
 def test_calibration_reads_the_development_sets_and_only_blind_sets_already_measured():

@@ -1,41 +1,45 @@
-"""core.reuse.match: weighted coverage both ways, and what the question asks for."""
+"""core.reuse.match: does the approved answer mention what the new question asks, and is it asked the same way?"""
 
 from __future__ import annotations
 
 import pytest
 
-from core.reuse.match import asked, asks_other, coverage, similarity
+from core.reuse.match import asked, asks_other, mentioned_text, similarity
 from core.values import Term
 
 
-def term(text: str, weight: float, *forms: str) -> Term:
-    return Term(text=text, weight=weight, forms=(text, *forms), known=True)
+def term(text: str, weight: float, *forms: str, number: bool = False) -> Term:
+    return Term(text=text, weight=weight, forms=(text, *forms), known=True, is_number=number)
 
 
-def test_similarity_is_the_smaller_coverage_worked_by_hand():
-    a = (term("学费", 0.9), term("三级", 0.6))
-    b = (term("学费", 0.9), term("三级", 0.6), term("分期", 1.0))
-    assert coverage(a, b) == 1.0
-    assert coverage(b, a) == pytest.approx(1.5 / 2.5)
-    assert similarity(a, b) == similarity(b, a) == 0.6
+def test_similarity_is_the_mentioned_share_of_the_new_terms_worked_by_hand():
+    mentioned = mentioned_text("三级学费多少", "流利级（三级）学费 4800 元", (term("三级", 0.6), term("学费", 0.9)))
+    assert similarity((term("学费", 0.9), term("分期", 1.0)), mentioned) == pytest.approx(0.9 / 1.9, abs=1e-4)
+    assert similarity((term("流利级", 0.7), term("学费", 0.9)), mentioned) == 1.0
 
 
-def test_a_glossary_form_counts_as_the_word():
-    asked_now = (term("价格", 0.8, "学费"),)
-    approved = (term("学费", 0.9),)
-    assert similarity(asked_now, approved) == 1.0
+def test_a_glossary_form_of_the_new_word_counts_when_the_answer_mentions_it():
+    mentioned = mentioned_text("三级学费多少", "流利级学费 4800 元", ())
+    assert similarity((term("价格", 0.8, "学费"),), mentioned) == 1.0
 
 
-def test_questions_without_weighted_words_are_similar_to_nothing():
-    assert similarity((), (term("学费", 0.9),)) == 0.0
+def test_the_students_figures_are_left_to_the_case_guard():
+    mentioned = mentioned_text("三级学费多少", "4800 元", ())
+    assert similarity((term("学费", 0.9), term("6", 0.5, number=True)), mentioned) == 1.0
 
 
-@pytest.mark.parametrize("a, b, differ", [
-    ("几点到几点可以找人工", "怎么叫人工", True),
-    ("退费要多久到账", "退费怎么申请", True),
-    ("人工服务几点开始", "人工客服什么时候有人", False),
-    ("怎么转人工", "人工", False),  # a question without such a word may ask anything
+def test_a_question_without_weighted_words_fits_nothing():
+    assert similarity((), "学费") == 0.0
+
+
+@pytest.mark.parametrize("new, approved, other", [
+    ("几点到几点可以找人工", "怎么叫人工", {"时间"}),
+    ("分级测试要多长时间", "分级测试要收费吗", {"时间"}),
+    ("能转到线下吗？线下班每班几个人", "能转到线下吗", {"人数"}),
+    ("人工客服什么时候有人", "人工服务几点开始", None),
+    ("怎么转人工", "我想跟真人说话 要怎么操作", None),
+    ("人工", "怎么转人工", None),  # asking for nothing in particular
 ])
-def test_what_the_question_asks_for_is_compared_apart(a, b, differ):
-    assert (asks_other(a, b) is not None) == differ
+def test_a_new_question_asking_for_something_else_is_not_the_same(new, approved, other):
+    assert asks_other(new, approved) == (frozenset(other) if other else None)
     assert asked("几点到几点可以找人工") == {"时间"}

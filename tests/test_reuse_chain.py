@@ -1,0 +1,97 @@
+"""Approved answers through the one chain: served for a repeat question, never for another student's case, never
+after a chunk it cites changed — on both engines and across two instances sharing one database."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from core.assistant import open_assistant
+from core.retrieval.store import load_or_build
+from core.settings import Settings
+from core.stores.approved import ApprovedStore
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.corpus_sync import sync_corpus
+from core.stores.db import open_database
+from core.stores.review import Filters, ReviewStore
+from core.stores.roles import User
+from tests.paths import CORPUS
+
+ADMIN = User("boss", "王校长", "admin")
+ASKED = "三级学费多少"
+LEVELS_FILE = "01-口语课分级说明.md"
+
+
+def instance(tmp_path, name: str, url: str) -> Settings:
+    corpus = tmp_path / name / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    return Settings(corpus_dir=corpus, data_dir=tmp_path / name / "data", database_url=url, reuse_threshold=0.5)
+
+
+def approve_fee_answer(settings: Settings) -> int:
+    """A consultant approves a corrected answer to 「三级学费多少」 citing the fee table; its approved answer id."""
+    review = ReviewStore(open_database(settings.db_url))
+    outcome = open_assistant(settings, with_model=False).respond(ASKED)
+    item_id = review.record(outcome) or review.enqueue(outcome.answer, origin="manual", flagged_by="李老师",
+                                                         fingerprint=outcome.fingerprint)
+    item = review.get(item_id)
+    fees = next(n for n, h in enumerate([h for h in item.candidates if h.passed] or item.candidates, start=1)
+                if "4800" in h.text)
+    review.decide(item_id, action="approve", reviewer="李老师", expected_version=item.version,
+                  corrected_answer=f"流利级（三级）学费 4800 元[{fees}]。")
+    return ApprovedStore(open_database(settings.db_url)).for_item(item_id).id
+
+
+def edit_fee(settings: Settings) -> None:
+    admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+    text, _ = admin.read(LEVELS_FILE)
+    assert "4800 元" in text
+    admin.save(ADMIN, LEVELS_FILE, text.replace("4800 元", "4900 元"))
+
+
+@pytest.fixture
+def one(tmp_path, database_url) -> Settings:
+    return instance(tmp_path, "a", database_url)
+
+
+def test_an_approved_answer_answers_a_paraphrase_and_counts_the_use(one):
+    answer_id = approve_fee_answer(one)
+    outcome = open_assistant(one, with_model=False).respond("流利级三级的学费是多少啊")
+    assert outcome.reused is not None and outcome.reused.id == answer_id
+    assert "4800" in outcome.answer.text and not outcome.problems
+    assert ReviewStore(open_database(one.db_url)).record(outcome) is None  # approved: not queued again
+    assert ApprovedStore(open_database(one.db_url)).get(answer_id).uses == 1
+
+
+def test_another_students_case_is_not_answered_by_it(one):
+    approve_fee_answer(one)
+    outcome = open_assistant(one, with_model=False).respond("三级学费4800 上了6节课 能退多少")
+    assert outcome.reused is None
+
+
+def test_an_approved_answer_whose_cited_chunk_changed_is_never_served_and_goes_back_for_approval(one):
+    answer_id = approve_fee_answer(one)
+    edit_fee(one)
+    load_or_build(one)  # the rebuild after the save
+    outcome = open_assistant(one, with_model=False).respond("流利级三级的学费是多少啊")
+    assert outcome.reused is None
+    assert outcome.reuse.result_for(answer_id).failed == "stale"
+    assert ApprovedStore(open_database(one.db_url)).get(answer_id).status == "suspended"
+    stale = ReviewStore(open_database(one.db_url)).list(Filters(lane="stale", status="pending"))
+    assert [i.question for i in stale.items] == [ASKED]
+
+
+def test_two_instances_never_serve_an_answer_whose_chunk_changed_on_either(tmp_path, database_url):
+    a, b = instance(tmp_path, "a", database_url), instance(tmp_path, "b", database_url)
+    answer_id = approve_fee_answer(a)
+    assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused.id == answer_id
+    edit_fee(a)
+    load_or_build(a)
+    assert open_assistant(a, with_model=False).respond("三级学费是多少").reused is None  # A sees it, suspends it
+    # B has not rebuilt yet: its index still holds the old chunk, but the suspension is shared
+    assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused is None
+    sync_corpus(open_database(b.db_url), b.corpus_dir)
+    load_or_build(b)
+    assert "4900 元" in (b.corpus_dir / LEVELS_FILE).read_text(encoding="utf-8")
+    assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused is None
