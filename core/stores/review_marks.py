@@ -30,7 +30,7 @@ review_marks = Table(
     "review_marks", metadata,
     Column("item_id", Integer, ForeignKey("review_items.id"), primary_key=True),
     Column("kind", String(16), primary_key=True),
-    Column("key", String(64), nullable=False),  # expected_key(question): what a later asking is matched by
+    Column("key", String(64), nullable=False),  # question_hash(question): what a later asking is matched by
     Column("detail", Text),  # the topic of an expected refusal, the note of 资料没写, the corpus version of a fix
     Column("actor", String(MAX_NAME_CHARS), nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
@@ -70,9 +70,10 @@ class Mark:
         return MARK_LABELS.get(self.kind, self.kind)
 
 
-def expected_key(question: str) -> str:
-    """What an expected refusal is matched by: the question's key alone (any corpus, any sliders)."""
-    return hashlib.sha256(("expected\x1f" + question_key(question)).encode("utf-8", "surrogatepass")).hexdigest()
+def question_hash(question: str) -> str:
+    """The question's `question_key`, hashed to a fixed width: what an expected refusal is matched by (any
+    corpus, any sliders) and what a 资料缺口 topic lists as its members (core.stores.gaps)."""
+    return hashlib.sha256(question_key(question).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def find_expected(conn: Connection, question: str) -> tuple[int, float | None, int | None] | None:
@@ -80,7 +81,7 @@ def find_expected(conn: Connection, question: str) -> tuple[int, float | None, i
     row = conn.execute(
         select(review_items.c.id, review_items.c.threshold, review_items.c.k)
         .join(review_marks, review_marks.c.item_id == review_items.c.id)
-        .where(review_marks.c.kind == EXPECTED, review_marks.c.key == expected_key(question))
+        .where(review_marks.c.kind == EXPECTED, review_marks.c.key == question_hash(question))
         .order_by(review_items.c.id).limit(1)).first()
     return (row.id, row.threshold, row.k) if row else None
 
@@ -89,7 +90,7 @@ def put_mark(conn: Connection, item_id: int, kind: str, *, detail: str | None, a
     """Set (or replace) one mark of an item."""
     question = conn.execute(select(review_items.c.question).where(review_items.c.id == item_id)).scalar_one()
     conn.execute(review_marks.delete().where(review_marks.c.item_id == item_id, review_marks.c.kind == kind))
-    conn.execute(review_marks.insert().values(item_id=item_id, kind=kind, key=expected_key(question),
+    conn.execute(review_marks.insert().values(item_id=item_id, kind=kind, key=question_hash(question),
                                               detail=detail, actor=actor, at=at))
 
 
