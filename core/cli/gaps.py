@@ -31,9 +31,10 @@ def register(subparsers) -> None:
                                    description="把资料回答不了的问题按话题分组（离线，用闸门切出的资料外的词和关键词）。"
                                                "不给文件时分组复核队列里的拒答、被驳回和标为「资料没写」的条目（只读，不改任何记录）。")
     parser.add_argument("file", nargs="?", metavar="文件.csv",
-                        help="UTF-8 的 CSV：一列 question（问题），可选一列 id（编号），其他列忽略")
+                        help="UTF-8 的 CSV：要有「问题」列（英文表头亦可，见 docs/gaps.md），可选「编号」列，其他列忽略；"
+                             "省略时分组复核队列")
     parser.add_argument("--json", action="store_true",
-                        help='以 JSON 输出：{"topics": [{"label", "ids", "terms"}], "noise": [...]}')
+                        help="以 JSON 输出每个话题的名称、编号和关键词，以及不属于任何话题的编号")
     parser.set_defaults(handler=run)
 
 
