@@ -134,9 +134,10 @@ class Board:
 
 def collect(review: ReviewStore, gaps: GapStore | None = None) -> tuple[BoardQuestion, ...]:
     """The queue's gap items as distinct questions, in the order first asked. A question already in a topic an
-    admin decided (不补充 or 已补充) carries that topic as its hint, so regrouping keeps it there."""
-    pinned = {key: f"#{t.id}" for t in (gaps.topics() if gaps else ()) if not t.closed and t.status != OPEN
-              for key in t.keys}
+    admin decided (不补充 or 已补充) or began to fix (re-checked once) carries that topic as its hint, so
+    regrouping on the changed corpus keeps it there."""
+    pinned = {key: f"#{t.id}" for t in (gaps.topics() if gaps else ())
+              if not t.closed and (t.status != OPEN or t.check is not None) for key in t.keys}
     by_key: dict[str, list[ReviewItem]] = {}
     for item in review.iter_gap_items():
         by_key.setdefault(question_hash(item.question), []).append(item)

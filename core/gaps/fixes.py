@@ -2,8 +2,9 @@
 
 `recheck` asks `Assistant.gate` on a fresh retrieval of each question (no model is called), so "现在可答"
 means exactly what the Ask page would do now. `verify_topic` stores the re-check with the topic (which closes
-when every question passes, core.stores.gaps.GapStore.record_check) and writes the corpus version into the
-history of every queue item whose question now passes (core.stores.review.ReviewStore.record_fixes);
+when every question passes, core.stores.gaps.GapStore.record_check); when it closes, the corpus version goes
+into the history of every queue item of the topic (core.stores.review.ReviewStore.record_fixes). Until then
+the items stay on the board, so a topic half fixed keeps all its questions and its 「x/y 题现在可答」.
 `verify_item` does the same for a single queue item opened from the review page.
 """
 
@@ -58,14 +59,13 @@ def version_note(source: str, version: int | None, fingerprint: str) -> str:
 
 def verify_topic(assistant: Assistant, review: ReviewStore, gaps: GapStore, topic_id: int, *, note: str,
                  actor: str, authorize: Authorize | None = None) -> FixResult:
-    """Re-check every question of a topic, store the result (closing the topic when all pass) and record the
-    fix on the queue items whose question now passes."""
+    """Re-check every question of a topic and store the result; when all pass, the topic closes and every queue
+    item asking one of its questions records the fix."""
     topic = gaps.get(topic_id)
     checks = recheck(assistant, topic.questions)
     topic = gaps.record_check(topic_id, checks, fingerprint=assistant.fingerprint, version_note=note, actor=actor,
                               authorize=authorize)
-    passing = {question_hash(c.question) for c in checks if c.answerable}
-    fixed = _record(review, passing, note=note, actor=actor, authorize=authorize)
+    fixed = _record(review, set(topic.keys), note=note, actor=actor, authorize=authorize) if topic.closed else ()
     return FixResult(checks=checks, fixed_items=fixed, topic=topic)
 
 

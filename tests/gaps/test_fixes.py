@@ -62,8 +62,10 @@ def test_a_topic_stays_open_while_one_question_still_fails(assistant, fixed, rev
     topic = next(t for t in build_board(assistant, review, gaps).topics if "分期" in t.topic.terms)
     result = verify_topic(fixed, review, gaps, topic.id, note=version_note(LEVELS, 2, fixed.fingerprint),
                           actor="王校长")
-    assert (result.line, result.topic.closed) == ("3/4 题现在可答", False)
-    assert review.get(queued[INSTALMENTS[0]]).fixed is not None  # the ones that pass are recorded all the same
+    assert (result.line, result.topic.closed, result.fixed_items) == ("3/4 题现在可答", False, ())
+    assert review.get(queued[INSTALMENTS[0]]).fixed is None  # recorded when the topic closes
+    again = build_board(fixed, review, gaps)  # on the changed corpus the half-fixed topic keeps its four questions
+    assert [len(t.questions) for t in again.topics if t.id == topic.id] == [4]
 
 
 def test_verify_item_records_the_fix_on_one_question(assistant, fixed, review):
