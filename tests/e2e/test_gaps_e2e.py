@@ -69,6 +69,7 @@ def test_gaps_e2e_fix_a_topic_until_it_closes(gap_server, page, idle):
     topic.locator("summary").click()
     still = topic.locator("[data-testid=stTable] tr").filter(has_text=HUABEI)
     assert "仍拒答" in still.inner_text()
+    topic.get_by_text("3/4 题现在可答").last.scroll_into_view_if_needed()
     doc_shot(page, "gaps.png")
 
     assert "4/4 题现在可答" in fix(page, idle, topic, SECOND)
