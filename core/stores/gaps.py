@@ -193,8 +193,9 @@ class GapStore:
         now = self._clock()
         order = sorted(range(len(drafts)), key=lambda i: (-len(drafts[i].keys), i))
         ids: list[int | None] = [None] * len(drafts)
-        with self.db.transaction("保存资料缺口话题") as conn:
-            open_ids = set(conn.execute(select(gap_topics.c.id).where(gap_topics.c.closed_at.is_(None))).scalars())
+        with self.db.transaction("保存资料缺口话题", immediate=True) as conn:
+            open_rows = {r.id: r for r in conn.execute(select(gap_topics).where(gap_topics.c.closed_at.is_(None)))}
+            open_ids = set(open_rows)
             owner_of = {m.key: m.topic_id for m in conn.execute(select(gap_members)) if m.topic_id in open_ids}
             taken: set[int] = set()
             for i in order:
@@ -205,6 +206,8 @@ class GapStore:
                 if overlap:
                     ids[i] = min(overlap, key=lambda t: (-overlap[t], t))
                     taken.add(ids[i])
+            if _unchanged(drafts, ids, open_rows, owner_of):  # the usual page view: nothing to write
+                return tuple(ids)
             if open_ids:
                 conn.execute(gap_members.delete().where(gap_members.c.topic_id.in_(open_ids)))
             for i, draft in enumerate(drafts):
@@ -272,6 +275,19 @@ class GapStore:
             if not conn.execute(gap_topics.update().where(gap_topics.c.id == topic_id).values(**values)).rowcount:
                 raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
             conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=who, action=action, detail=detail))
+
+
+def _unchanged(drafts: Sequence[TopicDraft], ids: list[int | None], open_rows: dict, owner_of: dict[str, int]) -> bool:
+    """True when every draft found its topic and each topic already holds exactly that draft's questions and label."""
+    if any(i is None for i in ids):
+        return False
+    held: dict[int, set[str]] = {}
+    for key, topic_id in owner_of.items():
+        held.setdefault(topic_id, set()).add(key)
+    if set(held) != set(ids):
+        return False
+    return all(held[i] == set(d.keys) and open_rows[i].label == d.label and open_rows[i].terms == " ".join(d.terms)
+               for i, d in zip(ids, drafts))
 
 
 def _who(conn, authorize: Authorize | None, actor: str) -> str:

@@ -24,6 +24,7 @@ from core.stores.review_export import write_csv, write_export
 from core.stores.review_input import (
     Entry,
     ReviewDecision,
+    bounded,
     entry_from_answer,
     entry_from_outcome,
     person_name,
@@ -53,6 +54,7 @@ from core.stores.review_schema import (
     ACTION_LABELS,
     CODED_LANES,
     GRADE_SCHEMA,
+    MAX_NOTE_CHARS,
     REPORT_SCHEMA,
     REVIEW_SCHEMA,
     STATUS_LABELS,
@@ -311,10 +313,14 @@ class ReviewStore:
                      authorize: Authorize | None = None) -> ReviewItem:
         """Mark an item 「资料没写」 (the documents do not say it), or take the mark off (`on=False`); the item
         then joins the 资料缺口 board. Not a decision: the status and the version stay."""
-        decision = ReviewDecision.build("approve", reviewer, note, None)  # validates the name and the note
+        note = bounded(note, MAX_NOTE_CHARS, "备注")
+        who = person_name(reviewer, "复核人")
+        if who is None and authorize is None:
+            raise InvalidReview("请先填写复核人姓名，再标记「资料没写」。")
         with self.db.transaction("标记资料没写", immediate=authorize is not None) as conn:
-            who = authorize(conn, "review").label if authorize is not None else decision.reviewer
-            if not set_missing(conn, item_id, on=on, note=decision.note, actor=who, at=self._clock()):
+            if authorize is not None:
+                who = authorize(conn, "review").label
+            if not set_missing(conn, item_id, on=on, note=note, actor=who, at=self._clock()):
                 if conn.execute(select(items.c.id).where(items.c.id == item_id)).first() is None:
                     raise _not_found(item_id)
         return self.get(item_id)

@@ -95,3 +95,10 @@ def test_topic_events_are_append_only(db, gaps):
     (topic,) = gaps.sync([draft("分期", "a", "b", "c")])
     with pytest.raises(StoreError, match="只能追加"), db.transaction() as conn:
         conn.execute(text("UPDATE gap_events SET actor = 'x'"))
+
+
+def test_syncing_the_same_grouping_again_keeps_every_topic(gaps):
+    drafts = [draft("分期、学费", "a", "b", "c"), draft("开发票", "d", "e", "f")]
+    first = gaps.sync(drafts)
+    assert gaps.sync(drafts) == first
+    assert [[e.action for e in gaps.events(i)] for i in first] == [["create"], ["create"]]

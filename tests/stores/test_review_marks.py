@@ -123,3 +123,9 @@ def test_the_marks_migration_keys_old_pending_items_again(tmp_path):
     store = ReviewStore(again, clock=Clock())
     assert again.applied(MARKS_SCHEMA.component) == [1, 2]
     assert store.record(refused("有外教的吗")) == item_id
+
+
+def test_mark_missing_needs_a_name(store):
+    item_id = store.record(refused())
+    with pytest.raises(InvalidReview, match="复核人"):
+        store.mark_missing(item_id, reviewer=" ")
