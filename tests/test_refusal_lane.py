@@ -1,5 +1,6 @@
 """The refusal lane at the shipped defaults: every near miss of every shipped labelled set asked once through the
-one chain and recorded as the Ask page records it leaves at most one item per distinct normalised question."""
+one chain and recorded as the Ask page records it leaves at most one item per distinct normalised question; a correct
+refusal asked 30 times in five spellings is one item, and after 「预期拒答」 the 31st asking opens nothing."""
 
 from __future__ import annotations
 
@@ -38,3 +39,22 @@ def test_the_refusal_lane_holds_one_item_per_distinct_near_miss(corpus_index, tm
     # 了, v5 with ？): one item, asked five times; the older key (punctuation and width only) made two (4 + 1)
     invoice = [item for item in lane if question_key(item.question) == question_key(INVOICE[0])]
     assert all(q in refused for q in INVOICE) and [i.ask_count for i in invoice] == [5]
+
+
+SPELLINGS = ("寒假集训营几号开营？", "寒假集训营几号开营呢", "老师好，请问寒假集训营几号开营", "寒假集训营几号开营啊？谢谢",
+             "寒假集训营 几号开营的")
+
+
+def test_thirty_askings_of_a_correct_refusal_in_five_spellings_then_expected(corpus_index, tmp_path):
+    assistant = build_assistant(Settings(), corpus_index, load_starter())
+    store = ReviewStore(Database(f"sqlite:///{tmp_path / 'queue.sqlite3'}"))
+    outcomes = [assistant.respond(SPELLINGS[n % 5]) for n in range(30)]
+    assert all(o.refused for o in outcomes)  # the documents say nothing about a winter camp
+    ids = {store.record(o, asker="Amy") for o in outcomes}
+    assert len(ids) == 1
+    item_id = ids.pop()
+    assert store.get(item_id).ask_count == 30
+    store.decide(item_id, action="expect", reviewer="王老师", expected_version=1, topic="寒暑假班")
+    assert store.record(assistant.respond("寒假集训营几号开营吗"), asker="Bob") == item_id
+    assert store.get(item_id).ask_count == 31
+    assert store.list(Filters(status="pending")).total == 0

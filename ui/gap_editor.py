@@ -67,6 +67,9 @@ def show_fix_editor(admin: CorpusAdmin, user: User, request: gap_fix.FixRequest,
             text, sha = admin.read(request.source)
         except (OSError, XiaoEError) as error:
             st.error(md_escape(str(error) if isinstance(error, XiaoEError) else f"「{request.source}」读不出来（{error}）。"))
+            if st.button("关闭这个补充请求", key="gap_fix_drop"):
+                gap_fix.clear()
+                st.rerun()
             return
         span = section_span(text, request.heading)
         left, right = st.columns([3, 2], gap="medium")
