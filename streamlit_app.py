@@ -19,6 +19,7 @@ PAGES = [
     st.Page("app_pages/sources.py", title="资料原文", icon=":material/description:", url_path="sources"),
     st.Page("app_pages/review.py", title="复核队列", icon=":material/inbox:", url_path="review"),
     st.Page("app_pages/approved.py", title="已审答案", icon=":material/verified:", url_path="approved"),
+    st.Page("app_pages/gaps.py", title="资料缺口", icon=":material/help_center:", url_path="gaps"),
     st.Page("app_pages/tuning.py", title="阈值调优", icon=":material/tune:", url_path="tuning"),
     st.Page("app_pages/glossary.py", title="同义词表", icon=":material/translate:", url_path="glossary"),
     st.Page("app_pages/settings.py", title="设置", icon=":material/settings:", url_path="settings"),

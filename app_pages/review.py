@@ -15,6 +15,7 @@ from core.errors import XiaoEError
 from ui import review_triage as triage
 from ui.answer_view import md_escape, verdict_frame
 from ui.auth import current_user, require_page, signed_in_name
+from ui.gap_fix import item_actions
 from ui.review_detail import show_history
 from ui.review_view import (
     LANES,
@@ -106,6 +107,7 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
             st.caption("模型调用失败，没有生成回答。" if item.origin == "model_error" else "（没有回答正文）")
         st.markdown(reason_lines(item) or "（无问题原因）")
     show_decision_form(store, item, filters, sort)
+    item_actions(store, item)  # 预期拒答 / 资料没写 / 去补充资料 (ui/gap_fix.py)
     if item.answer:  # the verdicts stored with the item when it was queued, never a check run again
         report = store.grounding(item.id)
         frame = verdict_frame(answer_preview(item), report)

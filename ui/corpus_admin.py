@@ -1,11 +1,14 @@
 """The admin panel under 资料原文: upload or edit a Markdown file, see its versions and diffs, restore one.
 
 Every save goes through core.stores.corpus_admin (role check, name and content checks, versions,
-audit), then approved answers citing the file go back to 待复核 and the index is rebuilt.
+audit), then approved answers citing the file go back to 待复核 and the index is rebuilt. Opened by
+「去补充资料」 (ui/gap_fix.py), the panel starts with that section's editor (ui/gap_editor.py).
 Diffs and file text are shown with st.code / st.text_area: plain text, never HTML.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -17,6 +20,7 @@ from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_tex
 from core.stores.db import open_database
 from core.stores.roles import User
 from core.stores.stale import requeue_stale
+from ui import gap_editor, gap_fix
 from ui.auth import authorize, current_user
 from ui.diff_view import show_diff
 from ui.escape import md_escape
@@ -35,12 +39,15 @@ def render_admin_panel() -> None:
     st.caption("上传或修改后会自动保留旧版本、重建索引；引用了该文件且已通过的复核条目会回到「待复核」。")
     if FLASH in st.session_state:
         st.success(md_escape(st.session_state.pop(FLASH)))
+    gap_editor.show_done_link()
     try:
         settings = get_settings()
         admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         return
+    if (request := gap_fix.current()) is not None:  # 「去补充资料」 from the gap board or a queue item
+        gap_editor.show_fix_editor(admin, user, request, run=_run)
     upload_tab, edit_tab, history_tab = st.tabs(["上传文件", "在线编辑", "历史版本"])
     with upload_tab:
         _upload(admin, user)
@@ -115,7 +122,9 @@ def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, 
                                           authorize=authorize()))
 
 
-def _run(admin: CorpusAdmin, user: User, save) -> None:
+def _run(admin: CorpusAdmin, user: User, save, after: Callable[[SaveResult], str] | None = None) -> None:
+    """Save, send approved answers citing the file back to 待复核, rebuild the index, then `after` (the gap
+    editor's re-check through the gate), whose message joins the flash."""
     try:
         result: SaveResult = save()
     except XiaoEError as error:
@@ -135,5 +144,10 @@ def _run(admin: CorpusAdmin, user: User, save) -> None:
     problem = rebuild_index()
     if problem:
         message = message.replace("索引已重建", "索引暂未重建") + f" 重建索引时出错：{problem}"
+    elif after is not None:
+        try:
+            message += after(result)
+        except XiaoEError as error:
+            message += f" 重新核对问题时出错：{error}"
     st.session_state[FLASH] = message
     st.rerun()

@@ -21,13 +21,28 @@ from functools import lru_cache
 
 import numpy as np
 
-from core.language.words import RETRIEVAL_QUESTION_WORDS
+from core.language.words import RETRIEVAL_QUESTION_WORDS, read_words
 
 _DROP_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]", re.UNICODE)
 BITS = 21  # every code point is below 0x110000 = 2**21
 MAX_N = 3  # three 21-bit code points fill 63 bits of an int64
 _QUESTION_RE = re.compile("|".join(sorted(RETRIEVAL_QUESTION_WORDS, key=len, reverse=True)))
+
+
+def _alternatives(words: frozenset[str]) -> str:
+    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+
+
+# question_key: clauses end at whitespace, punctuation and symbols; the word lists are the courtesy rule's own
+# (core.answerability.message_rules) plus the asking frames only the key drops.
+_KEY_SPLIT_RE = re.compile(r"[\s\W_]+")
+_KEY_FRAMES = read_words("courtesy_phrases.txt") | read_words("question_key_frames.txt")
+_KEY_ADDRESS = read_words("courtesy_clauses.txt")
+_KEY_COURTESY_CLAUSE_RE = re.compile(f"(?:{_alternatives(_KEY_ADDRESS | _KEY_FRAMES)})+")
+_KEY_FRAME_RE = re.compile(f"(?:{_alternatives(_KEY_ADDRESS)})*(?:{_alternatives(_KEY_FRAMES)})")  # 老师请问
+_KEY_PARTICLE_RE = re.compile("[的了吗呢]")
+_KEY_FINAL_RE = re.compile("(?:[啊呀吧嘛哦噢喔哈啦呗哇嘞咯]|(?<![什怎这那多])么)+$")  # 能退么, not 什么
 
 
 def normalize(text: str) -> str:
@@ -37,10 +52,25 @@ def normalize(text: str) -> str:
 
 def question_key(question: str) -> str:
     """What decides that two askings are the same question: the one key the review queue merges repeats
-    by (core.stores.review_dedup) and a labelled set refuses duplicates by (core.sets.format). Width,
-    case, whitespace and punctuation differences are removed (「口语课几级？」 = 「口语课 几级」)."""
+    by (core.stores.review_dedup), expected refusals are matched by (core.stores.review) and a labelled set
+    refuses duplicates by (core.sets.format).
+
+    Removed: width, case, whitespace and punctuation (「口语课几级？」 = 「口语课 几级」); courtesy — a clause made
+    only of greetings and forms of address (courtesy_clauses.txt: 老师, 在吗 …) and the courtesy phrases and
+    asking frames wherever they stand (courtesy_phrases.txt, question_key_frames.txt: 谢谢, 请问, 想问下 …);
+    the particles 的 了 吗 呢 wherever they stand and 啊 呀 吧 嘛 么 … at the end of a clause
+    (「有外教吗？」 = 「老师好，请问有外教的吗」). A message that is nothing but courtesy keeps its own
+    punctuation-free text, so 「你好」 and 「谢谢」 stay two questions.
+    """
     text = unicodedata.normalize("NFKC", question).casefold()
-    return "".join(ch for ch in text if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
+    kept = []
+    for clause in _KEY_SPLIT_RE.split(text):
+        if not clause or _KEY_COURTESY_CLAUSE_RE.fullmatch(clause):
+            continue
+        clause = _KEY_PARTICLE_RE.sub("", _KEY_FRAME_RE.sub("", clause))
+        kept.append(_KEY_FINAL_RE.sub("", clause))
+    return "".join(kept) or "".join(ch for ch in text if not ch.isspace()
+                                    and not unicodedata.category(ch).startswith("P"))
 
 
 def normalize_folded(folded: str) -> str:

@@ -26,10 +26,21 @@ from core.stores.review_export import write_csv, write_export
 from core.stores.review_input import (
     Entry,
     ReviewDecision,
+    bounded,
     entry_from_answer,
     entry_from_outcome,
     person_name,
     route,
+)
+from core.stores.review_marks import (
+    EXPECTED,
+    MARKS_SCHEMA,
+    drop_mark,
+    find_expected,
+    gap_condition,
+    put_mark,
+    record_fix,
+    set_missing,
 )
 from core.stores.review_models import (
     SORTS,
@@ -45,6 +56,7 @@ from core.stores.review_schema import (
     ACTION_LABELS,
     CODED_LANES,
     GRADE_SCHEMA,
+    MAX_NOTE_CHARS,
     REPORT_SCHEMA,
     REVIEW_SCHEMA,
     STATUS_LABELS,
@@ -79,6 +91,7 @@ class ReviewStore:
         db.migrate(GRADE_SCHEMA)
         db.migrate(REPORT_SCHEMA)
         db.migrate(APPROVED_SCHEMA)
+        db.migrate(MARKS_SCHEMA)
 
     # --- filling -----------------------------------------------------------------------------
 
@@ -111,8 +124,9 @@ class ReviewStore:
         question: `route` (core.stores.review_input) picks the lane — 拒答, 模型判定可答, 自动标记 or
         模型故障, with its candidates — and whether a repeat joins the pending item. A batch run
         (`batch_run`) queues only what needs a consultant there: a failed check, a model failure, the
-        grader's yes, or an outcome that contradicts the label (`batch`, the reason saying how). An approved
-        answer served again is queued only when a check fails on today's chunks; each use is counted.
+        grader's yes, or an outcome that contradicts the label (`batch`, the reason saying how). A refusal of a
+        question marked 预期拒答 (the same `question_key`, any corpus) joins that item's count and opens nothing.
+        An approved answer served again is queued only when a check fails on today's chunks; each use is counted.
         """
         if outcome.reused is not None and not batch_run:  # every use of an approved answer is counted
             with self.db.transaction("记录已审答案的使用") as conn:
@@ -141,7 +155,8 @@ class ReviewStore:
             fresh: list[tuple[int, Entry, str | None]] = []
             for position, e in enumerate(entries):
                 key = dedup_key(e.question, e.origin, e.fingerprint) if merge else None
-                found = find_pending(conn, key) if key else None
+                found = find_expected(conn, e.question) if merge and e.origin == "refusal" else None
+                found = found or (find_pending(conn, key) if key else None)
                 if found is None:
                     ids.append(None)
                     fresh.append((position, e, key))
@@ -285,13 +300,60 @@ class ReviewStore:
         """Write the filtered queue to a file: .xlsx as a workbook, .csv as CSV (see review_export)."""
         return write_export(self.iter_items(filters), target)
 
+    def iter_gap_items(self, *, batch: int = 2000) -> Iterator[ReviewItem]:
+        """What the 资料缺口 board groups (core.gaps.board): every refusal (expected or not), every rejected
+        answer and every item marked 资料没写, with candidates and marks, by ascending id; items a corpus
+        version fixed are left out."""
+        last = 0
+        with self.db.read("读取资料缺口") as conn:
+            while True:
+                rows = conn.execute(select(items).where(items.c.id > last, gap_condition())
+                                    .order_by(items.c.id).limit(batch)).all()
+                if not rows:
+                    return
+                yield from hydrate(conn, rows, with_asks=True)
+                last = rows[-1].id
+
+    # --- marks -------------------------------------------------------------------------------
+
+    def mark_missing(self, item_id: int, *, reviewer: str, on: bool = True, note: str | None = None,
+                     authorize: Authorize | None = None) -> ReviewItem:
+        """Mark an item 「资料没写」 (the documents do not say it), or take the mark off (`on=False`); the item
+        then joins the 资料缺口 board. Not a decision: the status and the version stay."""
+        note = bounded(note, MAX_NOTE_CHARS, "备注")
+        who = person_name(reviewer, "复核人")
+        if who is None and authorize is None:
+            raise InvalidReview("请先填写复核人姓名，再标记「资料没写」。")
+        with self.db.transaction("标记资料没写", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                who = authorize(conn, "review").label
+            if not set_missing(conn, item_id, on=on, note=note, actor=who, at=self._clock()):
+                if conn.execute(select(items.c.id).where(items.c.id == item_id)).first() is None:
+                    raise _not_found(item_id)
+        return self.get(item_id)
+
+    def record_fixes(self, item_ids: Iterable[int], *, actor: str, detail: str,
+                     authorize: Authorize | None = None) -> list[int]:
+        """A corpus version made these items' questions pass the gate: each gets the 资料已补充 mark and an
+        event naming `detail` (file, version, fingerprint) in its history; a pending one is closed. One transaction."""
+        who = person_name(actor, "操作人") or SYSTEM_ACTOR
+        fixed = []
+        with self.db.transaction("记录资料补充", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                who = authorize(conn, "edit_corpus").label
+            for item_id in item_ids:
+                if record_fix(conn, item_id, detail=detail, actor=who, at=self._clock()):
+                    fixed.append(item_id)
+        return fixed
+
     # --- deciding ----------------------------------------------------------------------------
 
     def decide(self, item_id: int, *, action: str, reviewer: str, expected_version: int,
                note: str | None = None, corrected_answer: str | None = None,
-               add_reason: Problem | None = None, authorize: Authorize | None = None,
-               confirmed: bool = False) -> ReviewItem:
-        """Approve, reject (a note is required) or reopen one item, if it is still at `expected_version`.
+               add_reason: Problem | None = None, topic: str | None = None,
+               authorize: Authorize | None = None, confirmed: bool = False) -> ReviewItem:
+        """Approve, reject (a note is required), reopen, or mark a refusal 预期拒答 (`expect`, with an optional
+        `topic`) one item, if it is still at `expected_version`.
 
         Approving an answer, or deciding with a correction, also makes it an approved answer that can
         answer repeat questions (core.stores.approved), in the same transaction. The text is checked first
@@ -302,7 +364,7 @@ class ReviewStore:
         With `authorize`, the reviewer's session is re-checked inside that transaction and the
         decision is attributed to the session's user, whatever `reviewer` says.
         """
-        decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason)
+        decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason, topic=topic)
         approval = self._approval(item_id, decision)
         if approval is not None and approval.problems and not confirmed:
             raise NeedsConfirmation(approval.refusal(), approval.problems)
@@ -327,7 +389,7 @@ class ReviewStore:
         return approval_of(item, decision.action, decision.corrected_answer)
 
     def bulk_decide(self, versions: Mapping[int, int], *, action: str, reviewer: str,
-                    note: str | None = None, add_reason: Problem | None = None,
+                    note: str | None = None, add_reason: Problem | None = None, topic: str | None = None,
                     authorize: Authorize | None = None) -> BulkResult:
         """Decide many items in one transaction; `versions` maps each id to the version the reviewer saw.
 
@@ -335,7 +397,7 @@ class ReviewStore:
         answer that passes the checks becomes reusable; one with problems is approved without becoming
         reusable (that needs the reviewer's confirmation, one item at a time), and is listed as such.
         """
-        decision = ReviewDecision.build(action, reviewer, note, None, add_reason)
+        decision = ReviewDecision.build(action, reviewer, note, None, add_reason, topic=topic)
         decided, skipped, unreused = [], [], []
         approvals = {item_id: self._approval(item_id, decision) for item_id in versions}
         with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
@@ -367,9 +429,10 @@ class ReviewStore:
             values["corrected_answer"] = d.corrected_answer or None
         # Update first and read only when it fails: the write lock is taken by the first statement,
         # so a concurrent writer makes us wait (busy timeout) instead of failing on a stale snapshot.
-        updated = conn.execute(
-            items.update().where(items.c.id == item_id, items.c.version == expected, items.c.status.in_(allowed))
-            .values(**values))
+        where = [items.c.id == item_id, items.c.version == expected, items.c.status.in_(allowed)]
+        if d.action == "expect":
+            where.append(items.c.origin == "refusal")
+        updated = conn.execute(items.update().where(*where).values(**values))
         if updated.rowcount != 1:
             return self._why_not(conn, item_id, expected, d.action)
         # Every status change appends an event, so the newest event holds the status we just left.
@@ -378,6 +441,10 @@ class ReviewStore:
         conn.execute(events.insert().values(
             item_id=item_id, at=now, actor=d.reviewer, action=d.action, from_status=from_status,
             to_status=target, version=expected + 1, note=d.note, corrected_answer=d.corrected_answer))
+        if d.action == "expect":
+            put_mark(conn, item_id, EXPECTED, detail=d.topic, actor=d.reviewer, at=now)
+        elif d.action == "reopen":  # a refusal reopened is no longer expected: its repeats queue again
+            drop_mark(conn, item_id, EXPECTED)
         if d.add_reason is not None:
             position = conn.execute(select(func.coalesce(func.max(reasons.c.position) + 1, 0))
                                     .where(reasons.c.item_id == item_id)).scalar_one()
@@ -389,9 +456,11 @@ class ReviewStore:
 
     @staticmethod
     def _why_not(conn: Connection, item_id: int, expected: int, action: str) -> XiaoEError:
-        row = conn.execute(select(items.c.status, items.c.version).where(items.c.id == item_id)).first()
+        row = conn.execute(select(items.c.status, items.c.version, items.c.origin).where(items.c.id == item_id)).first()
         if row is None:
             return _not_found(item_id)
+        if action == "expect" and row.origin != "refusal":
+            return InvalidReview(f"条目 #{item_id} 不是拒答，不能标为「预期拒答」；只有小E 拒答了的条目可以这样标。")
         if row.version != expected:
             last = conn.execute(select(events).where(events.c.item_id == item_id)
                                 .order_by(events.c.id.desc()).limit(1)).first()

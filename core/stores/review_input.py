@@ -14,7 +14,14 @@ from dataclasses import dataclass, replace
 
 from core.errors import InvalidQuestion, InvalidReview
 from core.settings import MAX_QUESTION_CHARS
-from core.stores.review_schema import MAX_CORRECTED_CHARS, MAX_NAME_CHARS, MAX_NOTE_CHARS, ORIGINS, TRANSITIONS
+from core.stores.review_schema import (
+    MAX_CORRECTED_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NOTE_CHARS,
+    MAX_TOPIC_CHARS,
+    ORIGINS,
+    TRANSITIONS,
+)
 from core.values import FAILED, JUDGED, GroundingReport, Hit, Outcome, Problem, RAGAnswer
 
 
@@ -43,12 +50,14 @@ class ReviewDecision:
     note: str | None
     corrected_answer: str | None
     add_reason: Problem | None = None
+    topic: str | None = None  # 「预期拒答」 only: the topic a consultant gave it (optional)
 
     @classmethod
     def build(cls, action: str, reviewer: str, note: str | None, corrected_answer: str | None,
-              add_reason: Problem | None = None) -> ReviewDecision:
+              add_reason: Problem | None = None, *, topic: str | None = None) -> ReviewDecision:
         if action not in TRANSITIONS:
-            raise InvalidReview(f"操作「{action}」不存在，可选：approve（通过）、reject（驳回）、reopen（重新打开）。")
+            raise InvalidReview(f"操作「{action}」不存在，可选：approve（通过）、reject（驳回）、reopen（重新打开）、"
+                                "expect（预期拒答）。")
         who = person_name(reviewer, "复核人")
         if who is None:
             raise InvalidReview("请先填写复核人姓名，再通过或驳回。")
@@ -60,7 +69,9 @@ class ReviewDecision:
             bounded(corrected_answer, MAX_CORRECTED_CHARS, "修改后的回答") or "")
         if add_reason is not None:
             bounded(add_reason.message, MAX_NOTE_CHARS, "新增的问题说明")
-        return cls(action, who, note, corrected, add_reason)
+        if topic is not None and action != "expect":
+            raise InvalidReview("只有「预期拒答」可以填话题。")
+        return cls(action, who, note, corrected, add_reason, bounded(topic, MAX_TOPIC_CHARS, "话题"))
 
 
 def entry_from_answer(answer: RAGAnswer, *, origin: str, fingerprint: str, flagged_by: str | None,

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from core.errors import InvalidReview
 from core.stores.review_dedup import Ask
+from core.stores.review_marks import EXPECTED, FIXED, MISSING, Mark
 from core.stores.review_schema import ACTION_LABELS, LANE_OF_CODE, LANES, STATUS_LABELS, lane_label
 from core.values import Hit, Problem
 
@@ -36,6 +37,25 @@ class ReviewItem:
     corrected_answer: str | None = None
     ask_count: int = 1  # how many times this question was asked (re-runs with other sliders not counted)
     asks: tuple[Ask, ...] = ()  # who asked when; filled by `ReviewStore.get` only
+    marks: tuple[Mark, ...] = ()  # 预期拒答 / 资料没写 / 资料已补充 (core.stores.review_marks)
+
+    def mark(self, kind: str) -> Mark | None:
+        return next((m for m in self.marks if m.kind == kind), None)
+
+    @property
+    def expected(self) -> Mark | None:
+        """The 预期拒答 mark (its `detail` is the topic given), or None."""
+        return self.mark(EXPECTED)
+
+    @property
+    def missing(self) -> Mark | None:
+        """The 资料没写 mark (its `detail` is the note), or None."""
+        return self.mark(MISSING)
+
+    @property
+    def fixed(self) -> Mark | None:
+        """The 资料已补充 mark (its `detail` names the corpus version), or None."""
+        return self.mark(FIXED)
 
     @property
     def lanes(self) -> tuple[str, ...]:
@@ -62,7 +82,9 @@ class ReviewItem:
                 "reasons": [p.to_dict() for p in self.reasons], "threshold": self.threshold, "k": self.k,
                 "candidates": [h.to_dict() for h in self.candidates], "fingerprint": self.fingerprint,
                 "version": self.version, "ask_count": self.ask_count, "flagged_by": self.flagged_by, "reviewer": self.reviewer,
-                "decided_at": _iso(self.decided_at), "note": self.note, "corrected_answer": self.corrected_answer}
+                "decided_at": _iso(self.decided_at), "note": self.note, "corrected_answer": self.corrected_answer,
+                "marks": [{"kind": m.kind, "label": m.label, "detail": m.detail, "actor": m.actor, "at": _iso(m.at)}
+                          for m in self.marks]}
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -9,6 +9,7 @@ from sqlalchemy import ColumnElement, Connection, Row, exists, or_, select
 
 from core.clock import as_utc, local  # noqa: F401 - local is re-exported for the review store
 from core.stores.review_dedup import ask_counts, asks_of
+from core.stores.review_marks import marks_of
 from core.stores.review_models import Filters, ReviewItem
 from core.stores.review_schema import LANES, ORIGINS, Lane, review_candidates, review_items, review_reasons
 from core.values import Hit, Problem
@@ -76,12 +77,14 @@ def hydrate(conn: Connection, rows: Sequence[Row], *, with_candidates: bool = Tr
                                            start=r.start, end=r.end, text=r.text, score=r.score,
                                            passed=bool(r.passed)))
     counts = ask_counts(conn, ids)
+    marks = marks_of(conn, ids)
     return [ReviewItem(id=r.id, created_at=as_utc(r.created_at), origin=r.origin, question=r.question,
                        answer=r.answer, reasons=tuple(found[r.id]), threshold=r.threshold, k=r.k,
                        candidates=tuple(hits[r.id]), fingerprint=r.fingerprint, status=r.status,
                        version=r.version, flagged_by=r.flagged_by, reviewer=r.reviewer,
                        decided_at=as_utc(r.decided_at), note=r.note, corrected_answer=r.corrected_answer,
-                       ask_count=counts.get(r.id, 1), asks=_asks(conn, r.id) if with_asks else ())
+                       ask_count=counts.get(r.id, 1), asks=_asks(conn, r.id) if with_asks else (),
+                       marks=marks[r.id])
             for r in rows]
 
 

@@ -30,6 +30,7 @@ from core.stores.roles import SYSTEM_ACTOR  # noqa: F401 - re-exported for the q
 MAX_NOTE_CHARS = 2_000
 MAX_CORRECTED_CHARS = 20_000
 MAX_NAME_CHARS = 100
+MAX_TOPIC_CHARS = 100  # the topic a consultant gives an expected refusal
 
 
 
@@ -199,12 +200,15 @@ CODED_LANES = tuple(lane for lane in LANES.values() if lane.codes)  # lanes an i
 LANE_OF_CODE = {code: lane.code for lane in CODED_LANES for code in lane.codes}
 
 STATUS_LABELS = {"pending": "待复核", "approved": "已通过", "rejected": "已驳回"}
-ACTION_LABELS = {"enqueue": "入队", "approve": "通过", "reject": "驳回", "reopen": "重新打开"}
-# action -> (statuses it may start from, status it leads to)
+ACTION_LABELS = {"enqueue": "入队", "approve": "通过", "reject": "驳回", "reopen": "重新打开", "expect": "预期拒答",
+                 "mark_missing": "标记资料没写", "unmark_missing": "取消资料没写", "fix": "资料已补充"}
+# action -> (statuses it may start from, status it leads to). 「预期拒答」 approves a refusal and marks it
+# (core.stores.review_marks); the mark and fix actions are written by core.stores.review_marks, not here.
 TRANSITIONS = {
     "approve": (("pending",), "approved"),
     "reject": (("pending",), "rejected"),
     "reopen": (("approved", "rejected"), "pending"),
+    "expect": (("pending", "approved"), "approved"),
 }
 
 

@@ -1,0 +1,149 @@
+"""Measure the 资料缺口 grouping (core.gaps.grouping) on a labelled file of questions the documents do not answer.
+
+Run from the repository root:  .venv/bin/python -m bench.gaps [FILE.csv] [--noise-label noise] [--grid] [--largest N]
+FILE has the columns id, question, topic (default: bench/data/gap_dev.csv, the development file the rule was
+chosen on); a row whose topic is the noise label (default `noise`) is a greeting or fragment that should fit no
+topic. Every question goes through the same Assistant and grouping as `python -m core gaps FILE.csv` and the
+board (core.gaps.questions.group_questions; the shipped starter glossary and knobs). Prints markdown: purity
+(the share of the questions in topics that carry their topic's majority label), the share of the non-noise
+questions held by the 10 largest topics, noise recall (noise rows left in noise), coverage (labelled questions
+in a topic of ≥ 3), how many label-topics are split over several topics, B-cubed F, then every topic.
+`--grid` (development file only: never tune on a blind set) prints the same figures for a small grid of the
+rule's constants, the shipped row marked. `--largest N` keeps only the N largest label-topics and the noise rows
+(the development file has 43 topics; a blind set of 14 is another shape).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bench.sets import DATA, bench_assistant
+from core.gaps.grouping import RULE, Grouping
+from core.gaps.questions import FileQuestion, group_retrievals, read_questions, retrieve_all
+
+DEV_FILE = DATA / "gap_dev.csv"
+BLIND_FILE = DATA / "gap_set.csv"
+TARGETS = {"purity": 0.8, "top10": 0.8, "noise": 0.8}
+
+
+@dataclass(frozen=True)
+class Quality:
+    """The figures the issue asks for, from a grouping and the labels."""
+
+    purity: float
+    top10: float
+    noise_recall: float
+    coverage: float
+    split: int
+    labels: int
+    topics: int
+    bcubed_f: float
+
+
+def quality(grouping: Grouping, labels: Sequence[str], noise_label: str = "noise") -> Quality:
+    """Purity over the questions placed in topics; top-10 share, coverage over the non-noise questions; noise
+    recall over the noise rows; a label-topic is split when its questions sit in two or more topics."""
+    groups = [g.members for g in grouping.groups]
+    placed = sum(len(g) for g in groups)
+    majority = sum(Counter(labels[i] for i in g).most_common(1)[0][1] for g in groups)
+    topical = [i for i, label in enumerate(labels) if label != noise_label]
+    noise_rows = [i for i, label in enumerate(labels) if label == noise_label]
+    by_size = sorted(groups, key=len, reverse=True)
+    in_top10 = sum(1 for g in by_size[:10] for i in g if labels[i] != noise_label)
+    covered = sum(1 for g in groups if len(g) >= 3 for i in g if labels[i] != noise_label)
+    left = set(grouping.noise)
+    where: dict[str, set[int]] = {}
+    for n, g in enumerate(groups):
+        for i in g:
+            where.setdefault(labels[i], set()).add(n)
+    split = sum(1 for label, found in where.items() if label != noise_label and len(found) > 1)
+    return Quality(purity=majority / placed if placed else 0.0, top10=in_top10 / len(topical) if topical else 0.0,
+                   noise_recall=sum(i in left for i in noise_rows) / len(noise_rows) if noise_rows else 0.0,
+                   coverage=covered / len(topical) if topical else 0.0, split=split,
+                   labels=len({labels[i] for i in topical}), topics=len(groups),
+                   bcubed_f=bcubed_f(grouping, labels, noise_label))
+
+
+def bcubed_f(grouping: Grouping, labels: Sequence[str], noise_label: str = "noise") -> float:
+    """B-cubed F: per question, the precision and recall of its topic against its label; a noise row and a
+    question left in noise each stand alone."""
+    topic_of = {i: n for n, g in enumerate(grouping.groups) for i in g.members}
+    predicted = [topic_of.get(i, ("noise", i)) for i in range(len(labels))]
+    gold = [label if label != noise_label else ("noise", i) for i, label in enumerate(labels)]
+    p_size, g_size, both = Counter(predicted), Counter(gold), Counter(zip(predicted, gold))
+    n = len(labels)
+    precision = sum(both[(p, g)] / p_size[p] for p, g in zip(predicted, gold)) / n
+    recall = sum(both[(p, g)] / g_size[g] for p, g in zip(predicted, gold)) / n
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def summary(q: Quality) -> str:
+    def mark(name: str, value: float) -> str:
+        return f"{value:.1%}" + (" ✓" if value >= TARGETS[name] else " ✗") if name in TARGETS else f"{value:.1%}"
+
+    return (f"| {mark('purity', q.purity)} | {mark('top10', q.top10)} | {mark('noise', q.noise_recall)} | "
+            f"{q.coverage:.1%} | {q.split}/{q.labels} | {q.topics} | {q.bcubed_f:.3f} |")
+
+
+HEADER = ("| 纯度（目标 ≥ 80%） | 最大 10 个话题占非噪声题（目标 ≥ 80%） | 噪声留在噪声里（目标 ≥ 80%） | "
+          "覆盖（在 ≥ 3 题的话题里） | 被拆开的标签话题 | 话题数 | B-cubed F |\n| --- | --- | --- | --- | --- | --- | --- |")
+
+
+def topic_table(grouping: Grouping, rows: Sequence[FileQuestion], labels: Sequence[str]) -> list[str]:
+    lines = ["| 话题 | 题数 | 多数标签（占比） | 例子 |", "| --- | --- | --- | --- |"]
+    for g in grouping.groups:
+        label, n = Counter(labels[i] for i in g.members).most_common(1)[0]
+        examples = " / ".join(rows[i].question for i in g.members[:3])
+        lines.append(f"| {g.label} | {len(g.members)} | {label}（{n / len(g.members):.0%}） | {examples} |")
+    lines.append(f"| （噪声） | {len(grouping.noise)} | | "
+                 f"{' / '.join(rows[i].question for i in grouping.noise[:5])} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", nargs="?", default=str(DEV_FILE))
+    parser.add_argument("--noise-label", default="noise")
+    parser.add_argument("--grid", action="store_true")
+    parser.add_argument("--largest", type=int, default=0,
+                        help="keep only the N largest label-topics (and the noise rows), as a blind set of N topics")
+    args = parser.parse_args(argv)
+    path = Path(args.file)
+    if args.grid and path.resolve() == BLIND_FILE.resolve():
+        parser.error("--grid tunes the rule: run it on the development file, never on the blind gap set")
+    rows = read_questions(path)
+    if args.largest:
+        sizes = Counter(r.extra.get("topic", "") for r in rows if r.extra.get("topic", "") != args.noise_label)
+        kept = {label for label, _ in sizes.most_common(args.largest)} | {args.noise_label}
+        rows = tuple(r for r in rows if r.extra.get("topic", "") in kept)
+    labels = [r.extra.get("topic", "") for r in rows]
+    retrievals = retrieve_all(bench_assistant(), [r.question for r in rows])
+    topical = sum(label != args.noise_label for label in labels)
+    print(f"## {path.name}：{len(rows)} 条（{topical} 条属于 {len(set(labels) - {args.noise_label})} 个标签话题，"
+          f"{len(rows) - topical} 条噪声）\n")
+    if args.grid:
+        print("| cut | known_weight | char_weight | " + HEADER.split("\n")[0].lstrip("| "))
+        print("|" + " --- |" * 10)
+        for cut, known, char in itertools.product((0.8, 0.85, 0.9, 0.95), (0.4, 0.7, 1.0), (0.0, 0.5, 1.0)):
+            rule = replace(RULE, cut=cut, known_weight=known, char_weight=char)
+            shipped = " **（出厂）**" if rule == RULE else ""
+            q = quality(group_retrievals(retrievals, rule=rule), labels, args.noise_label)
+            print(f"| {cut}{shipped} | {known} | {char} " + summary(q))
+        return 0
+    grouping = group_retrievals(retrievals, rule=RULE)
+    print(f"规则：{RULE}\n")
+    print(HEADER)
+    print(summary(quality(grouping, labels, args.noise_label)))
+    sizes = sorted(Counter(label for label in labels if label != args.noise_label).values(), reverse=True)
+    print(f"\n（若分组与标签完全一致，最大 10 个话题占非噪声题 {sum(sizes[:10]) / max(sum(sizes), 1):.1%}。）\n")
+    print("\n".join(topic_table(grouping, rows, labels)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,312 @@
+"""The 资料缺口 board's topics: who owns each, its status, its questions, and the gate re-checks after a fix.
+
+Topics are grouped offline (core.gaps.grouping) every time the board is built; this store keeps what must
+outlive a regrouping. `sync` matches each fresh group to the open topic that shares most of its questions
+(by `core.stores.review_marks.question_hash`), so an owner and a status stay with their questions; a closed
+topic (every question passed the gate after a fix) is frozen and never matched again. Owner and status
+changes are admin actions (`edit_corpus`), each appended to `gap_events`, which the database keeps
+append-only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, MetaData, String, Table, Text, select
+
+from core.clock import as_utc, utcnow
+from core.errors import InvalidReview, StoreError
+from core.stores.db import Database, Migration, Schema, append_only, create_tables
+from core.stores.review_input import person_name
+from core.stores.roles import SYSTEM_ACTOR, Authorize
+
+OPEN, SUPPLIED, DECLINED = "open", "supplied", "declined"
+STATUS_LABELS = {OPEN: "待补充", SUPPLIED: "已补充", DECLINED: "不补充，保持拒答"}
+EVENT_LABELS = {"create": "新话题", "assign": "指定负责人", "status": "修改状态", "check": "重新核对", "close": "关闭"}
+
+metadata = MetaData()
+gap_topics = Table(
+    "gap_topics", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("label", Text, nullable=False),
+    Column("terms", Text, nullable=False),  # the most telling terms, space-separated
+    Column("owner", String(100)),
+    Column("status", String(16), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("closed_at", DateTime(timezone=True)),
+    Column("fixed_by", Text),  # the corpus version under which every question passed
+)
+gap_members = Table(
+    "gap_members", metadata,
+    Column("topic_id", Integer, ForeignKey("gap_topics.id"), primary_key=True),
+    Column("key", String(64), primary_key=True),
+    Column("question", Text, nullable=False),  # how it was first asked, for a closed topic's record
+)
+Index("ix_gap_members_key", gap_members.c.key)
+gap_checks = Table(
+    "gap_checks", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("topic_id", Integer, ForeignKey("gap_topics.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("fingerprint", String(128), nullable=False),
+    Column("version_note", Text, nullable=False),
+    Column("results", Text, nullable=False),  # JSON: [{question, answerable, reason}]
+)
+Index("ix_gap_checks_topic", gap_checks.c.topic_id, gap_checks.c.id)
+gap_events = Table(
+    "gap_events", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("topic_id", Integer, ForeignKey("gap_topics.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("actor", String(100), nullable=False),
+    Column("action", String(16), nullable=False),
+    Column("detail", Text, nullable=False),
+)
+GAPS_SCHEMA = Schema("gaps", (
+    Migration(1, "gap topics, members, re-checks and events", create_tables(gap_topics, gap_members, gap_checks,
+                                                                             gap_events)),
+    Migration(2, "append-only gap events", append_only("gap_events")),
+))
+
+
+@dataclass(frozen=True)
+class QuestionCheck:
+    """One question re-run through the gate after a fix: does it pass now, and the gate's reason."""
+
+    question: str
+    answerable: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class GapCheck:
+    """A re-check of a topic's questions on one corpus version."""
+
+    at: datetime
+    fingerprint: str
+    version_note: str
+    results: tuple[QuestionCheck, ...]
+
+    @property
+    def passed(self) -> int:
+        return sum(r.answerable for r in self.results)
+
+    @property
+    def line(self) -> str:
+        """「3/5 题现在可答」"""
+        return f"{self.passed}/{len(self.results)} 题现在可答"
+
+
+@dataclass(frozen=True)
+class TopicDraft:
+    """A group as the grouping found it, before it meets the stored topics."""
+
+    label: str
+    terms: tuple[str, ...]
+    keys: tuple[str, ...]  # question_hash of each question, in the group's order
+    questions: tuple[str, ...]  # the same questions as asked
+
+
+@dataclass(frozen=True)
+class GapTopic:
+    """A stored topic with its members and its latest re-check."""
+
+    id: int
+    label: str
+    terms: tuple[str, ...]
+    owner: str | None
+    status: str
+    created_at: datetime
+    closed_at: datetime | None
+    fixed_by: str | None
+    keys: tuple[str, ...]
+    questions: tuple[str, ...]
+    check: GapCheck | None = None
+
+    @property
+    def status_label(self) -> str:
+        return STATUS_LABELS.get(self.status, self.status)
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_at is not None
+
+
+@dataclass(frozen=True)
+class GapEvent:
+    at: datetime
+    actor: str
+    action: str
+    detail: str
+
+    @property
+    def action_label(self) -> str:
+        return EVENT_LABELS.get(self.action, self.action)
+
+
+class GapStore:
+    """The topics of the 资料缺口 board on a `Database`; opening it brings the schema up to date."""
+
+    def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self._clock = clock
+        db.migrate(GAPS_SCHEMA)
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def topics(self) -> tuple[GapTopic, ...]:
+        """Every topic with members, oldest first."""
+        with self.db.read("读取资料缺口话题") as conn:
+            rows = conn.execute(select(gap_topics).order_by(gap_topics.c.id)).all()
+            members: dict[int, list[tuple[str, str]]] = {r.id: [] for r in rows}
+            for m in conn.execute(select(gap_members).order_by(gap_members.c.topic_id)):
+                members[m.topic_id].append((m.key, m.question))
+            checks: dict[int, GapCheck] = {}
+            for c in conn.execute(select(gap_checks).order_by(gap_checks.c.id)):
+                checks[c.topic_id] = _check(c)
+        return tuple(_topic(r, members[r.id], checks.get(r.id)) for r in rows if members[r.id])
+
+    def get(self, topic_id: int) -> GapTopic:
+        for topic in self.topics():
+            if topic.id == topic_id:
+                return topic
+        raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
+
+    def events(self, topic_id: int) -> tuple[GapEvent, ...]:
+        with self.db.read("读取话题记录") as conn:
+            rows = conn.execute(select(gap_events).where(gap_events.c.topic_id == topic_id)
+                                .order_by(gap_events.c.id)).all()
+        return tuple(GapEvent(at=as_utc(r.at), actor=r.actor, action=r.action, detail=r.detail) for r in rows)
+
+    # --- grouping ----------------------------------------------------------------------------
+
+    def sync(self, drafts: Sequence[TopicDraft]) -> tuple[int, ...]:
+        """Store a fresh grouping; returns the topic id of each draft, in order.
+
+        Largest draft first, each takes the open topic sharing most of its keys (ties: the older topic);
+        a draft sharing none opens a new topic. Open topics then hold exactly their draft's questions (a
+        topic no draft took is left without members and drops off the board). Closed topics stay as they are.
+        """
+        now = self._clock()
+        order = sorted(range(len(drafts)), key=lambda i: (-len(drafts[i].keys), i))
+        ids: list[int | None] = [None] * len(drafts)
+        with self.db.transaction("保存资料缺口话题", immediate=True) as conn:
+            open_rows = {r.id: r for r in conn.execute(select(gap_topics).where(gap_topics.c.closed_at.is_(None)))}
+            open_ids = set(open_rows)
+            owner_of = {m.key: m.topic_id for m in conn.execute(select(gap_members)) if m.topic_id in open_ids}
+            taken: set[int] = set()
+            for i in order:
+                overlap: dict[int, int] = {}
+                for key in drafts[i].keys:
+                    if owner_of.get(key) is not None and owner_of[key] not in taken:
+                        overlap[owner_of[key]] = overlap.get(owner_of[key], 0) + 1
+                if overlap:
+                    ids[i] = min(overlap, key=lambda t: (-overlap[t], t))
+                    taken.add(ids[i])
+            if _unchanged(drafts, ids, open_rows, owner_of):  # the usual page view: nothing to write
+                return tuple(ids)
+            if open_ids:
+                conn.execute(gap_members.delete().where(gap_members.c.topic_id.in_(open_ids)))
+            for i, draft in enumerate(drafts):
+                if ids[i] is None:
+                    ids[i] = conn.execute(gap_topics.insert().values(
+                        label=draft.label, terms=" ".join(draft.terms), status=OPEN, created_at=now)).inserted_primary_key[0]
+                    conn.execute(gap_events.insert().values(topic_id=ids[i], at=now, actor=SYSTEM_ACTOR, action="create",
+                                                            detail=draft.label))
+                else:
+                    conn.execute(gap_topics.update().where(gap_topics.c.id == ids[i])
+                                 .values(label=draft.label, terms=" ".join(draft.terms)))
+                seen: set[str] = set()
+                rows = []
+                for key, question in zip(draft.keys, draft.questions):
+                    if key not in seen:
+                        seen.add(key)
+                        rows.append({"topic_id": ids[i], "key": key, "question": question})
+                if rows:
+                    conn.execute(gap_members.insert(), rows)
+        return tuple(ids)
+
+    # --- admin actions -----------------------------------------------------------------------
+
+    def assign(self, topic_id: int, owner: str | None, *, actor: str, authorize: Authorize | None = None) -> GapTopic:
+        """Give a topic an owner (None or "" clears it)."""
+        name = person_name(owner, "负责人")
+        self._change(topic_id, {"owner": name}, "assign", name or "（无）", actor, authorize)
+        return self.get(topic_id)
+
+    def set_status(self, topic_id: int, status: str, *, actor: str, authorize: Authorize | None = None) -> GapTopic:
+        """待补充 / 已补充 / 不补充，保持拒答. A declined topic's questions are kept out of the queue by the
+        board (core.gaps.board marks its refusals 预期拒答)."""
+        if status not in STATUS_LABELS:
+            raise InvalidReview(f"状态「{status}」不存在，可选：{'、'.join(STATUS_LABELS.values())}。")
+        self._change(topic_id, {"status": status}, "status", STATUS_LABELS[status], actor, authorize)
+        return self.get(topic_id)
+
+    def record_check(self, topic_id: int, results: Sequence[QuestionCheck], *, fingerprint: str, version_note: str,
+                     actor: str, authorize: Authorize | None = None) -> GapTopic:
+        """Store a re-check of the topic's questions; when every one passes, the topic is closed (status
+        已补充, `fixed_by` = `version_note`) and frozen."""
+        now = self._clock()
+        passed = sum(r.answerable for r in results)
+        with self.db.transaction("保存重新核对结果", immediate=authorize is not None) as conn:
+            who = _who(conn, authorize, actor)
+            if conn.execute(select(gap_topics.c.id).where(gap_topics.c.id == topic_id)).first() is None:
+                raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
+            conn.execute(gap_checks.insert().values(
+                topic_id=topic_id, at=now, fingerprint=fingerprint, version_note=version_note,
+                results=json.dumps([r.__dict__ for r in results], ensure_ascii=False)))
+            line = f"{passed}/{len(results)} 题现在可答（{version_note}）"
+            conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=who, action="check", detail=line))
+            if results and passed == len(results):
+                conn.execute(gap_topics.update().where(gap_topics.c.id == topic_id, gap_topics.c.closed_at.is_(None))
+                             .values(status=SUPPLIED, closed_at=now, fixed_by=version_note))
+                conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=who, action="close",
+                                                        detail=version_note))
+        return self.get(topic_id)
+
+    def _change(self, topic_id: int, values: dict, action: str, detail: str, actor: str,
+                authorize: Authorize | None) -> None:
+        now = self._clock()
+        with self.db.transaction("修改资料缺口话题", immediate=authorize is not None) as conn:
+            who = _who(conn, authorize, actor)
+            if not conn.execute(gap_topics.update().where(gap_topics.c.id == topic_id).values(**values)).rowcount:
+                raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
+            conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=who, action=action, detail=detail))
+
+
+def _unchanged(drafts: Sequence[TopicDraft], ids: list[int | None], open_rows: dict, owner_of: dict[str, int]) -> bool:
+    """True when every draft found its topic and each topic already holds exactly that draft's questions and label."""
+    if any(i is None for i in ids):
+        return False
+    held: dict[int, set[str]] = {}
+    for key, topic_id in owner_of.items():
+        held.setdefault(topic_id, set()).add(key)
+    if set(held) != set(ids):
+        return False
+    return all(held[i] == set(d.keys) and open_rows[i].label == d.label and open_rows[i].terms == " ".join(d.terms)
+               for i, d in zip(ids, drafts))
+
+
+def _who(conn, authorize: Authorize | None, actor: str) -> str:
+    """Who acts: the signed-in admin (their live session re-checked in this transaction), else `actor`."""
+    if authorize is not None:
+        return authorize(conn, "edit_corpus").label
+    who = person_name(actor, "操作人")
+    if not who:
+        raise InvalidReview("请先填写操作人姓名。")
+    return who
+
+
+def _check(row) -> GapCheck:
+    results = tuple(QuestionCheck(**r) for r in json.loads(row.results))
+    return GapCheck(at=as_utc(row.at), fingerprint=row.fingerprint, version_note=row.version_note, results=results)
+
+
+def _topic(row, members: list[tuple[str, str]], check: GapCheck | None) -> GapTopic:
+    return GapTopic(id=row.id, label=row.label, terms=tuple(row.terms.split()), owner=row.owner, status=row.status,
+                    created_at=as_utc(row.created_at), closed_at=as_utc(row.closed_at) if row.closed_at else None,
+                    fixed_by=row.fixed_by, keys=tuple(k for k, _ in members), questions=tuple(q for _, q in members),
+                    check=check)
