@@ -143,6 +143,10 @@ def show_decision_form(store: ReviewStore, item: ReviewItem, filters: Filters, s
                                        on_click=triage.decide, args=(store, item, "reopen"))
         if not reviewer:
             st.caption("请先在左上方填写复核人姓名。")
+        if (waiting := triage.awaiting(item)) is not None:
+            st.form_submit_button("仍然通过（越过检查，记录在案）" if waiting == "approve" else "仍然驳回并采用修改后的回答",
+                                  key=f"confirm_{item.id}", on_click=triage.decide,
+                                  args=(store, item, waiting), kwargs={"confirmed": True})
     triage.show_flash()  # right under the buttons that caused it
 
 

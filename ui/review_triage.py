@@ -12,7 +12,7 @@ import hashlib
 
 import streamlit as st
 
-from core.errors import XiaoEError
+from core.errors import NeedsConfirmation, XiaoEError
 from core.stores.review import Filters, ReviewItem, ReviewStore, next_pending
 from core.stores.roles import require
 from ui.answer_view import md_escape
@@ -20,6 +20,7 @@ from ui.auth import authorize, current_user
 from ui.review_view import review_url
 
 OPEN = "review_item"      # the id of the item shown in the detail pane
+CONFIRM = "review_confirm"  # (item id, version, action): a correction the checks flagged, awaiting 「仍然通过」
 FLASH = "review_flash"    # (kind, message) drawn once next to the decision buttons
 TABLE_KEY = "review_table_key"
 DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开"}
@@ -51,16 +52,23 @@ def show_flash() -> None:
 
 
 def decide(store: ReviewStore, item: ReviewItem, action: str, filters: Filters | None = None,
-           sort: str = "-created") -> None:
-    """Button callback: decide `item` at the version on screen; with `filters`, open the next pending item."""
+           sort: str = "-created", confirmed: bool = False) -> None:
+    """Button callback: decide `item` at the version on screen; with `filters`, open the next pending item.
+    A correction the checks flag is not saved: the problems are shown with 「仍然通过」 (`confirmed`)."""
     corrected = st.session_state.get(f"corrected_{item.id}", "")
     changed = corrected.strip() != (item.corrected_answer or "")
+    st.session_state.pop(CONFIRM, None)
     try:
         require(current_user(), "review")
         order = store.pending_ids(filters, sort=sort) if filters is not None else ()
         saved = store.decide(item.id, action=action, reviewer=st.session_state.get("reviewer", ""),
                              expected_version=item.version, note=st.session_state.get(f"note_{item.id}"),
-                             corrected_answer=corrected if changed else None, authorize=authorize())
+                             corrected_answer=corrected if changed else None, authorize=authorize(),
+                             confirmed=confirmed)
+    except NeedsConfirmation as error:
+        st.session_state[CONFIRM] = (item.id, item.version, action)
+        flash("warning", md_escape(str(error)))
+        return
     except XiaoEError as error:
         flash("error", md_escape(str(error)))
         return
@@ -88,6 +96,12 @@ def decide_many(store: ReviewStore, versions: dict[int, int], action: str) -> No
         message += f"跳过 {len(result.skipped)} 条：" + "；".join(f"#{i} {why}" for i, why in result.skipped)
     flash("warning" if result.skipped else "success", message)
     _next_generation()
+
+
+def awaiting(item: ReviewItem) -> str | None:
+    """The action waiting for 「仍然通过」 on this item at the version shown, if any."""
+    pending = st.session_state.get(CONFIRM)
+    return pending[2] if pending and pending[:2] == (item.id, item.version) else None
 
 
 def open_item(item_id: int | None) -> None:

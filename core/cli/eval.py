@@ -45,9 +45,9 @@ def register(subparsers) -> None:
     parser.add_argument("--misses", action="store_true", help="逐条列出判断错误的题、理由和可以怎么改")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
     parser.add_argument("--reuse", metavar="复用评测集", dest="reuse_set",
-                        help="不评测闸门，改为评测已审答案的复用：读 CSV（id,approved_question,approved_answer,"
-                             "new_question,expect,kind,edit），每行在新的数据目录里通过一条已审答案、按 edit 改资料后问新问题")
-    parser.add_argument("--no-reuse", action="store_true", help="不用已审答案作答，只评测闸门本身（XIAOE_REUSE=off）")
+                        help="不评测闸门，改为评测已审答案的复用：读复用评测集（CSV，各列的写法见文档「已审答案」），"
+                             "每行在新的数据目录里通过一条已审答案、按要求改资料后问新问题")
+    parser.add_argument("--no-reuse", action="store_true", help="不用已审答案作答，只评测闸门本身")
     parser.add_argument("--with-model", action="store_true",
                         help="用已配置的回答模型跑完整流程（闸门 + 模型判定 + 回答），先给出预计用量，"
                              "最后列出答对率和模型判定的一致情况；会调用模型、产生费用")

@@ -357,8 +357,9 @@ class ReviewStore:
 
         Approving an answer, or deciding with a correction, also makes it an approved answer that can
         answer repeat questions (core.stores.approved), in the same transaction. The text is checked first
-        like any answer (core.checks.approval); when it has problems, NeedsConfirmation is raised and nothing
-        is saved, unless `confirmed` (the reviewer's explicit second click), which is recorded.
+        like any answer (core.checks.approval): a correction with problems raises NeedsConfirmation and nothing
+        is saved, unless `confirmed` (the reviewer's explicit second click), which is recorded; an answer
+        approved as it was queued with problems is approved but not made reusable.
         `add_reason` appends a reason in the same transaction, e.g. `stale_corpus` when a changed
         source file reopens an approved answer, so the item also shows in that reason's lane.
         With `authorize`, the reviewer's session is re-checked inside that transaction and the
@@ -366,8 +367,11 @@ class ReviewStore:
         """
         decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason, topic=topic)
         approval = self._approval(item_id, decision)
-        if approval is not None and approval.problems and not confirmed:
-            raise NeedsConfirmation(approval.refusal(), approval.problems)
+        if approval is not None and approval.problems:
+            if approval.corrected and not confirmed:
+                raise NeedsConfirmation(approval.refusal(), approval.problems)
+            if not approval.corrected:  # approved as queued, in one click; not reusable with problems
+                approval = None
         with self.db.transaction("保存复核结果", immediate=authorize is not None) as conn:
             decision = _as_session_user(conn, decision, authorize)
             if approval is not None and approval.problems:

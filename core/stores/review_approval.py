@@ -2,7 +2,9 @@
 resolved to the item's chunks by content hash, and what the checks found in it.
 
 Approving an answer, or approving / rejecting with a correction, approves a text; approving a refusal or a
-model failure without a correction does not (a correct refusal is not an answer to serve). Citations `[n]`
+model failure without a correction does not (a correct refusal is not an answer to serve). A correction with
+problems needs the reviewer's second confirmation; an answer approved as it was queued stays one click, and
+becomes reusable only when it passes the checks. Citations `[n]`
 name the chunks the item offered (core.checks.approval.citable).
 """
 
@@ -28,6 +30,12 @@ class Approval:
     citations: tuple[Citation, ...]
     problems: tuple[Problem, ...]
     fingerprint: str
+    corrected: bool  # the text is the reviewer's correction (checked before it may be approved)
+
+    @property
+    def reusable(self) -> bool:
+        """Whether approving makes it an approved answer without asking: it passed the checks."""
+        return not self.problems
 
     def override(self) -> str:
         """What is recorded when the reviewer approves over the problems."""
@@ -60,4 +68,4 @@ def approval_of(item: ReviewItem, action: str, corrected: str | None) -> Approva
     hits = citable(item.candidates)
     citations = tuple(Citation(n, hits[n - 1].source, hits[n - 1].heading, hits[n - 1].chunk,
                                sha256_text(hits[n - 1].text)) for n in cited)
-    return Approval(item.question, text, citations, tuple(problems), item.fingerprint)
+    return Approval(item.question, text, citations, tuple(problems), item.fingerprint, corrected=bool(correction.strip()))

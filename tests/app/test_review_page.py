@@ -130,6 +130,9 @@ def test_review_page_approve_with_correction(page, store):
     at = select(page("王老师"), 1)
     at.text_area(key="corrected_2").set_value("口语课一共四级 [1]")
     at.button(key="approve_2").click().run()
+    assert not at.exception and store.get(2).status == "pending"  # the check flags 四: nothing saved yet
+    assert "仍然通过" in at.warning[0].value and "四" in at.warning[0].value
+    at.button(key="confirm_2").click().run()
     assert not at.exception
     item = store.get(2)
     assert (item.status, item.reviewer, item.corrected_answer) == ("approved", "王老师", "口语课一共四级 [1]")

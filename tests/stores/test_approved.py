@@ -151,3 +151,10 @@ def test_suspending_stops_an_answer_once_even_when_two_instances_race(stores, da
     assert other.suspend(found.id, reason="资料已改", actor="小E", expected_version=1) is False
     assert other.get(found.id).status == "suspended"
     other.db.dispose()
+
+
+def test_approving_a_flagged_answer_as_queued_stays_one_click_but_is_not_reusable(stores):
+    review, approved = stores
+    item_id = queued(review, question="四级多少钱", text="四级 9999 元[1]。")
+    approve(review, item_id)
+    assert review.get(item_id).status == "approved" and approved.for_item(item_id) is None

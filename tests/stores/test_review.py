@@ -165,7 +165,8 @@ def test_decide_bounds(store, option, limit):
     with pytest.raises(InvalidReview, match=f"{limit + 1} 个字"):
         store.decide(item_id, action="approve", reviewer="王老师", expected_version=1, **{option: "字" * (limit + 1)})
     assert store.get(item_id).version == 1
-    store.decide(item_id, action="approve", reviewer="王老师", expected_version=1, **{option: "字" * limit})
+    store.decide(item_id, action="approve", reviewer="王老师", expected_version=1, confirmed=True,
+                 **{option: "字" * limit})
 
 
 def test_enqueue_rejects_an_empty_question(store):

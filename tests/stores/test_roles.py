@@ -22,6 +22,7 @@ TABLE = [
     ("edit_corpus", False, True),
     ("manage_accounts", False, True),
     ("view_settings", False, True),
+    ("retire_answer", False, True),
 ]
 
 
