@@ -29,6 +29,7 @@ from core.stores.password_policy import (  # noqa: F401 - MIN_PASSWORD_CHARS re-
     fold,
 )
 from core.stores.roles import PERMISSIONS, ROLES, Authorize, User, require
+from core.stores.user_names import script_problem, skeleton
 
 __all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "User", "normalize_username", "require"]
 
@@ -175,11 +176,12 @@ class AccountStore:
         role = _valid_role(role)
         name = _valid_display_name(display_name or key)
         mail = _valid_email(email)
-        digest = self.hasher.hash(check_new_password(password, key, mail))
+        digest = self.hasher.hash(check_new_password(password, key, mail, name))
         with self.db.transaction("新建账号", immediate=authorize is not None) as conn:
             _authorized(conn, authorize)
             if conn.execute(select(accounts.c.id).where(accounts.c.username == key)).first():
                 raise AccountError(f"账号「{key}」已经存在，请换一个用户名，或用 users passwd 重设它的密码。")
+            _refuse_look_alike(conn, key)
             if mail and conn.execute(select(accounts.c.id).where(accounts.c.email == mail)).first():
                 raise AccountError(f"邮箱「{mail}」已经属于另一个账号，请换一个邮箱。")
             conn.execute(accounts.insert().values(
@@ -193,7 +195,7 @@ class AccountStore:
     def set_password(self, username: str, password: str, *, actor: str, authorize: Authorize | None = None) -> None:
         account = self.get(username)
         key = account.username
-        digest = self.hasher.hash(check_new_password(password, key, account.email))
+        digest = self.hasher.hash(check_new_password(password, key, account.email, account.display_name))
         with self.db.transaction("修改密码", immediate=authorize is not None) as conn:
             _authorized(conn, authorize)
             conn.execute(accounts.update().where(accounts.c.username == key).values(password_hash=digest))
@@ -248,7 +250,20 @@ def _valid_username(value: str) -> str:
     key = normalize_username(value)
     if not USERNAME_RE.match(key):
         raise AccountError(f"用户名「{key[:70]}」不可用：需要 2 到 64 个字符，只能包含字母、数字、汉字和 . _ - @。")
+    problem = script_problem(key)
+    if problem:
+        raise AccountError(problem)
     return key
+
+
+def _refuse_look_alike(conn: Connection, key: str) -> None:
+    """AccountError when `key` looks like an existing user name (same confusable skeleton); inside the add's
+    transaction, so two look-alikes added at once cannot both pass (the table is a few dozen rows)."""
+    mine = skeleton(key)
+    for other in conn.execute(select(accounts.c.username)).scalars():
+        if other != key and skeleton(other) == mine:
+            raise AccountError(f"用户名「{key}」和已有账号「{other}」看起来一样（有形状相同的字符），"
+                               "在操作记录里会分不清，请换一个用户名。")
 
 
 def _valid_role(role: str) -> str:
