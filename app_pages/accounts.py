@@ -89,10 +89,9 @@ with change_tab:
             new_password = st.text_input("新密码", type="password", key="reset_password", max_chars=256,
                                          autocomplete="new-password")
             if st.form_submit_button("保存新密码", key="account_passwd_submit"):
-                def reset() -> None:
-                    store.set_password(chosen, new_password, actor=user.username, authorize=authorize())
-                    sessions.unlock(chosen, actor=user.username, authorize=authorize())
-                run(reset, f"已重设「{chosen}」的密码，登录锁定（如有）已解除。")
+                run(lambda: sessions.reset_password(chosen, new_password, actor=user.username, authorize=authorize()),
+                    f"已重设「{chosen}」的密码，{'你' if chosen == user.username else '他'}的所有登录已退出，"
+                    "登录锁定（如有）已解除。")
 
 with log_tab:
     show_logins = st.toggle("逐条显示每次登录", key="audit_show_logins")

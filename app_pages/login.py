@@ -8,6 +8,7 @@ from core.errors import XiaoEError
 from core.stores.sessions import IDLE_LIMIT, LOCK_DURATION, MAX_FAILURES
 from ui.auth import NOTICE, current_user, sign_in, sso_providers, sso_ready
 from ui.escape import md_escape
+from ui.state import get_settings
 
 st.title("登录小E 审核台")
 if current_user() is not None:  # only on a bare-page run (see ui.auth.guard_page); the router skips this page
@@ -47,5 +48,7 @@ if providers:
             st.logout()
 
 lock_minutes, idle_hours = int(LOCK_DURATION.total_seconds() // 60), IDLE_LIMIT.total_seconds() / 3600
-st.caption(f"连续 {MAX_FAILURES} 次输错密码，账号会锁定 {lock_minutes} 分钟；{idle_hours:g} 小时不操作会自动退出。"
-           "忘记密码请联系管理员。")
+max_hours = get_settings().session_max_hours
+lifetime = f"{max_hours / 24:g} 天" if max_hours % 24 == 0 else f"{max_hours:g} 小时"
+st.caption(f"连续 {MAX_FAILURES} 次输错密码，这个用户名会从你这里锁定 {lock_minutes} 分钟（每次输错都会提示还能试几次）；"
+           f"{idle_hours:g} 小时不操作，或登录满 {lifetime}，会自动退出。忘记密码请联系管理员。")

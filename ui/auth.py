@@ -13,7 +13,9 @@ then the local admin `LOCAL_USER`, and pages keep asking for a name as before.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
+from datetime import timedelta
 from urllib.parse import urlparse
 
 import streamlit as st
@@ -21,6 +23,7 @@ from streamlit.errors import StreamlitSecretNotFoundError
 
 from core.errors import AuthError, ConfigError, XiaoEError
 from core.stores.accounts import AccountStore
+from core.stores.client_address import client_source
 from core.stores.db import open_database
 from core.stores.roles import PERMISSIONS, Authorize, User, require
 from core.stores.sessions import Session, SessionExpired, SessionStore
@@ -35,6 +38,7 @@ REVIEWER = "reviewer"  # the name pages already use to attribute decisions
 # url_path -> permission needed to see the page; pages not listed are open to every signed-in role.
 RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts"}
 AUTH_ONLY_PAGES = {"accounts"}  # meaningless without sign-in
+LOG = logging.getLogger(__name__)
 
 
 def auth_enabled() -> bool:
@@ -46,13 +50,32 @@ def auth_enabled() -> bool:
 
 
 @st.cache_resource(show_spinner=False)
-def _sessions(db_url: str) -> SessionStore:
-    return SessionStore(AccountStore(open_database(db_url)))
+def _sessions(db_url: str, max_hours: float) -> SessionStore:
+    return SessionStore(AccountStore(open_database(db_url)), absolute_limit=timedelta(hours=max_hours))
 
 
 def get_sessions() -> SessionStore:
-    """Sessions (and, as `.accounts`, accounts) on the configured database."""
-    return _sessions(get_settings().db_url)
+    """Sessions (and, as `.accounts`, accounts) on the configured database, with the configured lifetime."""
+    settings = get_settings()
+    return _sessions(settings.db_url, settings.session_max_hours)
+
+
+def client_address() -> str | None:
+    """The visitor's address for sign-in throttling (None: unknown), through the trusted proxies' X-Forwarded-For."""
+    try:
+        peer = st.context.ip_address
+        forwarded = st.context.headers.get("X-Forwarded-For")
+    except (AttributeError, RuntimeError):  # no browser connection (AppTest, bare script run)
+        return None
+    peer = peer if isinstance(peer, str) else None
+    forwarded = forwarded if isinstance(forwarded, str) else None
+    trusted = get_settings().trusted_proxy_networks
+    source = client_source(peer, forwarded, trusted)
+    if forwarded and source == peer and peer is not None:
+        # A proxy that is not listed makes every visitor one address; a lock on it would stop them all.
+        LOG.warning("sign-in from %s carries X-Forwarded-For but %s is not in XIAOE_TRUSTED_PROXIES; "
+                    "if it is a reverse proxy, list it there", peer, peer)
+    return source
 
 
 def current_user() -> User | None:
@@ -166,10 +189,11 @@ def sign_in(username: str, password: str) -> User:
     """Password sign-in from the login page; AuthError carries the message to show.
 
     The token rotates: a new one for every sign-in, and the one this browser held before is revoked.
-    The client address Streamlit reports (None on localhost) is the throttle's source, so
-    failures from one visitor lock the name for that visitor only (core/login_throttle.py).
+    The visitor's address (`client_address`: behind a trusted proxy, from X-Forwarded-For) is the
+    throttle's source, so failures from one visitor lock the name for that visitor only; an unknown
+    source only slows the name down (core/stores/login_throttle.py).
     """
-    user = _remember(get_sessions().sign_in(username, password, source=st.context.ip_address))
+    user = _remember(get_sessions().sign_in(username, password, source=client_address()))
     _revoke_previous()
     return user
 
