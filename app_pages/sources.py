@@ -16,6 +16,8 @@ from core.checks.cited_sentence import best_sentence
 from core.checks.references import excerpt
 from core.corpus.loader import read_markdown, split_sections
 from core.errors import XiaoEError
+from core.stores.corpus_sync import instance_name, refusals
+from core.stores.db import open_database
 from ui.answer_view import md_escape
 from ui.auth import guard_page
 from ui.corpus_admin import render_admin_panel
@@ -120,6 +122,16 @@ def render_files(facts: Overview) -> None:
                            for f in facts.files[at:at + FILE_ROWS]]).set_index("文件"))
 
 
+def refused_elsewhere() -> tuple[str, ...]:
+    """Files other instances refuse to record (not UTF-8), named with their instance; this one's are in the status."""
+    settings = get_settings()
+    try:
+        return tuple(r.sentence for r in refusals(open_database(settings.db_url),
+                                                  other_than=instance_name(settings.corpus_dir)))
+    except XiaoEError as error:
+        return (f"读不到其他审核台的资料同步问题：{error}",)
+
+
 def render_index(bundle, facts: Overview) -> None:
     st.subheader("索引信息")
     cols = st.columns(4)
@@ -128,7 +140,7 @@ def render_index(bundle, facts: Overview) -> None:
     cols[2].metric("指纹", bundle.fingerprint)
     cols[3].metric("建立时间", _local_time(bundle.index.built_at))
     status = get_index_status()
-    for note in (*bundle.skipped, *(status.problems if status else ())):
+    for note in (*bundle.skipped, *(status.problems if status else ()), *refused_elsewhere()):
         st.warning(md_escape(note))
     st.caption("资料以数据库为准：任何一台审核台保存的修改，其他审核台会在几秒内自动同步并在后台重建索引。")
     if st.session_state.pop("_sources_rebuilt", False):

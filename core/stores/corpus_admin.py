@@ -37,6 +37,7 @@ from core.corpus.versions import (  # noqa: F401  (re-exported: callers import t
     disk_text,
     file_state,
     insert_version,
+    is_utf8,
     sha256_hex,
 )
 from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
@@ -102,6 +103,9 @@ class CorpusAdmin:
                 return content, state.latest_sha256
         if disk is None:
             raise CorpusError(f"没有找到资料文件「{path.name}」，请刷新后再试。")
+        if not is_utf8(disk):  # opening its U+FFFD mojibake for editing would save it as a version
+            raise CorpusError(f"资料文件「{path.name}」不是 UTF-8 编码，不能在线编辑（会把乱码存成新版本）。"
+                              "请把它用 UTF-8 另存后，在「上传文件」里勾选「覆盖同名文件」上传。")
         return disk_text(disk), state.disk_sha256
 
     def save(self, user: User, source: str, content: bytes | str, *, expected_sha256: str | None = None,
@@ -146,8 +150,9 @@ class CorpusAdmin:
     def _record(self, conn, user: User, name: str, state: FileState, disk: bytes | None, content_text: str,
                 new_bytes: bytes, action: str, now: datetime) -> SaveResult:
         number = state.last_version
+        replaced_unreadable = state.disk_unrecorded and not is_utf8(disk)
         try:
-            if state.disk_unrecorded:  # changed outside the console, or predates it: keep that state too
+            if state.disk_unrecorded and not replaced_unreadable:  # changed outside the console: keep that state too
                 number += 1
                 insert_version(conn, source=name, version=number, action="baseline", content=disk_text(disk),
                                data=disk, actor=BASELINE_ACTOR, at=now)
@@ -161,7 +166,9 @@ class CorpusAdmin:
         created = state.current_sha256 is None
         audit.record(self.db, user.username, f"corpus_{action}", name,
                      f"{ACTION_LABELS[action]}，第 {number} 版，{len(new_bytes)} 字节，sha256 {sha256_hex(new_bytes)[:12]}"
-                     + ("（新文件）" if created else ""), conn=conn, now=lambda: now)
+                     + ("（新文件）" if created else "")
+                     + ("（覆盖了不是 UTF-8 的原文件，原文件没有记为版本）" if replaced_unreadable else ""),
+                     conn=conn, now=lambda: now)
         return SaveResult(name, changed=True, created=created, version=number, sha256=sha256_hex(new_bytes),
                           previous_sha256=state.current_sha256)
 
