@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 
 from core.checks.problems import Problem
 from core.checks.references import extract_refs
-from core.corpus.files import NEW_FILE, decode_markdown, sanitize_filename
+from core.corpus.files import NEW_FILE, decode_markdown, repair_text, sanitize_filename
 from core.corpus.versions import (  # noqa: F401  (re-exported: callers import these from here)
     ACTION_LABELS,
     BASELINE_ACTOR,
@@ -64,6 +64,7 @@ class SaveResult:
     version: int | None
     sha256: str
     previous_sha256: str | None
+    repaired: int = 0  # lone surrogates replaced by U+FFFD before saving
 
 
 def diff_text(old: str, new: str, *, old_label: str = "旧版本", new_label: str = "新版本", context: int = 3) -> str:
@@ -117,6 +118,9 @@ class CorpusAdmin:
             raise ValueError(f"unknown save action {action!r}")
         name = sanitize_filename(source)
         path = self._path(name)
+        repaired = 0
+        if isinstance(content, str):
+            content, repaired = repair_text(content)
         content_text = decode_markdown(content, name=name)
         new_bytes = content_text.encode("utf-8")
         new_sha = sha256_hex(new_bytes)
@@ -132,7 +136,8 @@ class CorpusAdmin:
                     result = SaveResult(name, changed=False, created=False, version=None, sha256=new_sha,
                                         previous_sha256=state.current_sha256)
                 else:
-                    result = self._record(conn, user, name, state, disk, content_text, new_bytes, action, now)
+                    result = self._record(conn, user, name, state, disk, content_text, new_bytes, action, now,
+                                          repaired)
         except BaseException:
             discard(staged)
             raise
@@ -148,7 +153,7 @@ class CorpusAdmin:
         return result
 
     def _record(self, conn, user: User, name: str, state: FileState, disk: bytes | None, content_text: str,
-                new_bytes: bytes, action: str, now: datetime) -> SaveResult:
+                new_bytes: bytes, action: str, now: datetime, repaired: int = 0) -> SaveResult:
         number = state.last_version
         replaced_unreadable = state.disk_unrecorded and not is_utf8(disk)
         try:
@@ -167,10 +172,11 @@ class CorpusAdmin:
         audit.record(self.db, user.username, f"corpus_{action}", name,
                      f"{ACTION_LABELS[action]}，第 {number} 版，{len(new_bytes)} 字节，sha256 {sha256_hex(new_bytes)[:12]}"
                      + ("（新文件）" if created else "")
-                     + ("（覆盖了不是 UTF-8 的原文件，原文件没有记为版本）" if replaced_unreadable else ""),
+                     + ("（覆盖了不是 UTF-8 的原文件，原文件没有记为版本）" if replaced_unreadable else "")
+                     + (f"，{repaired} 个无法保存的字符（单独的代理字符）已换成 \ufffd" if repaired else ""),
                      conn=conn, now=lambda: now)
         return SaveResult(name, changed=True, created=created, version=number, sha256=sha256_hex(new_bytes),
-                          previous_sha256=state.current_sha256)
+                          previous_sha256=state.current_sha256, repaired=repaired)
 
     def restore(self, user: User, version_id: int, *, authorize: Authorize | None = None) -> SaveResult:
         """Save an old version's content as the newest version of its file."""
