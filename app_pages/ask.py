@@ -271,7 +271,7 @@ def render_recent() -> None:
         return
     with st.expander(f"最近问过（{len(recent)}）"):
         for i, question in enumerate(recent):
-            st.button(question, key=f"recent_{i}", type="tertiary",
+            st.button(view.md_escape(question), key=f"recent_{i}", type="tertiary",  # a student's words: never Markdown
                       on_click=lambda q=question: st.session_state.update({PICKED: q, "question": q}))
 
 
@@ -283,7 +283,7 @@ def render_copy(answer: RAGAnswer) -> None:
 
 def confirm_queued(item: int) -> None:
     """A toast (seen wherever the reader scrolled) and a line with a link to the item."""
-    st.toast(f"已记入复核队列 #{item}", icon=":material/check_circle:")
+    st.toast(f"已记入复核队列 #{item:d}", icon=":material/check_circle:")
     st.success(f"已记入复核队列 #{item}：[在复核队列打开]({review_url(item)})")
 
 

@@ -40,7 +40,7 @@ if providers:
     else:
         for provider in providers:
             label = "使用单位账号登录" if provider is None or len(providers) == 1 else f"使用单位账号登录（{provider}）"
-            if st.button(label, key=f"sso_{provider or 'default'}", icon=":material/badge:", width="stretch"):
+            if st.button(md_escape(label), key=f"sso_{provider or 'default'}", icon=":material/badge:", width="stretch"):
                 st.login(provider or "default")
     if st.user.get("is_logged_in", False):
         st.caption("单位账号已登录，但没有对应的小E 账号。")

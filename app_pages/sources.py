@@ -62,7 +62,7 @@ def pager(label: str, pages: int, key: str) -> int:
         return 0
     if not 1 <= st.session_state.get(key, 1) <= pages:
         st.session_state[key] = 1
-    number = st.number_input(f"{label}（共 {pages} 页）", min_value=1, max_value=pages, step=1, key=key)
+    number = st.number_input(f"{md_escape(label)}（共 {pages:d} 页）", min_value=1, max_value=pages, step=1, key=key)
     return int(number) - 1
 
 
@@ -105,7 +105,7 @@ def render_file(file: str, chunk: int | None, bundle, facts: Overview) -> None:
     st.html(page_html(text, pages[page], span, focus))
     if scroll and any(s.start <= span[0] < s.end for s in pages[page]):
         st.html(SCROLL_SCRIPT, unsafe_allow_javascript=True)
-    with st.expander(f"「{file}」的片段列表（{info.chunks} 个）"):
+    with st.expander(f"「{md_escape(file)}」的片段列表（{info.chunks:d} 个）"):
         at = pager("片段列表页码", -(-info.chunks // CHUNK_ROWS), "chunk_page") * CHUNK_ROWS
         rows = [bundle.index.chunks[info.first + i] for i in range(at, min(at + CHUNK_ROWS, info.chunks))]
         # st.dataframe shows text as data (no Markdown), and keeps the 片段编号 column visible.

@@ -303,7 +303,7 @@ def denied_notice(user: User) -> None:
         return
     st.session_state["_denied_shown"] = url
     what = PERMISSIONS[permission][0]
-    st.toast(f"无权限：不能{what}", icon=":material/block:")
+    st.toast(f"无权限：不能{PERMISSIONS[permission][0]}", icon=":material/block:")
     st.warning(f"无权限：你的角色是「{user.role_label}」，不能{what}，已转到首页。如有需要，请联系管理员。")
 
 
