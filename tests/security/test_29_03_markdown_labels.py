@@ -10,7 +10,6 @@ len(...), or md_escape(...) — the one helper (ui/escape.py). A page test then 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
