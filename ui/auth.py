@@ -267,11 +267,13 @@ def _sso_sign_in(sessions: SessionStore) -> User | None:
     if not sso_providers() or not st.user.get("is_logged_in", False):
         return None
     try:
-        return _remember(sessions.sign_in_sso(str(st.user.get("email") or ""),
+        user = _remember(sessions.sign_in_sso(str(st.user.get("email") or ""),
                                               email_verified=st.user.get("email_verified")))
     except AuthError as error:
         st.session_state[NOTICE] = str(error)
         return None
+    _revoke_previous()  # rotation, as for a password sign-in
+    return user
 
 
 # --- what the router shows once signed in --------------------------------------------------------
