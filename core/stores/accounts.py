@@ -337,7 +337,9 @@ def _valid_role(role: str) -> str:
 
 def _valid_display_name(value: str) -> str:
     name = " ".join(unicodedata.normalize("NFC", value).split())
-    if not name or len(name) > MAX_DISPLAY_CHARS or any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
+    if len(name) > MAX_DISPLAY_CHARS:
+        raise AccountError(f"显示名有 {len(name)} 个字，最多 {MAX_DISPLAY_CHARS} 个字，请缩短后再保存（例如「张老师」）。")
+    if not name or any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
         raise AccountError(f"显示名需要 1 到 {MAX_DISPLAY_CHARS} 个字，且不能含控制字符。")
     return name
 
