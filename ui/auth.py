@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import time
 from datetime import timedelta
 from urllib.parse import urlparse
 
@@ -34,6 +35,8 @@ from ui.state import get_settings
 LOCAL_USER = User(username="local", display_name="本机用户", role="admin")
 TOKEN, USER, METHOD, NOTICE = "auth_token", "auth_user", "auth_method", "auth_notice"
 COOKIE_WRITE = "auth_cookie_write"  # the token to put in the cookie on the next full run ("" clears it)
+RESUMED = "_auth_resumed"  # (token, monotonic time) of the gate's last resume
+RESUME_FRESH_S = 1.0  # the page's own check within this long after the gate's is the same check: skipped
 REVIEWER = "reviewer"  # the name pages already use to attribute decisions
 # url_path -> permission needed to see the page; pages not listed are open to every signed-in role.
 RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts"}
@@ -98,7 +101,8 @@ def guard_page(permission: str | None = None) -> User:
     otherwise serve a `pages/` folder bare (legacy multipage mode) to a deep link such as
     /settings before the router has run once; this guard is the second line of defence.
     """
-    if auth_enabled() and st.session_state.get(TOKEN):
+    token = st.session_state.get(TOKEN)
+    if auth_enabled() and token and not _just_resumed(token):
         _resume(get_sessions())  # again: on a bare-page run the router has not checked idle time or the role
     user = current_user()
     if user is None:
@@ -119,7 +123,7 @@ def gate() -> User:
         return LOCAL_USER
     try:
         sessions = get_sessions()
-        no_accounts = sessions.accounts.count() == 0
+        no_accounts = not sessions.accounts.has_accounts()
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         st.stop()
@@ -148,6 +152,7 @@ def _resume_from_cookie(sessions: SessionStore) -> User | None:
     st.session_state[TOKEN] = session.token
     st.session_state[METHOD] = session.method
     st.session_state[USER] = session.user
+    st.session_state[RESUMED] = (session.token, time.monotonic())
     return session.user
 
 
@@ -182,7 +187,17 @@ def _resume(sessions: SessionStore) -> User | None:
         st.session_state[NOTICE] = str(expired)
         return None
     st.session_state[USER] = session.user
+    st.session_state[RESUMED] = (token, time.monotonic())
     return session.user
+
+
+def _just_resumed(token: str) -> bool:
+    """True when the router's gate resumed this token a moment ago (this same run): no second round trip.
+
+    A page's state-changing calls re-check the session in their own transaction anyway (`authorize`).
+    """
+    seen = st.session_state.get(RESUMED)
+    return bool(seen) and seen[0] == token and time.monotonic() - seen[1] < RESUME_FRESH_S
 
 
 def sign_in(username: str, password: str) -> User:

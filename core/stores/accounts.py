@@ -93,6 +93,7 @@ class AccountStore:
         self.hasher = hasher or PasswordHasher()
         self._now = lambda: as_utc(now()).astimezone(UTC)  # SQLite drops the offset: store UTC
         self._dummy_hash: str | None = None
+        self._any = False  # an account was seen: accounts are never deleted, so there always will be
         audit.ensure(db)
         db.migrate(ACCOUNTS_SCHEMA)
         db.migrate(SESSIONS_SCHEMA)  # a password reset, a lower role or a disable ends the account's sessions
@@ -105,6 +106,13 @@ class AccountStore:
             query = query.where(accounts.c.disabled.is_(False))
         with self.db.read("读取账号") as conn:
             return conn.execute(query).scalar_one()
+
+    def has_accounts(self) -> bool:
+        """Whether any account exists (the login gate asks on every rerun; once true it is not asked again)."""
+        if not self._any:
+            with self.db.read("读取账号") as conn:
+                self._any = conn.execute(select(accounts.c.id).limit(1)).first() is not None
+        return self._any
 
     def find(self, username: str) -> Account | None:
         with self.db.read("读取账号") as conn:

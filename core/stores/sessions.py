@@ -207,10 +207,17 @@ class SessionStore:
     # --- resuming and ending -----------------------------------------------------------------
 
     def resume(self, token: str) -> Session:
-        """The live session for `token`, with the account's current name and role; else SessionExpired."""
+        """The live session for `token`, with the account's current name and role; else SessionExpired.
+
+        One query reads the session with its account (the page calls this on every rerun).
+        """
         now = self._now()
         with self.db.read("读取登录状态") as conn:
-            row = conn.execute(select(sessions).where(sessions.c.token_hash == _digest(token or ""))).first()
+            row = conn.execute(select(sessions, account_rows.c.display_name, account_rows.c.role,
+                                      account_rows.c.disabled, account_rows.c.id.label("account_id"))
+                               .select_from(sessions.outerjoin(account_rows,
+                                                               account_rows.c.username == sessions.c.username))
+                               .where(sessions.c.token_hash == _digest(token or ""))).first()
         if row is None:
             raise SessionExpired("登录已失效，请重新登录。")
         if row.ended_at is not None:  # ended by an account change, a sign-out elsewhere, or earlier expiry
@@ -220,8 +227,7 @@ class SessionStore:
             reason, message = expired
             self._end(row.token_hash, reason)
             raise SessionExpired(message)
-        account = self.accounts.find(row.username)
-        if account is None or account.disabled:
+        if row.account_id is None or row.disabled:
             self._end(row.token_hash, "disabled")
             raise SessionExpired(session_rows.END_MESSAGES["disabled"])
         last_seen = as_utc(row.last_seen)
@@ -229,7 +235,8 @@ class SessionStore:
             with self.db.transaction("更新登录状态") as conn:
                 conn.execute(sessions.update().where(sessions.c.token_hash == row.token_hash).values(last_seen=now))
             last_seen = now
-        return Session(token=token, user=account.user, method=row.method, started_at=as_utc(row.started_at),
+        user = User(username=row.username, display_name=row.display_name, role=row.role)
+        return Session(token=token, user=user, method=row.method, started_at=as_utc(row.started_at),
                        last_seen=last_seen)
 
     def _expired(self, row, now: datetime) -> tuple[str, str] | None:
