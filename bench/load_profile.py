@@ -8,17 +8,11 @@ load test pays what the console pays per question.
 
 from __future__ import annotations
 
-import json
 import statistics
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from sqlalchemy import event
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 class Probe:
@@ -57,12 +51,10 @@ class Probe:
 
 
 def page_calls() -> dict[str, int]:
-    """The store calls of one signed-in Ask rerun, measured on the real page (a subprocess: no threads before fork)."""
-    done = subprocess.run([sys.executable, "-m", "bench.page_profile", "--json"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
-    if done.returncode != 0:
-        raise RuntimeError(f"bench.page_profile failed:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])["calls"]
+    """The store calls of one signed-in Ask rerun, measured on the real page (in a subprocess: no threads before fork)."""
+    from bench.page_profile import measured
+
+    return measured()["calls"]
 
 
 @dataclass

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +30,7 @@ TABLE = re.compile(r"\b(?:FROM|JOIN|UPDATE|INTO)\s+\"?(\w+)", re.IGNORECASE)
 def profile() -> dict:
     """{"calls": {store call: count}, "statements": {table: count}, "total": n} for one signed-in Ask rerun."""
     folder = Path(tempfile.mkdtemp(prefix="xiaoe-page-profile-"))
+    saved = dict(os.environ)
     try:
         shutil.copytree(ROOT / "corpus", folder / "corpus")
         for name in [n for n in os.environ if n.startswith("XIAOE_")]:
@@ -37,7 +39,18 @@ def profile() -> dict:
                            "XIAOE_AUTH": "on"})
         return _measure()
     finally:
+        os.environ.clear()
+        os.environ.update(saved)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def measured() -> dict:
+    """`profile()` in a fresh process (AppTest leaves threads and caches behind; a forking caller must have none)."""
+    done = subprocess.run([sys.executable, "-m", "bench.page_profile", "--json"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench.page_profile failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _measure() -> dict:
