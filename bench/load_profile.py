@@ -112,13 +112,13 @@ def print_profile(rows: list[dict], calls: dict[str, int]) -> None:
     """Where an ask's time goes, per engine and crowd size (medians, and p95 where the tail matters)."""
     reads = "、".join(f"{name} ×{count}" for name, count in calls.items())
     print(f"\n一次提问的时间花在哪里（每次提问先重放提问页一次重跑的读库：{reads}；由 bench/page_profile.py 在真实页面上量出）")
-    header = ("数据库", "顾问", "语句/问", "事务/问", "页面读库 p50/p95", "作答 p50/p95", "写队列 p50/p95",
+    header = ("数据库", "每问读设置", "顾问", "语句/问", "事务/问", "页面读库 p50/p95", "作答 p50/p95", "写队列 p50/p95",
               "其中在驱动里 p50/p95", "等连接池 p95", "总计 p50/p95")
     print(" | ".join(header))
     for r in rows:
         t: AskTally = r["tally"]
         print(" | ".join(str(v) for v in (
-            r["engine"], r["consultants"], f"{p50(t.statements):.0f}", f"{p50(t.transactions):.0f}",
+            r["engine"], r["settings_reads"], r["consultants"], f"{p50(t.statements):.0f}", f"{p50(t.transactions):.0f}",
             f"{p50(t.reads):.1f} / {p95(t.reads):.0f}", f"{p50(t.answer):.1f} / {p95(t.answer):.0f}",
             f"{p50(t.write):.1f} / {p95(t.write):.0f}", f"{p50(t.db):.1f} / {p95(t.db):.0f}", f"{p95(t.pool):.2f}",
             f"{p50(t.total):.0f} / {p95(t.total):.0f}")))

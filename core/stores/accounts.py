@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select
+from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select, text
 
 from core.stores import audit
 from core.stores.db import Database, Migration, Schema, as_utc, create_tables, utcnow
@@ -38,6 +38,7 @@ USERNAME_RE = re.compile(r"^[\w.@-]{2,64}$")
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 MAX_DISPLAY_CHARS = 50
 ROLE_RANK = {"consultant": 0, "admin": 1}  # a change to a lower rank ends the account's sessions
+NEW_NAMES_LOCK_KEY = 0x78616363  # "xacc": PostgreSQL advisory lock held while a new account's name is checked
 
 
 
@@ -193,7 +194,8 @@ class AccountStore:
         name = _valid_display_name(display_name or key)
         mail = _valid_email(email)
         digest = self.hasher.hash(check_new_password(password, key, mail, name))
-        with self.db.transaction("新建账号", immediate=authorize is not None) as conn:
+        with self.db.transaction("新建账号", immediate=True) as conn:
+            _serialise_new_names(conn)
             _authorized(conn, authorize)
             if conn.execute(select(accounts.c.id).where(accounts.c.username == key)).first():
                 raise AccountError(f"账号「{key}」已经存在，请换一个用户名，或用 users passwd 重设它的密码。")
@@ -326,9 +328,16 @@ def _valid_username(value: str) -> str:
     return key
 
 
+def _serialise_new_names(conn: Connection) -> None:
+    """One new account at a time: the look-alike check reads every name, and a name being added by another
+    transaction is invisible to it (BEGIN IMMEDIATE on SQLite; a transaction-scoped advisory lock on PostgreSQL)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": NEW_NAMES_LOCK_KEY})
+
+
 def _refuse_look_alike(conn: Connection, key: str) -> None:
     """AccountError when `key` looks like an existing user name (same confusable skeleton); inside the add's
-    transaction, so two look-alikes added at once cannot both pass (the table is a few dozen rows)."""
+    transaction, after `_serialise_new_names`, so two look-alikes added at once cannot both pass."""
     mine = skeleton(key)
     for other in conn.execute(select(accounts.c.username)).scalars():
         if other != key and skeleton(other) == mine:

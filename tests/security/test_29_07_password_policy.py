@@ -75,3 +75,15 @@ def test_29_07_whole_script_look_alike_of_an_existing_name_is_refused(store):
 @pytest.mark.parametrize("name", ["王老师", "wang老师", "li.lei", "张san-2", "まさこ", "olga.ivanova"])
 def test_29_07_ordinary_user_names_are_accepted(store, name):
     assert store.add(name, PASSWORD, actor="admin").username == name
+
+
+def test_29_07_two_look_alikes_added_at_once_cannot_both_pass(database_url):
+    from tests.db_race import MeetBefore, race
+
+    store = AccountStore(Database(database_url, busy_timeout_ms=20_000), hasher=FAST_HASHER)
+    with MeetBefore(store.db.engine, r"^\s*INSERT INTO accounts"):
+        outcomes = race(lambda: store.add("ace", PASSWORD, actor="a"),
+                        lambda: store.add("\u0430\u0441\u0435", PASSWORD, actor="b"))
+    assert sum(not isinstance(o, BaseException) for o in outcomes) == 1, outcomes
+    assert len(store.list()) == 1
+    store.db.dispose()
