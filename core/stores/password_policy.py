@@ -2,8 +2,9 @@
 
 ASVS 5.0 (2.1.1) asks for at least 12 characters, 8 with MFA. 10 is our choice for a staff
 console without MFA whose few dozen users type it daily, together with:
-- a real list of common passwords: zxcvbn's 30,000 most common (from Mark Burnett's 10-million
-  password corpus) plus the shipped core/data/common_passwords.txt (common Chinese ones among them),
+- a real list of common passwords: zxcvbn's 30,000 most common (ranked from Mark Burnett's 2015
+  10-million password corpus, shipped inside zxcvbn under its MIT licence; docs/dependencies.md) plus
+  the shipped core/data/common_passwords.txt (common Chinese ones among them),
   checked whole and with the digits and symbols people add at the end taken off ("Password1!");
 - zxcvbn's estimate of how many guesses the password takes (keyboard walks, l33t, dates, repeats,
   dictionary words with suffixes), at least 10^8 (zxcvbn's score 3: safe against online guessing
