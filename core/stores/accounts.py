@@ -8,9 +8,7 @@ the password of this account"; what each role may do is in core/roles.py.
 
 from __future__ import annotations
 
-import re
 import secrets
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,23 +18,27 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select, text
 
 from core.stores import audit
+from core.stores.account_values import (  # noqa: F401 - MAX_DISPLAY_CHARS and normalize_username re-exported
+    MAX_DISPLAY_CHARS,
+    normalize_username,
+    valid_display_name,
+    valid_email,
+    valid_role,
+    valid_username,
+)
 from core.stores.db import Database, Migration, Schema, as_utc, create_tables, utcnow
 from core.stores.password_policy import (  # noqa: F401 - MIN_PASSWORD_CHARS re-exported
     MAX_PASSWORD_CHARS,
     MIN_PASSWORD_CHARS,
     AccountError,
     check_new_password,
-    fold,
 )
 from core.stores.roles import PERMISSIONS, ROLES, Authorize, User, require
 from core.stores.session_rows import SESSIONS_SCHEMA, end_sessions
-from core.stores.user_names import script_problem, skeleton
+from core.stores.user_names import skeleton
 
 __all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "User", "normalize_username", "require"]
 
-USERNAME_RE = re.compile(r"^[\w.@-]{2,64}$")
-EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-MAX_DISPLAY_CHARS = 50
 ROLE_RANK = {"consultant": 0, "admin": 1}  # a change to a lower rank ends the account's sessions
 NEW_NAMES_LOCK_KEY = 0x78616363  # "xacc": PostgreSQL advisory lock held while a new account's name is checked
 
@@ -78,11 +80,6 @@ accounts = Table(
 )
 
 ACCOUNTS_SCHEMA = Schema("accounts", (Migration(1, "accounts table", create_tables(accounts)),))
-
-
-def normalize_username(value: str) -> str:
-    """NFKC, trimmed, case-folded: 'Admin', 'admin' and full-width 'ａｄｍｉｎ' are one account."""
-    return fold(value.strip()) if isinstance(value, str) else ""
 
 
 class AccountStore:
@@ -189,10 +186,10 @@ class AccountStore:
     def add(self, username: str, password: str, *, actor: str, role: str = "consultant",
             display_name: str | None = None, email: str | None = None,
             authorize: Authorize | None = None) -> Account:
-        key = _valid_username(username)
-        role = _valid_role(role)
-        name = _valid_display_name(display_name or key)
-        mail = _valid_email(email)
+        key = valid_username(username)
+        role = valid_role(role)
+        name = valid_display_name(display_name or key)
+        mail = valid_email(email)
         digest = self.hasher.hash(check_new_password(password, key, mail, name))
         with self.db.transaction("新建账号", immediate=True) as conn:
             _serialise_new_names(conn)
@@ -232,8 +229,8 @@ class AccountStore:
                     email: str | None = None, authorize: Authorize | None = None) -> Account:
         """Change the display name and the email (None leaves one as it is, "" clears the email)."""
         account = self.get(username)
-        name = account.display_name if display_name is None else _valid_display_name(display_name)
-        mail = account.email if email is None else _valid_email(email)
+        name = account.display_name if display_name is None else valid_display_name(display_name)
+        mail = account.email if email is None else valid_email(email)
         if (name, mail) == (account.display_name, account.email):
             return account
         with self.db.transaction("修改账号资料", immediate=True) as conn:
@@ -271,7 +268,7 @@ class AccountStore:
 
     def set_role(self, username: str, role: str, *, actor: str, authorize: Authorize | None = None) -> Account:
         """Change the role; a lower role ends the account's sessions; the last usable admin cannot be demoted."""
-        key, role = self.get(username).username, _valid_role(role)
+        key, role = self.get(username).username, valid_role(role)
         with self.db.transaction("修改角色", immediate=True) as conn:
             admins = _lock_admins(conn)
             _authorized(conn, authorize)
@@ -316,17 +313,7 @@ def _authorized(conn: Connection, authorize: Authorize | None) -> None:
         authorize(conn, "manage_accounts")
 
 
-# --- validation ---------------------------------------------------------------------------------
-
-def _valid_username(value: str) -> str:
-    key = normalize_username(value)
-    if not USERNAME_RE.match(key):
-        raise AccountError(f"用户名「{key[:70]}」不可用：需要 2 到 64 个字符，只能包含字母、数字、汉字和 . _ - @。")
-    problem = script_problem(key)
-    if problem:
-        raise AccountError(problem)
-    return key
-
+# --- one new name at a time --------------------------------------------------------------------
 
 def _serialise_new_names(conn: Connection) -> None:
     """One new account at a time: the look-alike check reads every name, and a name being added by another
@@ -343,31 +330,6 @@ def _refuse_look_alike(conn: Connection, key: str) -> None:
         if other != key and skeleton(other) == mine:
             raise AccountError(f"用户名「{key}」和已有账号「{other}」看起来一样（有形状相同的字符），"
                                "在操作记录里会分不清，请换一个用户名。")
-
-
-def _valid_role(role: str) -> str:
-    for code, label in ROLES.items():
-        if role in (code, label):
-            return code
-    raise AccountError(f"角色「{role}」不存在，可选：consultant（顾问）、admin（管理员）。")
-
-
-def _valid_display_name(value: str) -> str:
-    name = " ".join(unicodedata.normalize("NFC", value).split())
-    if len(name) > MAX_DISPLAY_CHARS:
-        raise AccountError(f"显示名有 {len(name)} 个字，最多 {MAX_DISPLAY_CHARS} 个字，请缩短后再保存（例如「张老师」）。")
-    if not name or any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
-        raise AccountError(f"显示名需要 1 到 {MAX_DISPLAY_CHARS} 个字，且不能含控制字符。")
-    return name
-
-
-def _valid_email(value: str | None) -> str | None:
-    if not value or not value.strip():
-        return None
-    mail = normalize_username(value)
-    if len(mail) > 254 or not EMAIL_RE.match(mail):
-        raise AccountError(f"邮箱「{mail[:60]}」格式不对，应类似 name@example.com。")
-    return mail
 
 
 def _account(row) -> Account:
