@@ -7,6 +7,7 @@ import streamlit as st
 from ui.auth import allowed_pages, denied_notice, gate, render_account
 from ui.chrome import chinese_chrome
 from ui.escape import md_escape
+from ui.pages import PAGES as PAGE_TABLE
 from ui.state import begin_run, get_index, get_settings
 
 st.set_page_config(page_title="小E 审核台", page_icon=":material/school:", layout="wide")
@@ -14,17 +15,8 @@ run = begin_run()  # the one settings build of this script run (env + secrets + 
 chinese_chrome()  # Streamlit's fixed English hints (form, uploader) hidden or relabelled
 user = gate()  # before sign-in: the setup or login page alone, and the script stops here
 
-PAGES = [
-    st.Page("app_pages/ask.py", title="提问与检查", icon=":material/forum:", default=True),
-    st.Page("app_pages/sources.py", title="资料原文", icon=":material/description:", url_path="sources"),
-    st.Page("app_pages/review.py", title="复核队列", icon=":material/inbox:", url_path="review"),
-    st.Page("app_pages/approved.py", title="已审答案", icon=":material/verified:", url_path="approved"),
-    st.Page("app_pages/gaps.py", title="资料缺口", icon=":material/help_center:", url_path="gaps"),
-    st.Page("app_pages/tuning.py", title="阈值调优", icon=":material/tune:", url_path="tuning"),
-    st.Page("app_pages/glossary.py", title="同义词表", icon=":material/translate:", url_path="glossary"),
-    st.Page("app_pages/settings.py", title="设置", icon=":material/settings:", url_path="settings"),
-    st.Page("app_pages/accounts.py", title="账号管理", icon=":material/manage_accounts:", url_path="accounts"),
-]
+PAGES = [st.Page(p.script, title=p.title, icon=p.icon, **({"url_path": p.url_path} if p.url_path else {"default": True}))
+         for p in PAGE_TABLE]
 
 with st.sidebar:
     st.markdown("### 小E 审核台")

@@ -273,7 +273,7 @@ def render_copy(answer: RAGAnswer) -> None:
 
 def confirm_queued(item: int) -> None:
     """A toast (seen wherever the reader scrolled) and a line with a link to the item."""
-    st.toast(f"已记入复核队列 #{item}", icon=":material/check_circle:")
+    st.toast(f"已记入复核队列 #{item:d}", icon=":material/check_circle:")
     st.success(f"已记入复核队列 #{item}：[在复核队列打开]({review_url(item)})")
 
 

@@ -139,8 +139,8 @@ st.caption("学员的说法（同义词）会在检索和可答性判断时当�
            "顾问的新增先作为提议，管理员批准后才生效。")
 if FLASH in st.session_state:
     message = st.session_state.pop(FLASH)
-    st.toast(message.split("：")[0].split("，")[0], icon=":material/check_circle:")
-    st.success(message)
+    st.toast(md_escape(message.split("：")[0].split("，")[0]), icon=":material/check_circle:")
+    st.success(md_escape(message))  # it quotes the synonyms as typed
 try:
     store = admin()
     glossary = store.load()

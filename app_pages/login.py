@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.stores.sessions import IDLE_LIMIT, LOCK_DURATION, MAX_FAILURES
-from ui.auth import NOTICE, current_user, sign_in, sso_providers, sso_ready
+from ui.auth import IDLE_LIMIT, LOCK_DURATION, MAX_FAILURES, NOTICE, current_user, sign_in, sso_providers, sso_ready
 from ui.escape import md_escape
+from ui.state import get_settings
 
 st.title("登录小E 审核台")
 if current_user() is not None:  # only on a bare-page run (see ui.auth.guard_page); the router skips this page
@@ -39,7 +39,7 @@ if providers:
     else:
         for provider in providers:
             label = "使用单位账号登录" if provider is None or len(providers) == 1 else f"使用单位账号登录（{provider}）"
-            if st.button(label, key=f"sso_{provider or 'default'}", icon=":material/badge:", width="stretch"):
+            if st.button(md_escape(label), key=f"sso_{provider or 'default'}", icon=":material/badge:", width="stretch"):
                 st.login(provider or "default")
     if st.user.get("is_logged_in", False):
         st.caption("单位账号已登录，但没有对应的小E 账号。")
@@ -47,5 +47,7 @@ if providers:
             st.logout()
 
 lock_minutes, idle_hours = int(LOCK_DURATION.total_seconds() // 60), IDLE_LIMIT.total_seconds() / 3600
-st.caption(f"连续 {MAX_FAILURES} 次输错密码，账号会锁定 {lock_minutes} 分钟；{idle_hours:g} 小时不操作会自动退出。"
-           "忘记密码请联系管理员。")
+max_hours = get_settings().session_max_hours
+lifetime = f"{max_hours / 24:g} 天" if max_hours % 24 == 0 else f"{max_hours:g} 小时"
+st.caption(f"连续 {MAX_FAILURES} 次输错密码，这个用户名会从你这里锁定 {lock_minutes} 分钟（每次输错都会提示还能试几次）；"
+           f"{idle_hours:g} 小时不操作，或登录满 {lifetime}，会自动退出。忘记密码请联系管理员。")

@@ -20,7 +20,7 @@ from ui.answer_view import md_escape
 from ui.auth import guard_page
 from ui.corpus_admin import render_admin_panel
 from ui.source_view import SCROLL_SCRIPT, Overview, page_html, page_of, paginate
-from ui.state import corpus_text, get_index, get_index_status, get_overview, rebuild_index
+from ui.state import corpus_text, get_index, get_index_status, get_overview, rebuild_index, refused_elsewhere
 
 CHUNK_ROWS = 20
 FILE_ROWS = 50
@@ -60,7 +60,7 @@ def pager(label: str, pages: int, key: str) -> int:
         return 0
     if not 1 <= st.session_state.get(key, 1) <= pages:
         st.session_state[key] = 1
-    number = st.number_input(f"{label}（共 {pages} 页）", min_value=1, max_value=pages, step=1, key=key)
+    number = st.number_input(f"{md_escape(label)}（共 {pages:d} 页）", min_value=1, max_value=pages, step=1, key=key)
     return int(number) - 1
 
 
@@ -103,7 +103,7 @@ def render_file(file: str, chunk: int | None, bundle, facts: Overview) -> None:
     st.html(page_html(text, pages[page], span, focus))
     if scroll and any(s.start <= span[0] < s.end for s in pages[page]):
         st.html(SCROLL_SCRIPT, unsafe_allow_javascript=True)
-    with st.expander(f"「{file}」的片段列表（{info.chunks} 个）"):
+    with st.expander(f"「{md_escape(file)}」的片段列表（{info.chunks:d} 个）"):
         at = pager("片段列表页码", -(-info.chunks // CHUNK_ROWS), "chunk_page") * CHUNK_ROWS
         rows = [bundle.index.chunks[info.first + i] for i in range(at, min(at + CHUNK_ROWS, info.chunks))]
         # st.dataframe shows text as data (no Markdown), and keeps the 片段编号 column visible.
@@ -128,7 +128,7 @@ def render_index(bundle, facts: Overview) -> None:
     cols[2].metric("指纹", bundle.fingerprint)
     cols[3].metric("建立时间", _local_time(bundle.index.built_at))
     status = get_index_status()
-    for note in (*bundle.skipped, *(status.problems if status else ())):
+    for note in (*bundle.skipped, *(status.problems if status else ()), *refused_elsewhere()):
         st.warning(md_escape(note))
     st.caption("资料以数据库为准：任何一台审核台保存的修改，其他审核台会在几秒内自动同步并在后台重建索引。")
     if st.session_state.pop("_sources_rebuilt", False):

@@ -283,9 +283,9 @@ assistant = get_assistant(bundle, glossary)
 files, sections = corpus_catalog(bundle.index)
 
 if FLASH in st.session_state:
-    flash = md_escape(st.session_state.pop(FLASH))
-    st.toast(flash, icon=":material/check_circle:")  # seen wherever the consultant is looking
-    st.success(flash)
+    flash = st.session_state.pop(FLASH)
+    st.toast(md_escape(flash), icon=":material/check_circle:")  # seen wherever the consultant is looking
+    st.success(md_escape(flash))
 select_pending()
 
 top = st.columns([2, 2, 2])

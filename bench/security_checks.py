@@ -1,10 +1,13 @@
-"""Security figures for docs/accounts.md: parallel sign-ins against the lockout, and the model deadline.
+"""Security figures for docs/accounts.md: one line per item of issue #29, parallel sign-ins, and the model deadline.
 
-    .venv/bin/python bench/security_checks.py [--attempts 40] [--drip 2] [--timeout 3]
+    .venv/bin/python -m bench.security_checks [--attempts 40] [--drip 2] [--timeout 3] [--only-29]
 
+0. Issue #29 (round 3): one measured line per item (bench/security_round3.py), on SQLite and, with
+   XIAOE_TEST_DATABASE_URL, PostgreSQL too where storage is involved.
 1. Parallel sign-ins: `--attempts` threads start together on one user name (all wrong but the
    last, which waits until the fifth password has been checked); the table shows how many
-   passwords were checked, whether the right one got in, and the wall time. SQLite always;
+   passwords were checked, whether the right one got in, and the wall time, from one known address
+   (locked for 10 minutes) and from an unknown source (the name waits 1 s, 2 s … instead). SQLite always;
    PostgreSQL too when XIAOE_TEST_DATABASE_URL names a database (a fresh schema is used and dropped).
 2. Model deadline: a local OpenAI-compatible server sends one piece every `--drip` seconds of a
    long answer; with XIAOE_LLM_TIMEOUT=`--timeout`, how long the API (Pipeline.answer) and the CLI
@@ -14,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import subprocess
@@ -28,19 +32,20 @@ ROOT = Path(__file__).resolve().parents[1]
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from core.errors import AuthError, ModelError  # noqa: E402
+from bench.security_round3 import lines  # noqa: E402
+from core.errors import AccountLocked, AuthError, ModelError  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.stores.accounts import AccountStore  # noqa: E402
 from core.stores.db import Database  # noqa: E402
-from core.stores.sessions import MAX_FAILURES, AccountLocked, SessionStore  # noqa: E402
+from core.stores.sessions import MAX_FAILURES, SessionStore  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 from tests.security.helpers import CountingHasher  # noqa: E402
 
 PASSWORD = "correct horse 42"
-QUESTION = "口语课一共有几级？每级多少课时？"
+QUESTION = "口语课一共有几级？"  # answered by the gate (the longer one with 每级 is now refused before any model call)
 
 
-def parallel_sign_ins(url: str, attempts: int) -> tuple[int, str, float]:
+def parallel_sign_ins(url: str, attempts: int, source: str | None = "203.0.113.9") -> tuple[int, str, float]:
     hasher = CountingHasher()
     db = Database(url, busy_timeout_ms=60_000)
     store = AccountStore(db, hasher=hasher)
@@ -56,12 +61,12 @@ def parallel_sign_ins(url: str, attempts: int) -> tuple[int, str, float]:
         if right:
             hasher.reached(MAX_FAILURES).wait(timeout=60)
         try:
-            signer.sign_in("amy", PASSWORD if right else f"wrong {n}")
+            signer.sign_in("amy", PASSWORD if right else f"wrong {n}", source=source)
             if right:
                 outcome["right"] = "signed in"
-        except AccountLocked:
+        except AccountLocked as error:
             if right:
-                outcome["right"] = "refused (locked)"
+                outcome["right"] = "refused (must wait)" if "秒后再试" in str(error) else "refused (locked)"
         except AuthError:
             if right:
                 outcome["right"] = "refused (bad credentials)"
@@ -115,28 +120,55 @@ def deadline_cli(env: dict[str, str]) -> tuple[float, str]:
     return elapsed, said
 
 
+def fresh_databases() -> list[tuple[str, object]]:
+    """(engine name, a context manager factory yielding the URL of a fresh empty database) for each engine at hand."""
+    @contextlib.contextmanager
+    def sqlite():
+        with tempfile.TemporaryDirectory() as folder:
+            yield f"sqlite:///{folder}/bench.sqlite3"
+
+    engines = [("SQLite", sqlite)]
+    base = os.environ.get("XIAOE_TEST_DATABASE_URL", "")
+    if base:
+        @contextlib.contextmanager
+        def postgresql():
+            url, schema = pg_schema_url(base)
+            try:
+                yield url
+            finally:
+                from core.stores import db as core_db
+
+                cached = core_db._databases.pop(url, None)
+                if cached is not None:
+                    cached.dispose()
+                drop_schema(base, schema)
+        engines.append(("PostgreSQL", postgresql))
+    return engines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attempts", type=int, default=40)
     parser.add_argument("--drip", type=float, default=2.0)
     parser.add_argument("--timeout", type=float, default=3.0)
+    parser.add_argument("--only-29", action="store_true", help="only the issue #29 lines")
     args = parser.parse_args()
 
-    print(f"## Parallel sign-ins: {args.attempts} at once, {args.attempts - 1} wrong, 1 right (after the 5th check)")
-    print("| engine | passwords checked | right password | wall time (s) |")
-    print("|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as folder:
-        checked, right, elapsed = parallel_sign_ins(f"sqlite:///{folder}/bench.sqlite3", args.attempts)
-        print(f"| SQLite | {checked} | {right} | {elapsed:.2f} |")
-    base = os.environ.get("XIAOE_TEST_DATABASE_URL", "")
-    if base:
-        url, schema = pg_schema_url(base)
-        try:
-            checked, right, elapsed = parallel_sign_ins(url, args.attempts)
-        finally:
-            drop_schema(base, schema)
-        print(f"| PostgreSQL | {checked} | {right} | {elapsed:.2f} |")
+    print("## Issue #29 (round 3): one line per item")
+    for line in lines(fresh_databases()):
+        print(line)
+    if args.only_29:
+        return
+    print()
 
+    print(f"## Parallel sign-ins: {args.attempts} at once, {args.attempts - 1} wrong, 1 right (after the 5th check)")
+    print("| engine | source | passwords checked | right password | wall time (s) |")
+    print("|---|---|---|---|---|")
+    for engine, fresh in fresh_databases():
+        for label, source in (("one address", "203.0.113.9"), ("unknown (waits, no lock)", None)):
+            with fresh() as url:
+                checked, right, elapsed = parallel_sign_ins(url, args.attempts, source)
+            print(f"| {engine} | {label} | {checked} | {right} | {elapsed:.2f} |")
     print()
     print(f"## Model deadline: one piece every {args.drip:g} s, XIAOE_LLM_TIMEOUT={args.timeout:g}")
     print("| path | whole call (s) | of which the model call (s) | outcome |")

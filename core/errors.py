@@ -41,12 +41,28 @@ class AuthError(XiaoEError):
     """Sign-in failed, the session expired, or the role does not allow the action."""
 
 
+class SessionExpired(AuthError):
+    """The session ended (idle too long, too old, signed out, account disabled); sign in again."""
+
+
+class AccountLocked(AuthError):
+    """Too many failed sign-ins for this user name; wait until the lock ends."""
+
+
+class AccountError(XiaoEError):
+    """An account value cannot be accepted (name taken, password too short...); the message says what to change."""
+
+
 class InvalidReview(XiaoEError):
     """A decision, note or filter of the review queue cannot be accepted; the message says what to change."""
 
 
 class InvalidGlossary(XiaoEError):
     """A glossary entry or CSV file cannot be accepted; the message names the row and what to fix."""
+
+
+class ProposalDecided(ConflictError, InvalidGlossary):
+    """Another admin decided the proposal first; nothing of this decision was saved."""
 
 
 class QuestionSetError(XiaoEError):

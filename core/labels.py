@@ -17,7 +17,8 @@ REASON_LABELS = {
 }
 
 AUDIT_ACTION_LABELS = {
-    "login": "登录", "login_locked": "登录锁定", "login_unlock": "解除登录锁定",
+    "login": "登录", "login_locked": "登录锁定", "login_unlock": "解除登录锁定", "login_disabled": "已停用的账号尝试登录",
+    "account_profile": "修改账号资料",
     "account_add": "新建账号", "account_passwd": "重设密码", "account_disable": "停用账号",
     "account_enable": "启用账号", "account_role": "修改角色", "corpus_upload": "上传资料",
     "corpus_edit": "在线编辑资料", "corpus_restore": "恢复资料旧版", "corpus_baseline": "记录资料原有版本",

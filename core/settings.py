@@ -12,6 +12,7 @@ the console applies once per run (ui/state.py) and each CLI command once (core.c
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -48,6 +49,12 @@ MAX_QUESTION_CHARS = 2000
 # reasoning, not measured: no real model is available to the project's tests.
 GRADER_BAND_COVERAGE = 0.25
 GRADER_BAND_UNKNOWN = 0.8
+# Sign-in: how long a session may live however active (the idle limit is core.stores.sessions.IDLE_LIMIT), and
+# the reverse proxies whose X-Forwarded-For header names the client (core.stores.client_address). Loopback is
+# listed by default, as uvicorn (Streamlit's server) does: nginx on the same machine, as docs/deployment.md sets it up.
+SESSION_MAX_HOURS = 168.0
+MAX_SESSION_MAX_HOURS = 24 * 365
+TRUSTED_PROXIES = "127.0.0.1,::1"
 
 _KIND_NAMES = {int: "整数", float: "数字", str: "文字", Path: "路径"}
 # The sources `Settings.load` reads, for the duration of one construction; `Settings()` reads none.
@@ -99,6 +106,8 @@ class Settings(BaseSettings):
     grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.answering.grader)
     grader_band_coverage: float = GRADER_BAND_COVERAGE
     grader_band_unknown: float = GRADER_BAND_UNKNOWN
+    session_max_hours: float = SESSION_MAX_HOURS
+    trusted_proxies: str = TRUSTED_PROXIES
     reuse: str = "on"  # "off": never answer from approved answers (to measure the gate alone)
     reuse_threshold: float = DEFAULT_REUSE_THRESHOLD  # core.reuse.match similarity an approved answer needs
 
@@ -179,6 +188,10 @@ class Settings(BaseSettings):
             raise ConfigError(f"判定区间覆盖余量 XIAOE_GRADER_BAND_COVERAGE（{self.grader_band_coverage}）必须在 0 到 1 之间。")
         if not 0.0 <= self.grader_band_unknown <= 1.0:
             raise ConfigError(f"判定区间资料外词权重上限 XIAOE_GRADER_BAND_UNKNOWN（{self.grader_band_unknown}）必须在 0 到 1 之间。")
+        if not 1 <= self.session_max_hours <= MAX_SESSION_MAX_HOURS:  # also refuses nan
+            raise ConfigError(f"登录的最长有效期 XIAOE_SESSION_MAX_HOURS（{self.session_max_hours}）必须在 1 到 "
+                              f"{MAX_SESSION_MAX_HOURS} 小时之间（默认 {SESSION_MAX_HOURS:g}，即 7 天）。")
+        _ = self.trusted_proxy_networks  # a bad entry fails here, at start-up
         if self.reuse not in ("on", "off"):
             raise ConfigError(f"已审答案复用开关 XIAOE_REUSE（{self.reuse}）只能是 on 或 off。")
         if not 0.0 <= self.reuse_threshold <= 1.0:
@@ -195,6 +208,20 @@ class Settings(BaseSettings):
     def grader_band(self) -> Band:
         """The grader's uncertain band (core.answering.grader.in_band)."""
         return Band(coverage_margin=self.grader_band_coverage, unknown_limit=self.grader_band_unknown)
+
+    @property
+    def trusted_proxy_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        """The reverse proxies (addresses or networks) whose X-Forwarded-For is believed."""
+        networks = []
+        for entry in (part.strip() for part in self.trusted_proxies.split(",")):
+            if not entry or entry.lower() == "none":  # "none": believe no proxy (an empty variable means the default)
+                continue
+            try:
+                networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                raise ConfigError(f"可信代理 XIAOE_TRUSTED_PROXIES 里的「{entry}」不是 IP 地址或网段；请写成用逗号分隔的"
+                                  "地址或网段，例如 127.0.0.1,10.0.0.5,192.168.8.0/24（写 none 表示不信任任何代理）。") from None
+        return tuple(networks)
 
     @property
     def db_url(self) -> str:

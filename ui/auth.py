@@ -13,16 +13,27 @@ then the local admin `LOCAL_USER`, and pages keep asking for a name as before.
 from __future__ import annotations
 
 import importlib.util
+import logging
+import time
+from datetime import timedelta
 from urllib.parse import urlparse
 
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
-from core.errors import AuthError, ConfigError, XiaoEError
-from core.stores.accounts import AccountStore
+from core.errors import AuthError, ConfigError, SessionExpired, XiaoEError
+from core.stores import audit
+from core.stores.accounts import MAX_DISPLAY_CHARS, ROLES, AccountStore  # noqa: F401 - limits re-exported for pages
+from core.stores.client_address import client_source
 from core.stores.db import open_database
 from core.stores.roles import PERMISSIONS, Authorize, User, require
-from core.stores.sessions import Session, SessionExpired, SessionStore
+from core.stores.sessions import (  # noqa: F401 - the sign-in limits are re-exported for the login page
+    IDLE_LIMIT,
+    LOCK_DURATION,
+    MAX_FAILURES,
+    Session,
+    SessionStore,
+)
 from ui import session_cookie
 from ui.answer_view import md_escape
 from ui.state import get_settings
@@ -30,10 +41,13 @@ from ui.state import get_settings
 LOCAL_USER = User(username="local", display_name="本机用户", role="admin")
 TOKEN, USER, METHOD, NOTICE = "auth_token", "auth_user", "auth_method", "auth_notice"
 COOKIE_WRITE = "auth_cookie_write"  # the token to put in the cookie on the next full run ("" clears it)
+RESUMED = "_auth_resumed"  # (token, monotonic time) of the gate's last resume
+RESUME_FRESH_S = 1.0  # the page's own check within this long after the gate's is the same check: skipped
 REVIEWER = "reviewer"  # the name pages already use to attribute decisions
 # url_path -> permission needed to see the page; pages not listed are open to every signed-in role.
 RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts"}
 AUTH_ONLY_PAGES = {"accounts"}  # meaningless without sign-in
+LOG = logging.getLogger(__name__)
 
 
 def auth_enabled() -> bool:
@@ -45,13 +59,32 @@ def auth_enabled() -> bool:
 
 
 @st.cache_resource(show_spinner=False)
-def _sessions(db_url: str) -> SessionStore:
-    return SessionStore(AccountStore(open_database(db_url)))
+def _sessions(db_url: str, max_hours: float) -> SessionStore:
+    return SessionStore(AccountStore(open_database(db_url)), absolute_limit=timedelta(hours=max_hours))
 
 
 def get_sessions() -> SessionStore:
-    """Sessions (and, as `.accounts`, accounts) on the configured database."""
-    return _sessions(get_settings().db_url)
+    """Sessions (and, as `.accounts`, accounts) on the configured database, with the configured lifetime."""
+    settings = get_settings()
+    return _sessions(settings.db_url, settings.session_max_hours)
+
+
+def client_address() -> str | None:
+    """The visitor's address for sign-in throttling (None: unknown), through the trusted proxies' X-Forwarded-For."""
+    try:
+        peer = st.context.ip_address
+        forwarded = st.context.headers.get("X-Forwarded-For")
+    except (AttributeError, RuntimeError):  # no browser connection (AppTest, bare script run)
+        return None
+    peer = peer if isinstance(peer, str) else None
+    forwarded = forwarded if isinstance(forwarded, str) else None
+    trusted = get_settings().trusted_proxy_networks
+    source = client_source(peer, forwarded, trusted)
+    if forwarded and source == peer and peer is not None:
+        # A proxy that is not listed makes every visitor one address; a lock on it would stop them all.
+        LOG.warning("sign-in from %s carries X-Forwarded-For but %s is not in XIAOE_TRUSTED_PROXIES; "
+                    "if it is a reverse proxy, list it there", peer, peer)
+    return source
 
 
 def current_user() -> User | None:
@@ -74,7 +107,8 @@ def guard_page(permission: str | None = None) -> User:
     otherwise serve a `pages/` folder bare (legacy multipage mode) to a deep link such as
     /settings before the router has run once; this guard is the second line of defence.
     """
-    if auth_enabled() and st.session_state.get(TOKEN):
+    token = st.session_state.get(TOKEN)
+    if auth_enabled() and token and not _just_resumed(token):
         _resume(get_sessions())  # again: on a bare-page run the router has not checked idle time or the role
     user = current_user()
     if user is None:
@@ -106,7 +140,7 @@ def gate() -> User:
         return LOCAL_USER
     try:
         sessions = get_sessions()
-        no_accounts = sessions.accounts.count() == 0
+        no_accounts = not sessions.accounts.has_accounts()
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         st.stop()
@@ -135,6 +169,7 @@ def _resume_from_cookie(sessions: SessionStore) -> User | None:
     st.session_state[TOKEN] = session.token
     st.session_state[METHOD] = session.method
     st.session_state[USER] = session.user
+    st.session_state[RESUMED] = (session.token, time.monotonic())
     return session.user
 
 
@@ -146,7 +181,7 @@ def _flush_cookie() -> None:
 
 # The app's other addresses: a deep link to one of them before sign-in shows the same gate page
 # (instead of Streamlit's English "Page not found"), and after sign-in the router opens it.
-GATED_PATHS = ("ask", "sources", "review", "tuning", "glossary", "settings", "accounts")
+GATED_PATHS = URL_PATHS  # every page address answers with the login page before sign-in
 
 
 def _only(script: str, title: str, icon: str) -> None:
@@ -169,17 +204,28 @@ def _resume(sessions: SessionStore) -> User | None:
         st.session_state[NOTICE] = str(expired)
         return None
     st.session_state[USER] = session.user
+    st.session_state[RESUMED] = (token, time.monotonic())
     return session.user
+
+
+def _just_resumed(token: str) -> bool:
+    """True when the router's gate resumed this token a moment ago (this same run): no second round trip.
+
+    A page's state-changing calls re-check the session in their own transaction anyway (`authorize`).
+    """
+    seen = st.session_state.get(RESUMED)
+    return bool(seen) and seen[0] == token and time.monotonic() - seen[1] < RESUME_FRESH_S
 
 
 def sign_in(username: str, password: str) -> User:
     """Password sign-in from the login page; AuthError carries the message to show.
 
     The token rotates: a new one for every sign-in, and the one this browser held before is revoked.
-    The client address Streamlit reports (None on localhost) is the throttle's source, so
-    failures from one visitor lock the name for that visitor only (core/stores/login_throttle.py).
+    The visitor's address (`client_address`: behind a trusted proxy, from X-Forwarded-For) is the
+    throttle's source, so failures from one visitor lock the name for that visitor only; an unknown
+    source only slows the name down (core/stores/login_throttle.py).
     """
-    user = _remember(get_sessions().sign_in(username, password, source=st.context.ip_address))
+    user = _remember(get_sessions().sign_in(username, password, source=client_address()))
     _revoke_previous()
     return user
 
@@ -253,11 +299,13 @@ def _sso_sign_in(sessions: SessionStore) -> User | None:
     if not sso_providers() or not st.user.get("is_logged_in", False):
         return None
     try:
-        return _remember(sessions.sign_in_sso(str(st.user.get("email") or ""),
+        user = _remember(sessions.sign_in_sso(str(st.user.get("email") or ""),
                                               email_verified=st.user.get("email_verified")))
     except AuthError as error:
         st.session_state[NOTICE] = str(error)
         return None
+    _revoke_previous()  # rotation, as for a password sign-in
+    return user
 
 
 # --- what the router shows once signed in --------------------------------------------------------
@@ -289,7 +337,7 @@ def denied_notice(user: User) -> None:
         return
     st.session_state["_denied_shown"] = url
     what = PERMISSIONS[permission][0]
-    st.toast(f"无权限：不能{what}", icon=":material/block:")
+    st.toast(f"无权限：不能{PERMISSIONS[permission][0]}", icon=":material/block:")
     st.warning(f"无权限：你的角色是「{user.role_label}」，不能{what}，已转到首页。如有需要，请联系管理员。")
 
 
@@ -301,3 +349,13 @@ def render_account(user: User) -> None:
     st.caption(f"已登录：{md_escape(user.display_name)}（{md_escape(user.username)}，{user.role_label}）")
     if st.button("退出登录", key="sign_out", icon=":material/logout:"):
         sign_out()
+
+
+def audit_entries(*, with_logins: bool, limit: int = 200):
+    """The audit trail the accounts page lists (sign-ins folded unless `with_logins`)."""
+    return audit.recent(get_sessions().db, limit=limit, exclude=() if with_logins else ("login",))
+
+
+def login_summary():
+    """One row per account: how often and when it signed in."""
+    return audit.login_summary(get_sessions().db)

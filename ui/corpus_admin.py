@@ -112,7 +112,7 @@ def _history(admin: CorpusAdmin, user: User) -> None:
     new = cols[1].selectbox("新版本", numbers, index=0, key="corpus_diff_new", format_func=lambda n: f"第 {n} 版")
     st.caption(f"左边第 {old} 版，右边第 {new} 版：删除的行标红，新增的行标绿。")
     show_diff(side_by_side(by_number[old].content, by_number[new].content), key="corpus_versions_diff")
-    if st.button(f"恢复为第 {old} 版", key="corpus_restore", help="把旧版本的内容另存为最新版本；中间的版本都会保留。"):
+    if st.button(f"恢复为第 {old:d} 版", key="corpus_restore", help="把旧版本的内容另存为最新版本；中间的版本都会保留。"):
         _run(admin, user, lambda: admin.restore(user, by_number[old].id, authorize=authorize()))
 
 

@@ -53,7 +53,7 @@ def show_history(store: ReviewStore, item: ReviewItem) -> None:
         else:
             st.caption("没有候选片段。")
     if item.asks:
-        with st.expander(f"提问记录（被问 {item.ask_count} 次）"):
+        with st.expander(f"提问记录（被问 {item.ask_count:d} 次）"):
             st.dataframe(ask_frame(item), hide_index=True)
     with st.expander("处理记录"):
         st.dataframe(event_frame(store.events(item.id)), hide_index=True)

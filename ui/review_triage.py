@@ -48,7 +48,7 @@ def show_flash() -> None:
         kind, message = st.session_state.pop(FLASH)
         getattr(st, kind)(message)
         if kind == "success":
-            st.toast(message.split("：")[0], icon=":material/check_circle:")
+            st.toast(md_escape(message.split("：")[0]), icon=":material/check_circle:")
 
 
 def decide(store: ReviewStore, item: ReviewItem, action: str, filters: Filters | None = None,

@@ -26,6 +26,7 @@ from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
 from core.stores.corpus_admin import CorpusAdmin
+from core.stores.corpus_sync import instance_name, refusals
 from core.stores.db import open_database
 from core.stores.defaults import DefaultChange, DefaultsStore, resolve_defaults
 from core.stores.glossary import GlossaryStore
@@ -178,6 +179,16 @@ def get_approved_store() -> ApprovedStore:
 def get_corpus_admin() -> CorpusAdmin:
     settings = get_settings()
     return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+
+
+def refused_elsewhere() -> tuple[str, ...]:
+    """Files other instances refuse to record (not UTF-8), named with their instance; this one's are in the status."""
+    settings = get_settings()
+    try:
+        return tuple(r.sentence for r in refusals(open_database(settings.db_url),
+                                                  other_than=instance_name(settings.corpus_dir)))
+    except XiaoEError as error:
+        return (f"读不到其他审核台的资料同步问题：{error}",)
 
 
 def corpus_text(name: str) -> str:

@@ -137,7 +137,7 @@ def read_csv(data: bytes | str) -> list[tuple[str, str]]:
             raise InvalidGlossary(f"文件不是 UTF-8 编码（第 {error.start} 字节附近无法解码），"
                                   "请在表格软件里另存为“CSV UTF-8”后重试。") from None
     data = data.lstrip("\ufeff")
-    rows = list(csv.reader(io.StringIO(data)))
+    rows = _rows(data)
     if not rows or not any(cell.strip() for cell in rows[0]):
         raise InvalidGlossary("文件是空的：第 1 行应为表头“标准词,同义词”。")
     header = [cell.strip().lower() for cell in rows[0]]
@@ -171,6 +171,20 @@ def read_csv(data: bytes | str) -> list[tuple[str, str]]:
         raise InvalidGlossary("导入失败，没有保存任何一行，请改正后重新导入：\n"
                               + "\n".join(errors[:MAX_REPORTED_ERRORS]) + more)
     return pairs
+
+
+def _rows(data: str) -> list[list[str]]:
+    """The CSV's rows; a cell longer than the csv module's limit (or a quote never closed) is named by its row."""
+    rows: list[list[str]] = []
+    reader = csv.reader(io.StringIO(data))
+    try:
+        for row in reader:
+            rows.append(row)
+    except csv.Error:
+        raise InvalidGlossary(f"导入失败，没有保存任何一行：第 {len(rows) + 1} 行有一个单元格太长（超过 "
+                              f"{csv.field_size_limit():,} 个字），或者引号没有成对。同义词表的每格只写一个词，"
+                              "请检查这一行后重新导入。") from None
+    return rows
 
 
 def write_csv(entries: Iterable[GlossaryEntry]) -> bytes:

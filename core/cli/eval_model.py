@@ -14,6 +14,7 @@ import sys
 
 from core.assistant import open_assistant
 from core.cli.knobs import knobs_from_args
+from core.cli.parser import progress_line
 from core.errors import ConfigError
 from core.evaluation.metrics import CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_ANSWER, FALSE_REFUSAL, WRONG_SOURCE, Metrics
 from core.evaluation.model_eval import ModelRun, Planned, plan, run_model
@@ -53,9 +54,9 @@ def estimate_line(planned: Planned) -> str:
 
 
 def progress_bar(done: int, total: int) -> None:
+    """The bar on stderr: redrawn in place on a terminal, one line per update when stderr is a file or a pipe."""
     filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-    end = "\n" if done >= total else ""
-    print(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}", end=end, file=sys.stderr, flush=True)
+    progress_line(f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}", last=done >= total)
 
 
 def format_model_table(r: ModelRun) -> str:

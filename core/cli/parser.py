@@ -118,8 +118,34 @@ class EscapingStream:
         self._stream.write(escape_controls(text))
         return len(text)
 
+    @property
+    def raw(self) -> IO[str]:
+        """The wrapped stream, for the one control character we send on purpose (`progress_line`'s \\r)."""
+        return self._stream
+
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def progress_line(text: str, *, last: bool, stream: IO[str] | None = None) -> None:
+    """One progress update on stderr: redrawn in place on a terminal, one line per update elsewhere (logs, CI).
+
+    On a terminal the carriage return goes out unescaped (it is ours), the text itself still escaped.
+    """
+    stream = stream or sys.stderr
+    if _is_terminal(stream):
+        raw = stream.raw if isinstance(stream, EscapingStream) else stream
+        raw.write("\r" + escape_controls(text) + ("\n" if last else ""))
+    else:
+        stream.write(text + "\n")
+    stream.flush()
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 def has_undecodable(values) -> bool:

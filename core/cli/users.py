@@ -10,8 +10,9 @@ from __future__ import annotations
 import getpass
 import sys
 
+from core.errors import AccountError
 from core.settings import Settings
-from core.stores.accounts import ROLES, AccountError, AccountStore, normalize_username
+from core.stores.accounts import ROLES, AccountStore, normalize_username
 from core.stores.db import open_database
 from core.stores.sessions import SessionStore
 
@@ -39,14 +40,24 @@ def register(subparsers) -> None:
         cmd.add_argument("name", help="用户名")
         cmd.set_defaults(handler=lambda args, d=disabled: _set_disabled(args, d))
 
-    passwd = sub.add_parser("passwd", help="重设账号密码（同时解除登录锁定）")
+    passwd = sub.add_parser("passwd", help="重设账号密码（同时解除登录锁定，并让这个账号的所有登录退出）")
     passwd.add_argument("name", help="用户名")
     passwd.add_argument("--password-stdin", action="store_true", help="从标准输入读一行作为密码（用于脚本）")
     passwd.set_defaults(handler=_passwd)
 
-    unlock = sub.add_parser("unlock", help="解除账号的登录锁定（所有来源），不改密码")
-    unlock.add_argument("name", help="用户名（没有这个账号也可以解除，锁定按输入的用户名记录）")
+    unlock = sub.add_parser("unlock", help="解除登录锁定（某个用户名的所有来源，或某个来源地址），不改密码；--list 列出锁定",
+                            description="解除登录锁定。不带参数或加 --list 时列出现在所有的锁定。")
+    unlock.add_argument("name", nargs="?", help="用户名（没有这个账号也可以解除，锁定按输入的用户名记录）")
+    unlock.add_argument("--source", metavar="地址",
+                        help="解除一个来源地址的锁定（连同从它登录的各个用户名），如 203.0.113.9；写「未知」表示未知来源（本机、命令行、没有登记的代理）")
+    unlock.add_argument("--list", action="store_true", help="列出现在所有的登录锁定和重试等待")
     unlock.set_defaults(handler=_unlock)
+
+    edit = sub.add_parser("edit", help="修改账号的显示名或邮箱")
+    edit.add_argument("name", help="用户名")
+    edit.add_argument("--display-name", help="新的显示名，例如「张老师」")
+    edit.add_argument("--email", help="新的单位邮箱；写空字符串 \"\" 表示去掉邮箱")
+    edit.set_defaults(handler=_edit)
 
     role = sub.add_parser("role", help="修改角色：consultant（顾问）或 admin（管理员）")
     role.add_argument("name", help="用户名")
@@ -91,14 +102,16 @@ def _list(_args) -> int:
     if not accounts:
         print("还没有任何账号。新建第一个管理员：python -m core users add 用户名 --admin")
         return 0
-    sessions = SessionStore(store)
+    locks = SessionStore(store).locks()
     print("用户名\t显示名\t角色\t状态\t登录锁定\t邮箱\t最近登录")
     for a in accounts:
         last = a.last_login_at.astimezone().strftime("%Y-%m-%d %H:%M") if a.last_login_at else "从未登录"
-        until = sessions.locked_until(a.username)
-        lock = f"锁定到 {until.astimezone():%H:%M}（解除：users passwd）" if until else "-"
+        until = max((lock.until for lock in locks if lock.username == a.username), default=None)
+        lock = f"锁定到 {until.astimezone():%H:%M}（解除：users unlock {a.username}）" if until else "-"
         print(f"{a.username}\t{a.display_name}\t{a.role_label}\t{'已停用' if a.disabled else '可用'}\t{lock}\t"
               f"{a.email or '-'}\t{last}")
+    if any(lock.username is None for lock in locks):
+        print("另有来源地址被暂停登录，运行 users unlock --list 查看。")
     return 0
 
 
@@ -111,16 +124,47 @@ def _set_disabled(args, disabled: bool) -> int:
 def _passwd(args) -> int:
     store = _store()
     account = store.get(args.name)
-    store.set_password(account.username, read_password(from_stdin=args.password_stdin), actor=_actor())
-    SessionStore(store).unlock(account.username, actor=_actor())
-    print(f"账号「{account.username}」的密码已重设，登录锁定（如有）已解除。")
+    SessionStore(store).reset_password(account.username, read_password(from_stdin=args.password_stdin), actor=_actor())
+    print(f"账号「{account.username}」的密码已重设，这个账号的所有登录已退出，登录锁定（如有）已解除。")
     return 0
 
 
 def _unlock(args) -> int:
-    store = _store()
-    SessionStore(store).unlock(args.name, actor=_actor())
-    print(f"「{normalize_username(args.name)}」的登录锁定（如有）已解除，失败次数已清零。")
+    sessions = SessionStore(_store())
+    if args.source is not None:
+        source = None if args.source.strip().lower() in ("", "未知", "unknown", "本机") else args.source
+        lifted = sessions.unlock_source(source or "", actor=_actor())
+        shown = "未知来源" if source is None else f"来源 {source}"
+        print(f"{shown}的登录锁定已解除（{lifted} 项），失败次数已清零。" if lifted
+              else f"{shown}现在没有登录锁定，失败次数已清零。")
+    if args.name:
+        sessions.unlock(args.name, actor=_actor())
+        print(f"「{normalize_username(args.name)}」的登录锁定（如有）已解除，失败次数已清零。")
+    if args.list or (args.source is None and not args.name):
+        _print_locks(sessions)
+    return 0
+
+
+def _print_locks(sessions: SessionStore) -> None:
+    locks = sessions.locks()
+    if not locks:
+        print("现在没有任何登录锁定。")
+        return
+    print("锁定对象\t到\t解除命令")
+    for lock in locks:
+        if lock.kind == "source":
+            how = f"users unlock --source {lock.source}"
+        else:
+            how = f"users unlock {lock.username}"
+        print(f"{lock.description}\t{lock.until.astimezone():%Y-%m-%d %H:%M:%S}\t{how}")
+
+
+def _edit(args) -> int:
+    if args.display_name is None and args.email is None:
+        print("错误：请至少给出 --display-name 或 --email 其中一项。", file=sys.stderr)
+        return 2
+    account = _store().set_profile(args.name, actor=_actor(), display_name=args.display_name, email=args.email)
+    print(f"账号「{account.username}」现在的显示名：{account.display_name}，邮箱：{account.email or '（无）'}。")
     return 0
 
 

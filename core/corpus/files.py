@@ -7,6 +7,7 @@ at most 255 bytes); Chinese names are welcome.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from core.corpus.loader import MAX_FILE_BYTES
@@ -20,6 +21,14 @@ RESERVED_STEMS = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in ran
                             *(f"lpt{i}" for i in range(1, 10))})
 INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 NEW_FILE = ""  # expected_sha256 for "this file must not exist yet"
+# A lone surrogate (pasted from a broken clipboard, or a str built in code) cannot be encoded as UTF-8; as the
+# review queue does (core.stores.review_input), it becomes a visible U+FFFD instead of failing the save.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def repair_text(text: str) -> tuple[str, int]:
+    """`text` with every lone surrogate replaced by U+FFFD, and how many were replaced."""
+    return LONE_SURROGATE.subn("\ufffd", text)
 
 
 def sanitize_filename(name: str) -> str:

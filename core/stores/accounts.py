@@ -8,33 +8,36 @@ the password of this account"; what each role may do is in core/stores/roles.py.
 
 from __future__ import annotations
 
-import re
 import secrets
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select
+from sqlalchemy import Boolean, Column, Connection, DateTime, Integer, MetaData, String, Table, func, select, text
 
+from core.clock import as_utc, utcnow
+from core.errors import AccountError
 from core.stores import audit
-from core.stores.db import Database, Migration, Schema, as_utc, create_tables, utcnow
-from core.stores.password_policy import (  # noqa: F401 - MIN_PASSWORD_CHARS re-exported
-    MAX_PASSWORD_CHARS,
-    MIN_PASSWORD_CHARS,
-    AccountError,
-    check_new_password,
-    fold,
+from core.stores.account_values import (  # noqa: F401 - MAX_DISPLAY_CHARS and normalize_username re-exported
+    MAX_DISPLAY_CHARS,
+    normalize_username,
+    valid_display_name,
+    valid_email,
+    valid_role,
+    valid_username,
 )
+from core.stores.db import Database, Migration, Schema, create_tables
+from core.stores.password_policy import MAX_PASSWORD_CHARS, check_new_password
 from core.stores.roles import PERMISSIONS, ROLES, Authorize, User, require
+from core.stores.session_rows import SESSIONS_SCHEMA, end_sessions
+from core.stores.user_names import skeleton
 
 __all__ = ["PERMISSIONS", "ROLES", "Account", "AccountError", "AccountStore", "User", "normalize_username", "require"]
 
-USERNAME_RE = re.compile(r"^[\w.@-]{2,64}$")
-EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-MAX_DISPLAY_CHARS = 50
+ROLE_RANK = {"consultant": 0, "admin": 1}  # a change to a lower rank ends the account's sessions
+NEW_NAMES_LOCK_KEY = 0x78616363  # "xacc": PostgreSQL advisory lock held while a new account's name is checked
 
 
 
@@ -76,11 +79,6 @@ accounts = Table(
 ACCOUNTS_SCHEMA = Schema("accounts", (Migration(1, "accounts table", create_tables(accounts)),))
 
 
-def normalize_username(value: str) -> str:
-    """NFKC, trimmed, case-folded: 'Admin', 'admin' and full-width 'ａｄｍｉｎ' are one account."""
-    return fold(value.strip()) if isinstance(value, str) else ""
-
-
 class AccountStore:
     """Accounts on a `Database`; opening it brings the accounts and audit tables up to date."""
 
@@ -90,8 +88,10 @@ class AccountStore:
         self.hasher = hasher or PasswordHasher()
         self._now = lambda: as_utc(now()).astimezone(UTC)  # SQLite drops the offset: store UTC
         self._dummy_hash: str | None = None
+        self._any = False  # an account was seen: accounts are never deleted, so there always will be
         audit.ensure(db)
         db.migrate(ACCOUNTS_SCHEMA)
+        db.migrate(SESSIONS_SCHEMA)  # a password reset, a lower role or a disable ends the account's sessions
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -101,6 +101,13 @@ class AccountStore:
             query = query.where(accounts.c.disabled.is_(False))
         with self.db.read("读取账号") as conn:
             return conn.execute(query).scalar_one()
+
+    def has_accounts(self) -> bool:
+        """Whether any account exists (the login gate asks on every rerun; once true it is not asked again)."""
+        if not self._any:
+            with self.db.read("读取账号") as conn:
+                self._any = conn.execute(select(accounts.c.id).limit(1)).first() is not None
+        return self._any
 
     def find(self, username: str) -> Account | None:
         with self.db.read("读取账号") as conn:
@@ -134,7 +141,12 @@ class AccountStore:
             return self.verify(conn, username, password)
 
     def verify(self, conn: Connection, username: str, password: str) -> Account | None:
-        """`check_password` inside the caller's transaction (the sign-in holds its throttle rows meanwhile).
+        """`check_password` inside the caller's transaction (the sign-in holds its throttle rows meanwhile)."""
+        account, right = self.verify_attempt(conn, username, password)
+        return account if right else None
+
+    def verify_attempt(self, conn: Connection, username: str, password: str) -> tuple[Account | None, bool]:
+        """(the account named `username` or None, whether `password` is its password), in the caller's transaction.
 
         Unknown names still pay for one argon2 verify, so timing does not tell them apart.
         """
@@ -142,13 +154,13 @@ class AccountStore:
         row = conn.execute(select(accounts).where(accounts.c.username == key)).first()
         if row is None:
             self._verify(self._dummy(), password)
-            return None
+            return None, False
         if not self._verify(row.password_hash, password):
-            return None
+            return _account(row), False
         if self.hasher.check_needs_rehash(row.password_hash):
             conn.execute(accounts.update().where(accounts.c.username == key)
                          .values(password_hash=self.hasher.hash(password)))
-        return _account(row)
+        return _account(row), True
 
     def _verify(self, stored: str, password: str) -> bool:
         try:
@@ -171,15 +183,17 @@ class AccountStore:
     def add(self, username: str, password: str, *, actor: str, role: str = "consultant",
             display_name: str | None = None, email: str | None = None,
             authorize: Authorize | None = None) -> Account:
-        key = _valid_username(username)
-        role = _valid_role(role)
-        name = _valid_display_name(display_name or key)
-        mail = _valid_email(email)
-        digest = self.hasher.hash(check_new_password(password, key, mail))
-        with self.db.transaction("新建账号", immediate=authorize is not None) as conn:
+        key = valid_username(username)
+        role = valid_role(role)
+        name = valid_display_name(display_name or key)
+        mail = valid_email(email)
+        digest = self.hasher.hash(check_new_password(password, key, mail, name))
+        with self.db.transaction("新建账号", immediate=True) as conn:
+            _serialise_new_names(conn)
             _authorized(conn, authorize)
             if conn.execute(select(accounts.c.id).where(accounts.c.username == key)).first():
                 raise AccountError(f"账号「{key}」已经存在，请换一个用户名，或用 users passwd 重设它的密码。")
+            _refuse_look_alike(conn, key)
             if mail and conn.execute(select(accounts.c.id).where(accounts.c.email == mail)).first():
                 raise AccountError(f"邮箱「{mail}」已经属于另一个账号，请换一个邮箱。")
             conn.execute(accounts.insert().values(
@@ -190,50 +204,104 @@ class AccountStore:
                          conn=conn, now=self._now)
         return self.get(key)
 
-    def set_password(self, username: str, password: str, *, actor: str, authorize: Authorize | None = None) -> None:
+    def set_password(self, username: str, password: str, *, actor: str, authorize: Authorize | None = None,
+                     also: Callable[[Connection, str], None] | None = None) -> None:
+        """A new password; every session of the account ends in the same transaction (a stolen cookie dies with it).
+
+        `also(conn, username)` runs in that transaction too (SessionStore.reset_password lifts the locks there).
+        """
         account = self.get(username)
         key = account.username
-        digest = self.hasher.hash(check_new_password(password, key, account.email))
-        with self.db.transaction("修改密码", immediate=authorize is not None) as conn:
+        digest = self.hasher.hash(check_new_password(password, key, account.email, account.display_name))
+        with self.db.transaction("修改密码", immediate=True) as conn:
             _authorized(conn, authorize)
             conn.execute(accounts.update().where(accounts.c.username == key).values(password_hash=digest))
-            audit.record(self.db, actor, "account_passwd", key, "重设密码", conn=conn, now=self._now)
+            ended = end_sessions(conn, key, "password", self._now())
+            audit.record(self.db, actor, "account_passwd", key,
+                         "重设密码" + (f"，结束了 {ended} 个登录" if ended else ""), conn=conn, now=self._now)
+            if also is not None:
+                also(conn, key)
+
+    def set_profile(self, username: str, *, actor: str, display_name: str | None = None,
+                    email: str | None = None, authorize: Authorize | None = None) -> Account:
+        """Change the display name and the email (None leaves one as it is, "" clears the email)."""
+        account = self.get(username)
+        name = account.display_name if display_name is None else valid_display_name(display_name)
+        mail = account.email if email is None else valid_email(email)
+        if (name, mail) == (account.display_name, account.email):
+            return account
+        with self.db.transaction("修改账号资料", immediate=True) as conn:
+            _authorized(conn, authorize)
+            if mail and conn.execute(select(accounts.c.id).where(accounts.c.email == mail,
+                                                                 accounts.c.username != account.username)).first():
+                raise AccountError(f"邮箱「{mail}」已经属于另一个账号，请换一个邮箱。")
+            conn.execute(accounts.update().where(accounts.c.username == account.username)
+                         .values(display_name=name, email=mail))
+            changes = [f"显示名：{account.display_name} → {name}"] if name != account.display_name else []
+            if mail != account.email:
+                changes.append(f"邮箱：{account.email or '（无）'} → {mail or '（无）'}")
+            audit.record(self.db, actor, "account_profile", account.username, "；".join(changes), conn=conn,
+                         now=self._now)
+        return self.get(account.username)
 
     def set_disabled(self, username: str, disabled: bool, *, actor: str,
                      authorize: Authorize | None = None) -> Account:
-        account = self.get(username)
-        if account.disabled == disabled:
-            return account
-        with self.db.transaction("停用账号" if disabled else "启用账号", immediate=authorize is not None) as conn:
+        """Disable (every session ends at once) or enable an account; the last usable admin cannot be disabled."""
+        key = self.get(username).username
+        with self.db.transaction("停用账号" if disabled else "启用账号", immediate=True) as conn:
+            admins = _lock_admins(conn)
             _authorized(conn, authorize)
-            if disabled and account.role == "admin":
-                self._keep_one_admin(conn, account.username)
-            conn.execute(accounts.update().where(accounts.c.username == account.username)
-                         .values(disabled=disabled))
-            audit.record(self.db, actor, "account_disable" if disabled else "account_enable", account.username,
-                         "停用账号" if disabled else "重新启用账号", conn=conn, now=self._now)
-        return self.get(account.username)
+            account = _locked_account(conn, key)
+            if account.disabled == disabled:
+                return account
+            if disabled and account.username in admins:
+                _keep_one_admin(admins, account.username)
+            conn.execute(accounts.update().where(accounts.c.username == key).values(disabled=disabled))
+            ended = end_sessions(conn, key, "disabled", self._now()) if disabled else 0
+            audit.record(self.db, actor, "account_disable" if disabled else "account_enable", key,
+                         ("停用账号" + (f"，结束了 {ended} 个登录" if ended else "")) if disabled else "重新启用账号",
+                         conn=conn, now=self._now)
+        return self.get(key)
 
     def set_role(self, username: str, role: str, *, actor: str, authorize: Authorize | None = None) -> Account:
-        account, role = self.get(username), _valid_role(role)
-        if account.role == role:
-            return account
-        with self.db.transaction("修改角色", immediate=authorize is not None) as conn:
+        """Change the role; a lower role ends the account's sessions; the last usable admin cannot be demoted."""
+        key, role = self.get(username).username, valid_role(role)
+        with self.db.transaction("修改角色", immediate=True) as conn:
+            admins = _lock_admins(conn)
             _authorized(conn, authorize)
-            if account.role == "admin":
-                self._keep_one_admin(conn, account.username)
-            conn.execute(accounts.update().where(accounts.c.username == account.username).values(role=role))
-            audit.record(self.db, actor, "account_role", account.username,
-                         f"角色：{account.role_label} → {ROLES[role]}", conn=conn, now=self._now)
-        return self.get(account.username)
+            account = _locked_account(conn, key)
+            if account.role == role:
+                return account
+            if account.username in admins:
+                _keep_one_admin(admins, account.username)
+            conn.execute(accounts.update().where(accounts.c.username == key).values(role=role))
+            lower = ROLE_RANK[role] < ROLE_RANK[account.role]
+            ended = end_sessions(conn, key, "role", self._now()) if lower else 0
+            audit.record(self.db, actor, "account_role", key,
+                         f"角色：{account.role_label} → {ROLES[role]}" + (f"，结束了 {ended} 个登录" if ended else ""),
+                         conn=conn, now=self._now)
+        return self.get(key)
 
-    @staticmethod
-    def _keep_one_admin(conn, leaving: str) -> None:
-        others = conn.execute(select(func.count()).select_from(accounts).where(
-            accounts.c.role == "admin", accounts.c.disabled.is_(False),
-            accounts.c.username != leaving)).scalar_one()
-        if others == 0:
-            raise AccountError(f"「{leaving}」是最后一个可用的管理员，不能停用或降级；请先新建或启用另一个管理员。")
+
+def _lock_admins(conn: Connection) -> set[str]:
+    """The usable admins, their rows locked for this transaction (FOR UPDATE on PostgreSQL; SQLite's
+    BEGIN IMMEDIATE holds the whole database), taken before anything else and in one order, so two
+    admins demoting or disabling each other at once queue up: the second sees the first's change."""
+    return set(conn.execute(select(accounts.c.username).where(accounts.c.role == "admin",
+                                                              accounts.c.disabled.is_(False))
+                            .order_by(accounts.c.id).with_for_update()).scalars())
+
+
+def _locked_account(conn: Connection, key: str) -> Account:
+    row = conn.execute(select(accounts).where(accounts.c.username == key).with_for_update()).first()
+    if row is None:
+        raise AccountError(f"没有名为「{key}」的账号，请用 users list 查看现有账号。")
+    return _account(row)
+
+
+def _keep_one_admin(admins: set[str], leaving: str) -> None:
+    if not admins - {leaving}:
+        raise AccountError(f"「{leaving}」是最后一个可用的管理员，不能停用或降级；请先新建或启用另一个管理员。")
 
 
 def _authorized(conn: Connection, authorize: Authorize | None) -> None:
@@ -242,36 +310,23 @@ def _authorized(conn: Connection, authorize: Authorize | None) -> None:
         authorize(conn, "manage_accounts")
 
 
-# --- validation ---------------------------------------------------------------------------------
+# --- one new name at a time --------------------------------------------------------------------
 
-def _valid_username(value: str) -> str:
-    key = normalize_username(value)
-    if not USERNAME_RE.match(key):
-        raise AccountError(f"用户名「{key[:70]}」不可用：需要 2 到 64 个字符，只能包含字母、数字、汉字和 . _ - @。")
-    return key
-
-
-def _valid_role(role: str) -> str:
-    for code, label in ROLES.items():
-        if role in (code, label):
-            return code
-    raise AccountError(f"角色「{role}」不存在，可选：consultant（顾问）、admin（管理员）。")
+def _serialise_new_names(conn: Connection) -> None:
+    """One new account at a time: the look-alike check reads every name, and a name being added by another
+    transaction is invisible to it (BEGIN IMMEDIATE on SQLite; a transaction-scoped advisory lock on PostgreSQL)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": NEW_NAMES_LOCK_KEY})
 
 
-def _valid_display_name(value: str) -> str:
-    name = " ".join(unicodedata.normalize("NFC", value).split())
-    if not name or len(name) > MAX_DISPLAY_CHARS or any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
-        raise AccountError(f"显示名需要 1 到 {MAX_DISPLAY_CHARS} 个字，且不能含控制字符。")
-    return name
-
-
-def _valid_email(value: str | None) -> str | None:
-    if not value or not value.strip():
-        return None
-    mail = normalize_username(value)
-    if len(mail) > 254 or not EMAIL_RE.match(mail):
-        raise AccountError(f"邮箱「{mail[:60]}」格式不对，应类似 name@example.com。")
-    return mail
+def _refuse_look_alike(conn: Connection, key: str) -> None:
+    """AccountError when `key` looks like an existing user name (same confusable skeleton); inside the add's
+    transaction, after `_serialise_new_names`, so two look-alikes added at once cannot both pass."""
+    mine = skeleton(key)
+    for other in conn.execute(select(accounts.c.username)).scalars():
+        if other != key and skeleton(other) == mine:
+            raise AccountError(f"用户名「{key}」和已有账号「{other}」看起来一样（有形状相同的字符），"
+                               "在操作记录里会分不清，请换一个用户名。")
 
 
 def _account(row) -> Account:

@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from core.clock import utcnow
-from core.corpus.files import NEW_FILE, decode_markdown, sanitize_filename
+from core.corpus.files import NEW_FILE, decode_markdown, repair_text, sanitize_filename
 from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
 from core.errors import ConflictError, CorpusError
 from core.os_errors import os_reason
@@ -41,6 +41,7 @@ from core.stores.corpus_versions import (
     disk_text,
     file_state,
     insert_version,
+    is_utf8,
     sha256_hex,
 )
 from core.stores.db import Database
@@ -60,6 +61,7 @@ class SaveResult:
     version: int | None
     sha256: str
     previous_sha256: str | None
+    repaired: int = 0  # lone surrogates replaced by U+FFFD before saving
 
 
 def diff_text(old: str, new: str, *, old_label: str = "旧版本", new_label: str = "新版本", context: int = 3) -> str:
@@ -99,6 +101,9 @@ class CorpusAdmin:
                 return content, state.latest_sha256
         if disk is None:
             raise CorpusError(f"没有找到资料文件「{path.name}」，请刷新后再试。")
+        if not is_utf8(disk):  # opening its U+FFFD mojibake for editing would save it as a version
+            raise CorpusError(f"资料文件「{path.name}」不是 UTF-8 编码，不能在线编辑（会把乱码存成新版本）。"
+                              "请把它用 UTF-8 另存后，在「上传文件」里勾选「覆盖同名文件」上传。")
         return disk_text(disk), state.disk_sha256
 
     def save(self, user: User, source: str, content: bytes | str, *, expected_sha256: str | None = None,
@@ -110,6 +115,9 @@ class CorpusAdmin:
             raise ValueError(f"unknown save action {action!r}")
         name = sanitize_filename(source)
         path = self._path(name)
+        repaired = 0
+        if isinstance(content, str):
+            content, repaired = repair_text(content)
         content_text = decode_markdown(content, name=name)
         new_bytes = content_text.encode("utf-8")
         new_sha = sha256_hex(new_bytes)
@@ -125,7 +133,8 @@ class CorpusAdmin:
                     result = SaveResult(name, changed=False, created=False, version=None, sha256=new_sha,
                                         previous_sha256=state.current_sha256)
                 else:
-                    result = self._record(conn, user, name, state, disk, content_text, new_bytes, action, now)
+                    result = self._record(conn, user, name, state, disk, content_text, new_bytes, action, now,
+                                          repaired)
         except BaseException:
             discard(staged)
             raise
@@ -141,10 +150,11 @@ class CorpusAdmin:
         return result
 
     def _record(self, conn, user: User, name: str, state: FileState, disk: bytes | None, content_text: str,
-                new_bytes: bytes, action: str, now: datetime) -> SaveResult:
+                new_bytes: bytes, action: str, now: datetime, repaired: int = 0) -> SaveResult:
         number = state.last_version
+        replaced_unreadable = state.disk_unrecorded and not is_utf8(disk)
         try:
-            if state.disk_unrecorded:  # changed outside the console, or predates it: keep that state too
+            if state.disk_unrecorded and not replaced_unreadable:  # changed outside the console: keep that state too
                 number += 1
                 insert_version(conn, source=name, version=number, action="baseline", content=disk_text(disk),
                                data=disk, actor=BASELINE_ACTOR, at=now)
@@ -158,9 +168,12 @@ class CorpusAdmin:
         created = state.current_sha256 is None
         audit.record(self.db, user.username, f"corpus_{action}", name,
                      f"{ACTION_LABELS[action]}，第 {number} 版，{len(new_bytes)} 字节，sha256 {sha256_hex(new_bytes)[:12]}"
-                     + ("（新文件）" if created else ""), conn=conn, now=lambda: now)
+                     + ("（新文件）" if created else "")
+                     + ("（覆盖了不是 UTF-8 的原文件，原文件没有记为版本）" if replaced_unreadable else "")
+                     + (f"，{repaired} 个无法保存的字符（单独的代理字符）已换成 \ufffd" if repaired else ""),
+                     conn=conn, now=lambda: now)
         return SaveResult(name, changed=True, created=created, version=number, sha256=sha256_hex(new_bytes),
-                          previous_sha256=state.current_sha256)
+                          previous_sha256=state.current_sha256, repaired=repaired)
 
     def restore(self, user: User, version_id: int, *, authorize: Authorize | None = None) -> SaveResult:
         """Save an old version's content as the newest version of its file."""

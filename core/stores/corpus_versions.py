@@ -127,6 +127,15 @@ def disk_text(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+def is_utf8(data: bytes) -> bool:
+    """True when the bytes read as UTF-8 (a BOM allowed): only then may they be recorded as a version."""
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def same_text(disk: bytes, content: str) -> bool:
     return disk_text(disk) == content
 

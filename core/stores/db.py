@@ -304,6 +304,16 @@ def append_only(table: str, *, keys: tuple[tuple[str, ...], ...] = (("id",),)) -
     return step
 
 
+def insert_ignoring_duplicates(conn: Connection, table: Table, values: dict) -> bool:
+    """INSERT … ON CONFLICT DO NOTHING on either engine; True if the row went in. Unlike catching
+    IntegrityError, it leaves a PostgreSQL transaction usable when another transaction inserted it first."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return conn.execute(insert(table).on_conflict_do_nothing().values(**values)).rowcount == 1
+
+
 _databases: dict[str, Database] = {}
 
 

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, select
+from sqlalchemy import Column, Connection, DateTime, Integer, MetaData, String, Table, select
 
 from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry, check_entry
 from core.clock import utcnow
-from core.errors import InvalidGlossary
+from core.errors import InvalidGlossary, ProposalDecided
 from core.language.text import normalize
-from core.stores.db import Database, Migration, Schema, create_tables
+from core.stores.db import Database, Migration, Schema, create_tables, insert_ignoring_duplicates
 from core.stores.glossary import GlossaryStore, glossary_changes, glossary_entries
 from core.stores.roles import Authorize, User, checked, require
 
@@ -38,6 +38,8 @@ glossary_proposals = Table(
 PROPOSALS_SCHEMA = Schema("glossary_proposals", (
     Migration(1, "synonyms proposed by consultants", create_tables(glossary_proposals)),
 ))
+
+
 
 
 @dataclass(frozen=True)
@@ -140,40 +142,60 @@ class GlossaryAdmin:
         return tuple(Proposal(r.id, r.term, r.synonym, r.who, r.at, r.status, r.decided_by) for r in rows)
 
     def approve(self, user: User | None, proposal_id: int, *, authorize: Authorize | None = None) -> GlossaryEntry:
-        """Add the proposed pair and close the proposal, in one transaction."""
+        """Add the proposed pair and close the proposal, in one transaction.
+
+        The proposal's row is locked and closed only while still pending (`_close`), so of an
+        approval and a rejection (or two approvals) at the same moment exactly one is saved and
+        the other gets ProposalDecided; the pair itself goes in at most once.
+        """
         who = require(user, "edit_glossary").label
         now = self._clock()
-        with self.db.transaction("批准同义词提议", immediate=authorize is not None) as conn:
+        with self.db.transaction("批准同义词提议", immediate=True) as conn:
             checked(conn, authorize, "edit_glossary")
-            row = self._pending(conn, proposal_id)
+            row = self._pending(conn, proposal_id, "批准")
+            self._close(conn, proposal_id, "approved", who, now, "批准")
             have = {(normalize(r.term), normalize(r.synonym))
                     for r in conn.execute(select(glossary_entries.c.term, glossary_entries.c.synonym))}
             if (normalize(row.term), normalize(row.synonym)) not in have:
-                conn.execute(glossary_entries.insert().values(term=row.term, synonym=row.synonym,
-                                                              who=f"{row.who}（{who} 批准）"[:100], at=now))
-                conn.execute(glossary_changes.insert().values(at=now, who=who, action="add", term=row.term,
-                                                              synonym=row.synonym))
-            self._close(conn, proposal_id, "approved", who, now)
+                added = insert_ignoring_duplicates(conn, glossary_entries, {
+                    "term": row.term, "synonym": row.synonym, "who": f"{row.who}（{who} 批准）"[:100], "at": now})
+                if added:
+                    conn.execute(glossary_changes.insert().values(at=now, who=who, action="add", term=row.term,
+                                                                  synonym=row.synonym))
         return GlossaryEntry(row.term, row.synonym, row.who, now.isoformat(timespec="seconds"))
 
     def reject(self, user: User | None, proposal_id: int, *, authorize: Authorize | None = None) -> None:
         who = require(user, "edit_glossary").label
-        with self.db.transaction("驳回同义词提议", immediate=authorize is not None) as conn:
+        with self.db.transaction("驳回同义词提议", immediate=True) as conn:
             checked(conn, authorize, "edit_glossary")
-            self._pending(conn, proposal_id)
-            self._close(conn, proposal_id, "rejected", who, self._clock())
+            self._pending(conn, proposal_id, "驳回")
+            self._close(conn, proposal_id, "rejected", who, self._clock(), "驳回")
 
     @staticmethod
-    def _pending(conn, proposal_id: int):
-        row = conn.execute(select(glossary_proposals).where(glossary_proposals.c.id == proposal_id)).first()
+    def _pending(conn: Connection, proposal_id: int, doing: str):
+        """The proposal's row, locked (FOR UPDATE; SQLite's BEGIN IMMEDIATE), if it is still pending."""
+        row = conn.execute(select(glossary_proposals).where(glossary_proposals.c.id == proposal_id)
+                           .with_for_update()).first()
         if row is None:
             raise InvalidGlossary(f"没有找到同义词提议 #{proposal_id}，请刷新后再看。")
         if row.status != "pending":
-            raise InvalidGlossary(f"同义词提议 #{proposal_id} 已经{STATUS_LABELS[row.status]}（{row.decided_by}），"
-                                  "不用再处理。")
+            raise ProposalDecided(_decided(proposal_id, row.status, row.decided_by, doing))
         return row
 
     @staticmethod
-    def _close(conn, proposal_id: int, status: str, who: str, now: datetime) -> None:
-        conn.execute(glossary_proposals.update().where(glossary_proposals.c.id == proposal_id)
-                     .values(status=status, decided_by=who, decided_at=now))
+    def _close(conn: Connection, proposal_id: int, status: str, who: str, now: datetime, doing: str) -> None:
+        """Close the proposal only if it is still pending; else ProposalDecided and the transaction rolls back."""
+        closed = conn.execute(glossary_proposals.update()
+                              .where(glossary_proposals.c.id == proposal_id, glossary_proposals.c.status == "pending")
+                              .values(status=status, decided_by=who, decided_at=now)).rowcount
+        if closed != 1:
+            row = conn.execute(select(glossary_proposals.c.status, glossary_proposals.c.decided_by)
+                               .where(glossary_proposals.c.id == proposal_id)).first()
+            raise ProposalDecided(_decided(proposal_id, row.status if row else "", row.decided_by if row else None,
+                                           doing))
+
+
+def _decided(proposal_id: int, status: str, by: str | None, doing: str) -> str:
+    done = STATUS_LABELS.get(status, "处理").removeprefix("已")
+    return (f"同义词提议 #{proposal_id} 已经被{by or '其他管理员'}{done}了，你的{doing}没有保存；"
+            "请刷新后再看，不用再处理。")

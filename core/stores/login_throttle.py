@@ -1,15 +1,19 @@
 """Sign-in throttling: failures counted and locks kept per user name and source, inside the sign-in transaction.
 
-Three counters ("scopes") guard every password check:
-- one user name from one source (the client address Streamlit reports): 5 failures lock that pair,
-  so an anonymous visitor can lock a name only for themselves, never for its owner elsewhere;
+When the client's address (the "source") is known, three counters ("scopes") guard every password check:
+- one user name from one source: 5 failures lock that pair for 10 minutes, so an anonymous visitor
+  can lock a name only for themselves, never for its owner elsewhere;
 - one source, whatever names it tries: 20 failures stop that source (password spraying);
 - one user name from all sources together: 50 failures lock the name everywhere (a distributed
   guess); an admin lifts it with `python -m core users unlock NAME`.
-The caller opens the transaction (BEGIN IMMEDIATE on SQLite) and `Guard.lock` locks the three
-rows (SELECT … FOR UPDATE on PostgreSQL) before the password is checked, so concurrent attempts
-queue behind each other and at most the limit of wrong passwords is ever checked in a window.
-It leaves out anything a reverse proxy must do (one address for every visitor behind it).
+When the source is unknown (localhost, the CLI, the API, or a reverse proxy that is not listed in
+XIAOE_TRUSTED_PROXIES) every visitor looks the same, so no lock may hang on the source: there is no
+source-wide scope, and the user name from unknown sources slows down instead of locking (after 5
+failures each retry waits 1, 2, 4 … up to 60 seconds), while the all-sources scope still locks at 50.
+The caller opens the transaction (BEGIN IMMEDIATE on SQLite) and `Guard` locks the rows (SELECT …
+FOR UPDATE on PostgreSQL) before the password is checked, so concurrent attempts queue behind each
+other and at most the limit of wrong passwords is checked before a lock or a wait. The source
+behind a trusted reverse proxy is found by core.stores.client_address.
 """
 
 from __future__ import annotations
@@ -17,7 +21,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, delete, func, or_, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    delete,
+    func,
+    or_,
+    select,
+)
 
 from core.stores import audit
 from core.stores.db import Migration, Schema, create_tables
@@ -28,7 +45,9 @@ SOURCE_MAX_FAILURES = 20
 ACCOUNT_MAX_FAILURES = 50
 FAILURE_WINDOW = timedelta(minutes=10)
 LOCK_DURATION = timedelta(minutes=10)
-LOCAL_SOURCE = "本机"  # Streamlit reports no address for localhost; the CLI and the API have none either
+SLOW_DOWN_MAX = timedelta(seconds=60)  # the longest wait between retries of one name from unknown sources
+LOCAL_SOURCE = "本机"  # the key of every unknown source (kept from the rows earlier versions wrote)
+UNKNOWN_LABEL = "未知来源（本机、命令行，或未登记为可信代理的反向代理）"
 MAX_SOURCE_CHARS = 64
 
 metadata = MetaData()
@@ -44,32 +63,62 @@ login_guard_failures = Table(
     Column("at", DateTime(timezone=True), nullable=False),
 )
 Index("ix_login_guard_failures_scope", login_guard_failures.c.scope, login_guard_failures.c.at)
+failures_by_time = Index("ix_login_guard_failures_at", login_guard_failures.c.at)
+
+
+def _index_failure_times(conn: Connection) -> None:
+    failures_by_time.create(conn, checkfirst=True)
+
 
 THROTTLE_SCHEMA = Schema("login_throttle", (
     Migration(1, "sign-in guards per user name, source and pair", create_tables(login_guards, login_guard_failures)),
+    Migration(2, "failures by time, for purging the ones past the window", _index_failure_times),
 ))
 
 
 @dataclass(frozen=True)
 class Scope:
-    """One counter: its row key, its limit, and the Chinese sentence a lock on it shows."""
+    """One counter: its row key, its limit, and what reaching it does."""
 
     key: str
     limit: int
-    kind: str  # "pair", "source" or "account"
+    kind: str  # "pair", "source", "account", or "slow" (a name from unknown sources: waits, never locks)
+
+
+@dataclass(frozen=True)
+class Lock:
+    """An active lock (or wait), for `users unlock --list`."""
+
+    kind: str
+    username: str | None
+    source: str | None
+    until: datetime
+
+    @property
+    def description(self) -> str:
+        source = UNKNOWN_LABEL if self.source == LOCAL_SOURCE else self.source
+        return {"pair": f"用户名「{self.username}」从 {source}",
+                "slow": f"用户名「{self.username}」从{source}（重试等待）",
+                "source": f"来源 {source} 的所有登录",
+                "account": f"用户名「{self.username}」（各处）"}[self.kind]
 
 
 def scopes(username: str, source: str | None) -> tuple[Scope, ...]:
     src = clean_source(source)
+    if src == LOCAL_SOURCE:  # unknown: one source for every visitor, so nothing may lock on it
+        return (Scope(f"account:{username}", ACCOUNT_MAX_FAILURES, "account"),
+                Scope(f"pair:{username}|{src}", MAX_FAILURES, "slow"))
     return (Scope(f"account:{username}", ACCOUNT_MAX_FAILURES, "account"),
             Scope(f"pair:{username}|{src}", MAX_FAILURES, "pair"),
             Scope(f"source:{src}", SOURCE_MAX_FAILURES, "source"))
 
 
 def clean_source(source: str | None) -> str:
-    text = "".join(c for c in (source or "").strip() if c.isprintable())[:MAX_SOURCE_CHARS]
+    text = "".join(c for c in (source or "").strip() if c.isprintable() and c != "|")[:MAX_SOURCE_CHARS]
     return text or LOCAL_SOURCE
 
+
+# --- one sign-in attempt -----------------------------------------------------------------------------
 
 class Guard:
     """The locked counters of one sign-in attempt; use inside the caller's transaction."""
@@ -79,9 +128,12 @@ class Guard:
         self.source = clean_source(source)
         self.scopes = scopes(username, source)
         keys = [s.key for s in self.scopes]
-        _ensure_rows(conn, keys)
-        rows = conn.execute(select(login_guards).where(login_guards.c.scope.in_(keys))
-                            .order_by(login_guards.c.scope).with_for_update()).all()
+        for _ in range(3):  # a purge in another transaction may delete an idle row between the two statements
+            _ensure_rows(conn, keys)
+            rows = conn.execute(select(login_guards).where(login_guards.c.scope.in_(keys))
+                                .order_by(login_guards.c.scope).with_for_update()).all()
+            if len(rows) == len(keys):
+                break
         self.until = {r.scope: _utc(r.locked_until) for r in rows if r.locked_until is not None}
 
     def refusal(self) -> str | None:
@@ -92,16 +144,26 @@ class Guard:
                 return _message(scope, until - self.now)
         return None
 
-    def fail(self) -> None:
-        """Count one wrong password in every scope; lock (and audit) the scopes that reach their limit."""
+    def fail(self) -> str:
+        """Count one wrong password in every scope; lock (or slow down) the scopes that reach their limit.
+
+        Returns what happens next, in Chinese (how many tries are left before a lock or a wait). It is
+        the same for a name that exists and one that does not: failures count per typed name.
+        """
         self.conn.execute(login_guard_failures.insert(),
                           [{"scope": s.key, "at": self.now} for s in self.scopes])
         since = self.now - FAILURE_WINDOW
+        left: dict[str, int] = {}
         for scope in self.scopes:
             recent = self.conn.execute(select(func.count()).select_from(login_guard_failures).where(
                 login_guard_failures.c.scope == scope.key, login_guard_failures.c.at > since)).scalar_one()
-            if recent >= scope.limit:
+            if scope.kind == "slow":
+                if recent >= scope.limit:
+                    self._slow_down(scope, recent)
+            elif recent >= scope.limit:
                 self._lock(scope)
+            left[scope.kind] = max(0, scope.limit - recent)
+        return _next_step(left)
 
     def _lock(self, scope: Scope) -> None:
         self.conn.execute(login_guards.update().where(login_guards.c.scope == scope.key)
@@ -114,6 +176,14 @@ class Guard:
                   "account": f"{minutes} 分钟内各处共 {scope.limit} 次登录失败，账号锁定 {minutes} 分钟"}[scope.kind]
         audit.record(None, SYSTEM_ACTOR, "login_locked", target, detail, conn=self.conn, now=lambda: self.now)
 
+    def _slow_down(self, scope: Scope, recent: int) -> None:
+        self.conn.execute(login_guards.update().where(login_guards.c.scope == scope.key)
+                          .values(locked_until=self.now + slow_down_wait(recent)))
+        if recent == scope.limit:  # once per run of failures, not on every retry
+            audit.record(None, SYSTEM_ACTOR, "login_locked", self.username,
+                         f"从{UNKNOWN_LABEL}连续 {scope.limit} 次登录失败，之后每次重试需等待"
+                         f"（最长 {int(SLOW_DOWN_MAX.total_seconds())} 秒）", conn=self.conn, now=lambda: self.now)
+
     def clear(self) -> None:
         """A correct password: forget this name's failures from this source and everywhere."""
         keys = [s.key for s in self.scopes if s.kind != "source"]  # else a spraying source resets itself
@@ -121,12 +191,27 @@ class Guard:
         self.conn.execute(login_guards.update().where(login_guards.c.scope.in_(keys)).values(locked_until=None))
 
 
+def slow_down_wait(failures: int) -> timedelta:
+    """The wait after the `failures`-th failure of a name from unknown sources: 1 s at the limit, doubling, capped."""
+    return min(timedelta(seconds=2 ** max(0, failures - MAX_FAILURES)), SLOW_DOWN_MAX)
+
+
+# --- reading and lifting locks -------------------------------------------------------------------------
+
 def locked_until(conn: Connection, username: str, source: str | None, now: datetime) -> datetime | None:
     """When the latest lock that stops this name from this source ends, or None."""
     keys = [s.key for s in scopes(username, source)]
     values = conn.execute(select(login_guards.c.locked_until).where(login_guards.c.scope.in_(keys))).scalars()
     live = [_utc(v) for v in values if v is not None and _utc(v) > now]
     return max(live) if live else None
+
+
+def active_locks(conn: Connection, now: datetime) -> tuple[Lock, ...]:
+    """Every lock (or wait) in force now, soonest to end last."""
+    rows = conn.execute(select(login_guards).where(login_guards.c.locked_until.is_not(None))).all()
+    locks = [_as_lock(r.scope, _utc(r.locked_until)) for r in rows if _utc(r.locked_until) > now]
+    return tuple(sorted(locks, key=lambda lock: (lock.until, lock.kind, lock.username or "", lock.source or ""),
+                        reverse=True))
 
 
 def unlock(conn: Connection, username: str) -> int:
@@ -141,6 +226,43 @@ def unlock(conn: Connection, username: str) -> int:
     return lifted
 
 
+def unlock_source(conn: Connection, source: str | None) -> int:
+    """Lift the lock on a source and on every name from it, and forget their failures; how many locks were live."""
+    src = clean_source(source)
+    theirs = or_(login_guards.c.scope == f"source:{src}", login_guards.c.scope.like(f"pair:%|{_like(src)}",
+                                                                                  escape="\\"))
+    lifted = conn.execute(login_guards.update().where(theirs, login_guards.c.locked_until.is_not(None))
+                          .values(locked_until=None)).rowcount
+    conn.execute(delete(login_guard_failures).where(or_(
+        login_guard_failures.c.scope == f"source:{src}",
+        login_guard_failures.c.scope.like(f"pair:%|{_like(src)}", escape="\\"))))
+    return lifted
+
+
+def purge(conn: Connection, now: datetime) -> None:
+    """Forget failures older than the window and idle counters, so sprayed random names do not pile up.
+
+    Rows another sign-in holds are skipped (SKIP LOCKED on PostgreSQL; SQLite's write lock serialises
+    anyway), so the purge never waits on, or deadlocks with, a sign-in; `Guard` recreates a row it finds gone.
+    """
+    conn.execute(delete(login_guard_failures).where(login_guard_failures.c.at <= now - FAILURE_WINDOW))
+    idle = (select(login_guards.c.scope)
+            .where(or_(login_guards.c.locked_until.is_(None), login_guards.c.locked_until <= now),
+                   login_guards.c.scope.not_in(select(login_guard_failures.c.scope).distinct()))
+            .with_for_update(skip_locked=True))
+    conn.execute(delete(login_guards).where(login_guards.c.scope.in_(idle.scalar_subquery())))
+
+
+def _as_lock(scope: str, until: datetime) -> Lock:
+    kind, _, rest = scope.partition(":")
+    if kind == "source":
+        return Lock("source", None, rest, until)
+    if kind == "account":
+        return Lock("account", rest, None, until)
+    name, _, source = rest.rpartition("|")
+    return Lock("slow" if source == LOCAL_SOURCE else "pair", name, source, until)
+
+
 def _ensure_rows(conn: Connection, keys: list[str]) -> None:
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
@@ -152,6 +274,10 @@ def _ensure_rows(conn: Connection, keys: list[str]) -> None:
 def _message(scope: Scope, left: timedelta) -> str:
     minutes = max(1, -(-int(left.total_seconds()) // 60))
     lock = int(LOCK_DURATION.total_seconds() // 60)
+    if scope.kind == "slow":
+        seconds = max(1, -(-int(left.total_seconds() * 1000) // 1000))
+        return (f"这个用户名登录失败次数过多，请约 {seconds} 秒后再试（每多错一次，等待时间加倍，最长 "
+                f"{int(SLOW_DOWN_MAX.total_seconds())} 秒）；如果忘记密码，请联系管理员重设。")
     if scope.kind == "pair":
         return (f"该账号连续 {scope.limit} 次登录失败，已锁定 {lock} 分钟，请约 {minutes} 分钟后再试；"
                 "如果忘记密码，请联系管理员重设。")
@@ -160,6 +286,29 @@ def _message(scope: Scope, left: timedelta) -> str:
                 f"请约 {minutes} 分钟后再试。")
     return (f"该账号 {lock} 分钟内在各处共登录失败 {scope.limit} 次，已锁定，请约 {minutes} 分钟后再试，"
             "或请管理员运行 python -m core users unlock 解除。")
+
+
+def _next_step(left: dict[str, int]) -> str:
+    """After a wrong password: what the next failures will do (the pair's or the source's lock, whichever comes first).
+
+    The all-sources count is left out unless it just locked: it also counts other people's failures on
+    this name, and saying it would hint that somebody else is using (or guessing) the name.
+    """
+    lock = int(LOCK_DURATION.total_seconds() // 60)
+    if left.get("account") == 0:
+        return f"这个用户名在各处登录失败太多次，已锁定 {lock} 分钟；请联系管理员解除。"
+    if "slow" in left:
+        if left["slow"] == 0:
+            return "输错次数过多：之后每次重试都要等几秒（每多错一次，等待时间加倍）。"
+        return f"再输错 {left['slow']} 次后，每次重试都要等几秒。"
+    pair, source = left.get("pair", MAX_FAILURES), left.get("source", SOURCE_MAX_FAILURES)
+    if pair == 0:
+        return f"已连续输错 {MAX_FAILURES} 次，这个用户名从你这里锁定 {lock} 分钟；如果忘记密码，请联系管理员重设。"
+    if source == 0:
+        return f"从你所在的网络地址输错太多次，已暂停从这里登录 {lock} 分钟。"
+    if source < pair:
+        return f"从你所在的网络地址再输错 {source} 次，将暂停从这里登录 {lock} 分钟。"
+    return f"再输错 {pair} 次，这个用户名将从你这里锁定 {lock} 分钟。"
 
 
 def _like(value: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from core.cells import neutralise
+from core.cells import neutralise, xlsx_text
 from core.errors import StoreError
 from core.labels import reason_label
 from core.os_errors import os_reason
@@ -34,7 +34,8 @@ def row_for(item: ReviewItem, *, neutralised: bool = True) -> list[object]:
 
 def write_xlsx(items: Iterable[ReviewItem], target: str | Path) -> int:
     """A real Excel workbook (openpyxl, write-only so memory stays flat); every text cell is stored as
-    text, so nothing in it can run as a formula. Returns the row count."""
+    text, so nothing in it can run as a formula, and control characters show as visible signs (an xlsx
+    cell cannot hold them). Returns the row count."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 
@@ -45,7 +46,7 @@ def write_xlsx(items: Iterable[ReviewItem], target: str | Path) -> int:
     for item in items:
         cells = []
         for value in row_for(item, neutralised=False):
-            cell = WriteOnlyCell(sheet, value=value)
+            cell = WriteOnlyCell(sheet, value=xlsx_text(value) if isinstance(value, str) else value)
             if isinstance(value, str):
                 cell.data_type = "s"
             cells.append(cell)

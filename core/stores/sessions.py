@@ -1,11 +1,13 @@
-"""Signing in and out: password and SSO sign-in, lockout after repeated failures, idle expiry.
+"""Signing in and out: password and SSO sign-in, lockout after repeated failures, idle and absolute expiry.
 
 A session is a random token; the database keeps only its sha256, so a copied database file
 cannot be used to sign in. The page keeps the token in its session state and calls `resume`
-on every rerun, which also notices idle time, disabled accounts and role changes; `guard`
-re-checks the session inside the transaction of every state-changing call. Failures are
-counted per typed user name (known or not, so a lock does not tell which names exist) and
-source, in core/stores/login_throttle.py. Time comes from the injected `now`, so tests can move the clock.
+on every rerun, which also notices idle time, the absolute lifetime, disabled accounts and role
+changes; `guard` re-checks the session inside the transaction of every state-changing call. A
+password reset, a lower role and a disable end the account's sessions at once (core.stores.accounts,
+through core.stores.session_rows). Failures are counted per typed user name (known or not, so a lock
+does not tell which names exist) and source, in core/stores/login_throttle.py; a disabled account
+answers exactly as a wrong password does. Time comes from the injected `now`, so tests can move the clock.
 """
 
 from __future__ import annotations
@@ -16,63 +18,38 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, select
+from sqlalchemy import Connection, select
 
-from core.errors import AuthError
-from core.stores import audit, login_throttle
+from core.clock import as_utc, utcnow
+from core.errors import AccountLocked, AuthError, SessionExpired
+from core.stores import audit, login_throttle, session_rows
 from core.stores.accounts import AccountStore, User, normalize_username
 from core.stores.accounts import accounts as account_rows
-from core.stores.db import Migration, Schema, as_utc, create_tables, utcnow
-from core.stores.login_throttle import FAILURE_WINDOW, LOCK_DURATION, MAX_FAILURES, THROTTLE_SCHEMA, Guard  # noqa: F401 - re-exported
+from core.stores.login_throttle import (  # noqa: F401 - re-exported
+    FAILURE_WINDOW,
+    LOCK_DURATION,
+    MAX_FAILURES,
+    THROTTLE_SCHEMA,
+    Guard,
+    Lock,
+)
 from core.stores.roles import (
     SYSTEM_ACTOR,  # noqa: F401 - re-exported for the queue's readers
     Authorize,
     require,
 )
+from core.stores.session_rows import SESSIONS_SCHEMA, login_failures, login_locks, sessions  # noqa: F401 - re-exported
 
 IDLE_LIMIT = timedelta(hours=8)
+ABSOLUTE_LIMIT = timedelta(days=7)  # XIAOE_SESSION_MAX_HOURS; the page passes the setting
 TOUCH_EVERY = timedelta(minutes=1)  # write last_seen at most this often, not on every rerun
+PURGE_EVERY = timedelta(minutes=10)  # delete old session and throttle rows at most this often per process
 
 BAD_CREDENTIALS = "用户名或密码不正确，请重新输入。"
 
 
-class SessionExpired(AuthError):
-    """The session ended (idle too long, signed out, account disabled); sign in again."""
 
 
-class AccountLocked(AuthError):
-    """Too many failed sign-ins for this user name; wait until the lock ends."""
-
-
-metadata = MetaData()
-# login_failures and login_locks are migration 1's; sign-in throttling now lives in core/stores/login_throttle.py.
-login_failures = Table(
-    "login_failures", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("username", String(64), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
-)
-Index("ix_login_failures_username", login_failures.c.username, login_failures.c.at)
-login_locks = Table(
-    "login_locks", metadata,
-    Column("username", String(64), primary_key=True),
-    Column("locked_until", DateTime(timezone=True), nullable=False),
-)
-sessions = Table(
-    "sessions", metadata,
-    Column("token_hash", String(64), primary_key=True),
-    Column("username", String(64), nullable=False),
-    Column("method", String(16), nullable=False),
-    Column("started_at", DateTime(timezone=True), nullable=False),
-    Column("last_seen", DateTime(timezone=True), nullable=False),
-    Column("ended_at", DateTime(timezone=True)),
-    Column("end_reason", String(16)),
-)
-Index("ix_sessions_username", sessions.c.username)
-
-SESSIONS_SCHEMA = Schema("sessions", (
-    Migration(1, "login failures, locks and sessions", create_tables(login_failures, login_locks, sessions)),
-))
 
 
 @dataclass(frozen=True)
@@ -90,11 +67,13 @@ class SessionStore:
     """Sign-in, resume and sign-out on the accounts' database."""
 
     def __init__(self, accounts: AccountStore, *, now: Callable[[], datetime] = utcnow,
-                 idle_limit: timedelta = IDLE_LIMIT) -> None:
+                 idle_limit: timedelta = IDLE_LIMIT, absolute_limit: timedelta = ABSOLUTE_LIMIT) -> None:
         self.accounts = accounts
         self.db = accounts.db
         self._now = lambda: _utc(now())
         self.idle_limit = idle_limit
+        self.absolute_limit = absolute_limit
+        self._purged_at: datetime | None = None
         self.db.migrate(SESSIONS_SCHEMA)
         self.db.migrate(THROTTLE_SCHEMA)
 
@@ -105,32 +84,45 @@ class SessionStore:
 
         The lock check, the password check and the failure count are one transaction holding the
         throttle rows (core/stores/login_throttle.py), so parallel attempts cannot get past a lock.
-        `source` is the client address (None for localhost, the CLI and the API).
+        `source` is the client address (None when unknown: localhost, the CLI, the API, an unlisted
+        proxy). A disabled account is refused with the wrong-password message and counted as a
+        failure whether or not the password was right, so neither the answer nor the lock tells
+        that the password was right; the audit log records the attempt for the admins.
         """
         key = normalize_username(username)[:64]
         if not isinstance(password, str) or not key or not password:
             raise AuthError("请输入用户名和密码。")
         now = self._now()
         token = secrets.token_urlsafe(32)
+        next_step = ""
         with self.db.transaction("登录", immediate=True) as conn:
             guard = Guard(conn, key, source, now)
             refusal = guard.refusal()
-            account = None if refusal else self.accounts.verify(conn, key, password)
-            if refusal is None and account is None:
-                guard.fail()
-            elif account is not None and not account.disabled:
-                guard.clear()
-                self._open(conn, token, account.user, "password", now)
+            account = None
+            if refusal is None:
+                found, right = self.accounts.verify_attempt(conn, key, password)
+                if found is not None and found.disabled:
+                    audit.record(self.db, SYSTEM_ACTOR, "login_disabled", key,
+                                 f"已停用的账号尝试登录（密码{'正确' if right else '错误'}），已按密码错误拒绝",
+                                 conn=conn, now=lambda: now)
+                account = found if right and not found.disabled else None
+                if account is None:
+                    next_step = guard.fail()
+                else:
+                    guard.clear()
+                    self._open(conn, token, account.user, "password", now)
+        self._purge_if_due(now)
         if refusal is not None:
             raise AccountLocked(refusal)
         if account is None:
-            raise AuthError(BAD_CREDENTIALS)
-        if account.disabled:
-            raise AuthError("该账号已被停用，请联系管理员。")
+            raise AuthError(BAD_CREDENTIALS + next_step)
         return Session(token=token, user=account.user, method="password", started_at=now, last_seen=now)
 
     def sign_in_sso(self, email: str, *, email_verified: bool | None = None) -> Session:
-        """A session for the local account matching an SSO identity (email or user name)."""
+        """A session for the local account matching an SSO identity (email or user name).
+
+        The identity provider has verified who this is, so a disabled account may say so here.
+        """
         if not email:
             raise AuthError("单位账号没有提供邮箱，无法对应到小E 账号，请改用用户名和密码登录或联系管理员。")
         if email_verified is False:
@@ -147,6 +139,7 @@ class SessionStore:
         token, now = secrets.token_urlsafe(32), self._now()
         with self.db.transaction("登录") as conn:
             self._open(conn, token, user, method, now)
+        self._purge_if_due(now)
         return Session(token=token, user=user, method=method, started_at=now, last_seen=now)
 
     def _open(self, conn, token: str, user: User, method: str, now: datetime) -> None:
@@ -156,12 +149,26 @@ class SessionStore:
         audit.record(self.db, user.username, "login", user.username,
                      "单位账号登录" if method == "sso" else "密码登录", conn=conn, now=lambda: now)
 
+    def _purge_if_due(self, now: datetime) -> None:
+        """Delete old session rows and idle throttle rows, at most every PURGE_EVERY, in a transaction of its own."""
+        if self._purged_at is not None and now - self._purged_at < PURGE_EVERY:
+            return
+        self._purged_at = now
+        with self.db.transaction("清理过期的登录记录") as conn:
+            session_rows.purge(conn, now, idle_limit=self.idle_limit, absolute_limit=self.absolute_limit)
+            login_throttle.purge(conn, now)
+
     # --- lockout -----------------------------------------------------------------------------
 
     def locked_until(self, username: str, *, source: str | None = None) -> datetime | None:
         """When the lock that stops this user name from `source` ends, or None if it is not locked now."""
         with self.db.read("读取登录状态") as conn:
             return login_throttle.locked_until(conn, normalize_username(username)[:64], source, self._now())
+
+    def locks(self) -> tuple[Lock, ...]:
+        """Every sign-in lock (or wait) in force now, on names and on sources."""
+        with self.db.read("读取登录锁定") as conn:
+            return login_throttle.active_locks(conn, self._now())
 
     def unlock(self, username: str, *, actor: str, authorize: Authorize | None = None) -> None:
         """Lift every lock on this user name, from every source, and forget its failures."""
@@ -172,38 +179,78 @@ class SessionStore:
             if login_throttle.unlock(conn, key):
                 audit.record(self.db, actor, "login_unlock", key, "解除登录锁定", conn=conn, now=self._now)
 
+    def reset_password(self, username: str, password: str, *, actor: str,
+                       authorize: Authorize | None = None) -> None:
+        """A new password, every session of the account ended and every lock on its name lifted, in one transaction."""
+        def lift(conn: Connection, key: str) -> None:
+            if login_throttle.unlock(conn, key):
+                audit.record(self.db, actor, "login_unlock", key, "重设密码时解除登录锁定", conn=conn, now=self._now)
+
+        self.accounts.set_password(username, password, actor=actor, authorize=authorize, also=lift)
+
+    def unlock_source(self, source: str, *, actor: str, authorize: Authorize | None = None) -> int:
+        """Lift the lock on a source (an address, or unknown sources) and on every name from it; how many."""
+        source = (source or "").strip()
+        with self.db.transaction("解除锁定", immediate=authorize is not None) as conn:
+            if authorize is not None:
+                authorize(conn, "manage_accounts")
+            lifted = login_throttle.unlock_source(conn, source or None)
+            if lifted:
+                audit.record(self.db, actor, "login_unlock", f"来源 {login_throttle.clean_source(source)}",
+                             f"解除来源的登录锁定（{lifted} 项）", conn=conn, now=self._now)
+        return lifted
+
     # --- resuming and ending -----------------------------------------------------------------
 
     def resume(self, token: str) -> Session:
-        """The live session for `token`, with the account's current name and role; else SessionExpired."""
+        """The live session for `token`, with the account's current name and role; else SessionExpired.
+
+        One query reads the session with its account (the page calls this on every rerun).
+        """
         now = self._now()
         with self.db.read("读取登录状态") as conn:
-            row = conn.execute(select(sessions).where(sessions.c.token_hash == _digest(token or ""))).first()
-        if row is None or row.ended_at is not None:
+            row = conn.execute(select(sessions, account_rows.c.display_name, account_rows.c.role,
+                                      account_rows.c.disabled, account_rows.c.id.label("account_id"))
+                               .select_from(sessions.outerjoin(account_rows,
+                                                               account_rows.c.username == sessions.c.username))
+                               .where(sessions.c.token_hash == _digest(token or ""))).first()
+        if row is None:
             raise SessionExpired("登录已失效，请重新登录。")
-        if now - as_utc(row.last_seen) > self.idle_limit:
-            self._end(row.token_hash, "idle")
-            hours = self.idle_limit.total_seconds() / 3600
-            raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，请重新登录。")
-        account = self.accounts.find(row.username)
-        if account is None or account.disabled:
+        if row.ended_at is not None:  # ended by an account change, a sign-out elsewhere, or earlier expiry
+            raise SessionExpired(session_rows.END_MESSAGES.get(row.end_reason or "", "登录已失效，请重新登录。"))
+        expired = self._expired(row, now)
+        if expired:
+            reason, message = expired
+            self._end(row.token_hash, reason)
+            raise SessionExpired(message)
+        if row.account_id is None or row.disabled:
             self._end(row.token_hash, "disabled")
-            raise SessionExpired("你的账号已被停用或删除，已自动退出；如有疑问请联系管理员。")
+            raise SessionExpired(session_rows.END_MESSAGES["disabled"])
         last_seen = as_utc(row.last_seen)
         if now - last_seen >= TOUCH_EVERY:
             with self.db.transaction("更新登录状态") as conn:
                 conn.execute(sessions.update().where(sessions.c.token_hash == row.token_hash).values(last_seen=now))
             last_seen = now
-        return Session(token=token, user=account.user, method=row.method, started_at=as_utc(row.started_at),
+        user = User(username=row.username, display_name=row.display_name, role=row.role)
+        return Session(token=token, user=user, method=row.method, started_at=as_utc(row.started_at),
                        last_seen=last_seen)
+
+    def _expired(self, row, now: datetime) -> tuple[str, str] | None:
+        """(end reason, Chinese message) when the session is idle past the limit or older than its lifetime."""
+        if now - as_utc(row.started_at) > self.absolute_limit:
+            return "expired", (f"这次登录已超过 {_span(self.absolute_limit)}（登录的最长有效期），为了安全已自动退出，"
+                               "请重新登录。")
+        if now - as_utc(row.last_seen) > self.idle_limit:
+            return "idle", f"你已超过 {_span(self.idle_limit)}没有操作，为了安全已自动退出，请重新登录。"
+        return None
 
     def guard(self, token: str) -> Authorize:
         """A check for `token` to run first inside a state-changing transaction (see core.stores.roles.Authorize).
 
         It reads the session and the account in that transaction, locking both rows against a
         concurrent disable (FOR SHARE on PostgreSQL; the caller's BEGIN IMMEDIATE on SQLite), so
-        a session disabled, idle past the limit or signed out before the change commits cannot
-        make it. It writes nothing: `resume` on the next rerun ends the session and says why.
+        a session disabled, idle past the limit, past its lifetime or signed out before the change
+        commits cannot make it. It writes nothing: `resume` on the next rerun ends the session and says why.
         """
         digest = _digest(token or "")
 
@@ -212,9 +259,9 @@ class SessionStore:
                                .with_for_update(read=True)).first()
             if row is None or row.ended_at is not None:
                 raise SessionExpired("登录已失效，这次操作没有保存，请重新登录。")
-            if self._now() - as_utc(row.last_seen) > self.idle_limit:
-                hours = self.idle_limit.total_seconds() / 3600
-                raise SessionExpired(f"你已超过 {hours:g} 小时没有操作，为了安全已自动退出，这次操作没有保存，请重新登录。")
+            expired = self._expired(row, self._now())
+            if expired:
+                raise SessionExpired(expired[1].replace("请重新登录", "这次操作没有保存，请重新登录"))
             account = conn.execute(select(account_rows).where(account_rows.c.username == row.username)
                                    .with_for_update(read=True)).first()
             if account is None or account.disabled:
@@ -233,10 +280,16 @@ class SessionStore:
                          .values(ended_at=self._now(), end_reason=reason))
 
 
+def _span(limit: timedelta) -> str:
+    """「8 小时」, 「7 天」: the limit as a person says it."""
+    hours = limit.total_seconds() / 3600
+    if hours >= 24 and hours % 24 == 0:
+        return f"{hours / 24:g} 天"
+    return f"{hours:g} 小时"
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 
 
 def _utc(value: datetime) -> datetime:

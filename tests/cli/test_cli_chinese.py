@@ -119,7 +119,7 @@ def test_cli_users_list_shows_a_locked_account(data, capsys, monkeypatch):
     sessions = SessionStore(accounts)
     for _ in range(MAX_FAILURES):
         with pytest.raises(Exception):
-            sessions.sign_in("amy", "wrong password")
+            sessions.sign_in("amy", "wrong password", source="198.51.100.7")  # a known source: locked 10 minutes
     assert main(["users", "list"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("amy\t"))
     assert "锁定到" in line

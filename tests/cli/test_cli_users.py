@@ -100,3 +100,12 @@ def test_cli_users_subprocess_with_piped_password(tmp_path):
     listed = subprocess.run([sys.executable, "-m", "core", "users", "list"], capture_output=True, text=True,
                             cwd=ROOT, env=env, timeout=60)
     assert "boss" in listed.stdout
+
+
+def test_cli_users_edit_changes_the_display_name_and_clears_the_email(monkeypatch, capsys):
+    run(monkeypatch, capsys, "users", "add", "amy", "--email", "amy@qiming.example", stdin=SECRET + "\n")
+    code, out, _ = run(monkeypatch, capsys, "users", "edit", "amy", "--display-name", "李老师", "--email", "")
+    assert code == 0 and "李老师" in out
+    assert (store().get("amy").display_name, store().get("amy").email) == ("李老师", None)
+    code, _, err = run(monkeypatch, capsys, "users", "edit", "amy")
+    assert code == 2 and "--display-name" in err

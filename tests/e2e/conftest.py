@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -73,8 +74,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def launch(workdir: Path, *, extra_env: dict[str, str] | None = None, corpus: Path | None = None) -> Server:
-    """Start `streamlit run streamlit_app.py` with data (and a corpus copy) under `workdir`."""
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A throwaway certificate for 127.0.0.1 (openssl), for the HTTPS-only cookie rules."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+def launch(workdir: Path, *, extra_env: dict[str, str] | None = None, corpus: Path | None = None,
+           https: bool = False) -> Server:
+    """Start `streamlit run streamlit_app.py` with data (and a corpus copy) under `workdir`; `https` serves it
+    with a self-signed certificate (the browser context must then ignore certificate errors)."""
     data, corpus_dir = workdir / "data", workdir / "corpus"
     data.mkdir(parents=True, exist_ok=True)
     if not corpus_dir.exists():
@@ -85,6 +97,9 @@ def launch(workdir: Path, *, extra_env: dict[str, str] | None = None, corpus: Pa
                 "NO_PROXY": "127.0.0.1,localhost", "PYTHONUNBUFFERED": "1",
                 "XIAOE_AUTH": "off"})  # no login gate unless a test passes extra_env={"XIAOE_AUTH": "on"}
     env.update(extra_env or {})
+    if https:
+        cert, key = self_signed_certificate(workdir)
+        env.update({"STREAMLIT_SERVER_SSL_CERT_FILE": str(cert), "STREAMLIT_SERVER_SSL_KEY_FILE": str(key)})
     log = workdir / "server.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -92,13 +107,14 @@ def launch(workdir: Path, *, extra_env: dict[str, str] | None = None, corpus: Pa
              "--server.port", str(port), "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    server = Server(f"http://127.0.0.1:{port}", data, corpus_dir, log, process)
+    server = Server(f"{'https' if https else 'http'}://127.0.0.1:{port}", data, corpus_dir, log, process)
+    unverified = ssl._create_unverified_context() if https else None  # our own throwaway certificate
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"streamlit 进程退出了（{process.returncode}）：\n{server.log_text()}")
         try:
-            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=1) as reply:
+            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=1, context=unverified) as reply:
                 if reply.read().decode().strip() == "ok":
                     return server
         except OSError:
@@ -109,11 +125,11 @@ def launch(workdir: Path, *, extra_env: dict[str, str] | None = None, corpus: Pa
 
 @pytest.fixture(scope="session")
 def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Server]]:
-    """Factory: `start_server(extra_env={...}, corpus=Path(...))` → a running Server."""
+    """Factory: `start_server(extra_env={...}, corpus=Path(...), https=False)` → a running Server."""
     servers: list[Server] = []
 
-    def start(*, extra_env: dict[str, str] | None = None, corpus: Path | None = None) -> Server:
-        server = launch(tmp_path_factory.mktemp("server"), extra_env=extra_env, corpus=corpus)
+    def start(*, extra_env: dict[str, str] | None = None, corpus: Path | None = None, https: bool = False) -> Server:
+        server = launch(tmp_path_factory.mktemp("server"), extra_env=extra_env, corpus=corpus, https=https)
         servers.append(server)
         return server
 

@@ -30,7 +30,7 @@ class CountingHasher(PasswordHasher):
 
 
 def flagged_answer(*, question: str = "口语课几级？", text: str = "一共六级[1]。", candidate_text: str = "口语课共四级。"):
-    """An answer a check flagged (so record_answer queues it), with one passing candidate."""
+    """An answer a check flagged (so ReviewStore.record queues it), with one passing candidate."""
     from core.values import Hit, Problem, RAGAnswer
 
     hit = Hit(rank=1, source="01-口语课分级说明.md", heading="课程级别", chunk=1, start=0, end=len(candidate_text),

@@ -11,11 +11,11 @@ import threading
 
 from sqlalchemy import func, select
 
-from core.errors import AuthError
+from core.errors import AccountLocked, AuthError
 from core.stores import audit
 from core.stores.accounts import AccountStore
 from core.stores.db import Database
-from core.stores.sessions import MAX_FAILURES, AccountLocked, SessionStore, sessions
+from core.stores.sessions import MAX_FAILURES, SessionStore, sessions
 from tests.auth_helpers import PASSWORD, add_staff
 from tests.security.helpers import CountingHasher
 

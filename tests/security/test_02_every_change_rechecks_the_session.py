@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import SessionExpired
 from core.sets.format import LabelledQuestion, QuestionSet
 from core.stores.accounts import AccountStore
 from core.stores.corpus_admin import CorpusAdmin
@@ -17,7 +18,7 @@ from core.stores.db import Database
 from core.stores.glossary import GlossaryStore
 from core.stores.glossary_admin import GlossaryAdmin
 from core.stores.question_sets import QuestionSetStore
-from core.stores.sessions import SessionExpired, SessionStore
+from core.stores.sessions import SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 

@@ -79,8 +79,9 @@ def test_stale_session_live_session_approves_under_its_own_name(signed_in_review
 
 @pytest.mark.parametrize("change", ["disable", "sign_out"])
 def test_stale_session_store_checks_the_session_in_the_decision_transaction(db_url, change):
+    from core.errors import SessionExpired
     from core.stores.db import Database
-    from core.stores.sessions import SessionExpired, SessionStore
+    from core.stores.sessions import SessionStore
 
     db = Database(db_url)
     staff = AccountStore(db, hasher=FAST_HASHER)

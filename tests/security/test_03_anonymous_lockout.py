@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from core.cli import main
-from core.errors import AuthError
+from core.errors import AccountLocked, AuthError
 from core.stores.accounts import AccountStore
 from core.stores.db import Database
-from core.stores.sessions import AccountLocked, SessionStore
+from core.stores.sessions import SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD, Clock, add_staff
 
 ATTACKER, OWNER = "203.0.113.9", "198.51.100.7"

@@ -1,4 +1,4 @@
-"""#16 failure 7: flagged answers over 20,000 characters were not queued (record_answer raised).
+"""#16 failure 7: flagged answers over 20,000 characters were not queued (the queue write raised).
 
 The queue now stores any answer whole, and the review page shows a preview of a long one.
 """

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.stores.accounts import AccountError, AccountStore
+from core.errors import AccountError
+from core.stores.accounts import AccountStore
 from core.stores.db import Database
 from core.stores.sessions import SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD

@@ -6,8 +6,9 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import text
 
+from core.errors import AccountError
 from core.stores import audit
-from core.stores.accounts import AccountError, AccountStore
+from core.stores.accounts import AccountStore
 from core.stores.db import Database
 from tests.auth_helpers import FAST_HASHER, PASSWORD, Clock, add_staff, make_accounts
 

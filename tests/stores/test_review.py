@@ -88,7 +88,7 @@ def test_review_migrations_bring_an_existing_file_up_to_date(url):
         conn.execute(update(review_events).values(actor="篡改者"))
 
 
-# --- enqueue and record_answer ---------------------------------------------------------------
+# --- enqueue and record -----------------------------------------------------------------------
 
 def test_enqueue_keeps_question_reasons_candidates_and_settings(store):
     item = store.get(store.enqueue(answer(), fingerprint="fp-1"))
