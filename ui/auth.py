@@ -36,6 +36,7 @@ from core.stores.sessions import (  # noqa: F401 - the sign-in limits are re-exp
 )
 from ui import session_cookie
 from ui.answer_view import md_escape
+from ui.pages import URL_PATHS
 from ui.state import get_settings
 
 LOCAL_USER = User(username="local", display_name="本机用户", role="admin")
