@@ -1,6 +1,6 @@
 """Bring this instance's corpus folder in line with the database, the corpus's source of truth.
 
-`sync_corpus` runs at start-up and whenever the database or the folder changes (core.retrieval.holder
+`sync_corpus` runs at start-up and whenever the database or the folder changes (core.serving.holder
 polls for both). In one pass it removes temporary files of saves that crashed, records files
 that only this disk has (the shipped corpus on first start, or a file edited on the server) as
 baseline versions, and writes the newest version of every file whose copy here is missing or
