@@ -105,5 +105,5 @@ def test_ask_e2e_raising_the_threshold_flips_a_chunk_below(page, app_server, idl
     after = {r["排名"]: r["状态"] for r in candidate_rows(page)}
     assert after[weakest["排名"]] == "低于阈值"
     assert after[passing[0]["排名"]] == "命中"
-    assert page.get_by_role("button", name="重新生成回答").is_visible()
+    assert page.get_by_role("button", name="按新参数重新回答").is_visible()
     page.screenshot(path=str(tmp_path / "threshold.png"))
