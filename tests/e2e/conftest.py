@@ -158,7 +158,7 @@ def browser() -> Iterator[object]:
 def page(browser) -> Iterator[object]:
     """A fresh browser context (its own Streamlit session) with a 1400×1000 viewport."""
     context = browser.new_context(viewport=VIEWPORT, locale="zh-CN")
-    context.set_default_timeout(15_000)
+    context.set_default_timeout(30_000)
     tab = context.new_page()
     yield tab
     context.close()
@@ -166,7 +166,7 @@ def page(browser) -> Iterator[object]:
 
 def wait_idle(page) -> None:
     """Wait until Streamlit has finished the current script run (and has started at least once)."""
-    page.wait_for_selector(IDLE, timeout=20_000)
+    page.wait_for_selector(IDLE, timeout=60_000)  # an upper bound only: a busy 2-core machine needs it
 
 
 @pytest.fixture

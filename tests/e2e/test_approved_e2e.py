@@ -1,0 +1,73 @@
+"""Approved answers in a real browser (#31): a consultant approves a corrected answer on 复核队列; the same question in
+other words is then answered from it (「已审答案 … 第 1 次使用」); another student's case is shown only as a near miss
+(「学员的情况不同」); once the cited sentence is edited the answer is no longer served and its item is in 资料已更新."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.stores.corpus_admin import CorpusAdmin
+from core.stores.db import Database
+from core.stores.review import Filters, ReviewStore
+from core.stores.roles import User
+
+pytestmark = pytest.mark.e2e
+
+ASKED = "三级学费多少"
+LEVELS_FILE = "01-口语课分级说明.md"
+
+
+def ask(page, server, idle, question: str) -> None:
+    page.goto(server.url)
+    idle(page)
+    box = page.get_by_label("学员的问题")
+    box.fill(question)
+    box.press("Enter")
+    page.get_by_role("heading", name="检索到的片段").wait_for()
+    idle(page)
+
+
+def flag(page, idle) -> None:
+    page.get_by_text("标记复核", exact=True).first.click()
+    page.get_by_label("标记人").fill("李老师")
+    page.get_by_role("button", name="标记复核").click()
+    idle(page)
+
+
+def test_approved_correction_answers_a_paraphrase_not_another_case_and_not_after_an_edit(page, start_server, idle):
+    server = start_server()
+    database = Database(f"sqlite:///{server.data_dir / 'xiaoe.sqlite3'}")
+    store = ReviewStore(database)
+
+    ask(page, server, idle, ASKED)
+    flag(page, idle)
+    (item,) = store.list(Filters(status="pending")).items
+    fees = next(n for n, hit in enumerate([h for h in item.candidates if h.passed] or item.candidates, start=1)
+                if "4800" in hit.text)
+
+    page.goto(f"{server.url}/review")
+    idle(page)
+    page.get_by_label("复核人").fill("李老师")
+    page.get_by_label("复核人").press("Enter")
+    idle(page)
+    page.get_by_text("修改后的回答（可选）").click()
+    page.get_by_label("修改后的回答").fill(f"流利级（三级）学费 4800 元[{fees}]。")
+    page.get_by_role("button", name="通过并下一条").click()
+    page.get_by_text(f"#{item.id} 已通过").first.wait_for()
+    idle(page)
+
+    ask(page, server, idle, "流利级三级的学费是多少啊")
+    page.get_by_text("第 1 次使用").first.wait_for()
+    assert page.get_by_text("流利级（三级）学费 4800 元").first.is_visible()
+
+    ask(page, server, idle, "二级学费多少")
+    page.get_by_text("学员的情况不同").first.wait_for()
+    assert page.get_by_text("次使用").count() == 0, "another student's case must not be answered by the approved answer"
+
+    admin = CorpusAdmin(database, server.corpus_dir)  # another instance edits the cited sentence
+    text, _ = admin.read(LEVELS_FILE)
+    admin.save(User("boss", "王校长", "admin"), LEVELS_FILE, text.replace("4800 元", "4900 元"))
+    ask(page, server, idle, "流利级三级的学费是多少啊")
+    page.get_by_text("4900").first.wait_for()
+    assert page.get_by_text("次使用").count() == 0, "an approved answer whose cited chunk changed must not be served"
+    assert [i.id for i in store.list(Filters(lane="stale")).items] == [item.id]
