@@ -281,6 +281,8 @@ if index_error or bundle is None:
     st.stop()
 assistant = get_assistant(bundle, glossary)
 files, sections = corpus_catalog(bundle.index)
+st.caption(f"已审答案的复用相似度下限：{settings.reuse_threshold:.2f}（{'复用已开' if settings.reuse == 'on' else '复用已关（XIAOE_REUSE=off）'}；"
+           "出厂值由 python -m core calibrate 在开发复用集上按成文规则算出，XIAOE_REUSE_THRESHOLD 可覆盖，见「已审答案」文档）。")
 
 if FLASH in st.session_state:
     flash = st.session_state.pop(FLASH)

@@ -279,3 +279,10 @@ def test_tuning_admin_saves_a_default_as_themselves(app_env, monkeypatch):
     at.button(key="tune_confirm_ok").click().run()
     assert not at.exception
     assert DefaultsStore(database()).current().actor == "王校长（boss）"
+
+
+def test_tuning_page_shows_the_reuse_threshold_in_effect(tuning, monkeypatch):
+    monkeypatch.setenv("XIAOE_REUSE_THRESHOLD", "0.61")
+    at = tuning()
+    lines = [c.value for c in at.caption if "复用相似度下限" in c.value]
+    assert lines and "0.61" in lines[0] and "复用已开" in lines[0]
