@@ -30,10 +30,9 @@ demo: $(STAMP)
 	$(PY) -m core demo
 
 bench: $(STAMP)
-	for script in bench/retrieval_quality.py bench/retrieval_speed.py bench/console_speed.py bench/queue_speed.py \
-		bench/tuning_speed.py bench/grounding_quality.py bench/answerability.py bench/offline_answer_quality.py \
-		bench/semantic_signal.py; do \
-		echo "== $$script"; $(PY) $$script || exit 1; done
+	for name in retrieval_quality retrieval_speed console_speed queue_speed tuning_speed grounding_quality answerability \
+		offline_answer_quality semantic_signal gaps memory_over_time security_checks; do \
+		echo "== bench.$$name"; $(PY) -m bench.$$name || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache
