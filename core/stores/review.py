@@ -17,7 +17,7 @@ from typing import IO
 from sqlalchemy import Connection, func, select
 
 from core.clock import as_utc, utcnow
-from core.errors import ConflictError, InvalidReview, NeedsConfirmation, StoreError, XiaoEError
+from core.errors import ConflictError, InvalidReview, NeedsConfirmation, NotInView, StoreError, XiaoEError
 from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
 from core.stores.db import Database
 from core.stores.review_approval import Approval, approval_of
@@ -351,7 +351,8 @@ class ReviewStore:
     def decide(self, item_id: int, *, action: str, reviewer: str, expected_version: int,
                note: str | None = None, corrected_answer: str | None = None,
                add_reason: Problem | None = None, topic: str | None = None,
-               authorize: Authorize | None = None, confirmed: bool = False) -> ReviewItem:
+               authorize: Authorize | None = None, confirmed: bool = False,
+               view: Filters | None = None) -> ReviewItem:
         """Approve, reject (a note is required), reopen, or mark a refusal 预期拒答 (`expect`, with an optional
         `topic`) one item, if it is still at `expected_version`.
 
@@ -364,6 +365,8 @@ class ReviewStore:
         source file reopens an approved answer, so the item also shows in that reason's lane.
         With `authorize`, the reviewer's session is re-checked inside that transaction and the
         decision is attributed to the session's user, whatever `reviewer` says.
+        `view` is the filtered list the reviewer was looking at: an item that no longer matches it (another
+        lane, status or search) is refused with NotInView, so a decision only ever lands on what was shown.
         """
         decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason, topic=topic)
         approval = self._approval(item_id, decision)
@@ -376,7 +379,7 @@ class ReviewStore:
             decision = _as_session_user(conn, decision, authorize)
             if approval is not None and approval.problems:
                 decision = replace(decision, note=approval.noted(decision.note))
-            failure = self._apply(conn, item_id, expected_version, decision)
+            failure = self._apply(conn, item_id, expected_version, decision, view)
             if failure is not None:
                 raise failure
             if approval is not None:
@@ -394,12 +397,13 @@ class ReviewStore:
 
     def bulk_decide(self, versions: Mapping[int, int], *, action: str, reviewer: str,
                     note: str | None = None, add_reason: Problem | None = None, topic: str | None = None,
-                    authorize: Authorize | None = None) -> BulkResult:
+                    authorize: Authorize | None = None, view: Filters | None = None) -> BulkResult:
         """Decide many items in one transaction; `versions` maps each id to the version the reviewer saw.
 
         Items that moved on, or whose status does not allow the action, are skipped and reported. An approved
         answer that passes the checks becomes reusable; one with problems is approved without becoming
         reusable (that needs the reviewer's confirmation, one item at a time), and is listed as such.
+        With `view`, items that no longer match the list shown are skipped too.
         """
         decision = ReviewDecision.build(action, reviewer, note, None, add_reason, topic=topic)
         decided, skipped, unreused = [], [], []
@@ -407,7 +411,7 @@ class ReviewStore:
         with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
             decision = _as_session_user(conn, decision, authorize)
             for item_id, version in versions.items():
-                failure = self._apply(conn, item_id, version, decision)
+                failure = self._apply(conn, item_id, version, decision, view)
                 if failure is not None:
                     skipped.append((item_id, str(failure)))
                     continue
@@ -423,7 +427,8 @@ class ReviewStore:
                            override="", now=self._clock())
         return BulkResult(decided=tuple(decided), skipped=tuple(skipped), not_reused=tuple(unreused))
 
-    def _apply(self, conn: Connection, item_id: int, expected: int, d: ReviewDecision) -> XiaoEError | None:
+    def _apply(self, conn: Connection, item_id: int, expected: int, d: ReviewDecision,
+               view: Filters | None = None) -> XiaoEError | None:
         """Apply one decision inside `conn`'s transaction; return (not raise) why it could not be."""
         allowed, target = TRANSITIONS[d.action]
         now = self._clock()
@@ -436,9 +441,11 @@ class ReviewStore:
         where = [items.c.id == item_id, items.c.version == expected, items.c.status.in_(allowed)]
         if d.action == "expect":
             where.append(items.c.origin == "refusal")
+        if view is not None:
+            where.extend(conditions(view))
         updated = conn.execute(items.update().where(*where).values(**values))
         if updated.rowcount != 1:
-            return self._why_not(conn, item_id, expected, d.action)
+            return self._why_not(conn, item_id, expected, d.action, view)
         # Every status change appends an event, so the newest event holds the status we just left.
         from_status = conn.execute(select(events.c.to_status).where(events.c.item_id == item_id)
                                    .order_by(events.c.id.desc()).limit(1)).scalar_one()
@@ -459,7 +466,8 @@ class ReviewStore:
         return None
 
     @staticmethod
-    def _why_not(conn: Connection, item_id: int, expected: int, action: str) -> XiaoEError:
+    def _why_not(conn: Connection, item_id: int, expected: int, action: str,
+                 view: Filters | None = None) -> XiaoEError:
         row = conn.execute(select(items.c.status, items.c.version, items.c.origin).where(items.c.id == item_id)).first()
         if row is None:
             return _not_found(item_id)
@@ -472,6 +480,10 @@ class ReviewStore:
                 f"该条目已被 {last.actor} 处理（#{item_id}，{local(last.at):%m-%d %H:%M} "
                 f"{ACTION_LABELS.get(last.action, last.action)}，现为「{STATUS_LABELS[row.status]}」）："
                 f"你看到的是第 {expected} 版，现在是第 {row.version} 版。你的操作没有保存，请刷新后再决定。")
+        if view is not None and conn.execute(
+                select(items.c.id).where(items.c.id == item_id, *conditions(view))).first() is None:
+            return NotInView(f"条目 #{item_id} 已不在你当前筛选的列表里（筛选条件已改变），你的操作没有保存；"
+                             "请在左边的列表里重新选择要处理的条目。")
         return InvalidReview(f"条目 #{item_id} 当前是「{STATUS_LABELS[row.status]}」，不能{ACTION_LABELS[action]}"
                              + ("；如需改判，请先重新打开。" if action != "reopen" else "；它本来就在待复核。"))
 

@@ -151,7 +151,8 @@ class BulkResult:
 
 @dataclass(frozen=True)
 class Filters:
-    """What to show. `lane` is a lane code, `reason` a problem code; `until` is exclusive."""
+    """What to show. `lane` is a lane code, `reason` a problem code; `until` is exclusive; `item` keeps one id
+    (a pasted link to one item)."""
 
     status: str | None = None
     lane: str | None = None
@@ -159,6 +160,7 @@ class Filters:
     since: datetime | None = None
     until: datetime | None = None
     search: str = ""
+    item: int | None = None
 
     def __post_init__(self) -> None:
         if self.status is not None and self.status not in STATUS_LABELS:
