@@ -19,7 +19,7 @@ from core.errors import XiaoEError
 from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text
 from core.stores.db import open_database
 from core.stores.roles import User
-from core.stores.stale import requeue_stale
+from core.stores.stale import refresh_after_save
 from ui import gap_editor, gap_fix
 from ui.auth import authorize, current_user
 from ui.diff_view import show_diff
@@ -36,7 +36,7 @@ def render_admin_panel() -> None:
         return
     st.divider()
     st.subheader("资料管理（仅管理员）")
-    st.caption("上传或修改后会自动保留旧版本、重建索引；引用了该文件且已通过的复核条目会回到「待复核」。")
+    st.caption("上传或修改后会自动保留旧版本、重建索引；所引片段的内容被改动的已通过复核条目会回到「待复核」。")
     if FLASH in st.session_state:
         st.success(md_escape(st.session_state.pop(FLASH)))
     gap_editor.show_done_link()
@@ -135,12 +135,14 @@ def _run(admin: CorpusAdmin, user: User, save, after: Callable[[SaveResult], str
         return
     message = f"已保存「{result.source}」第 {result.version} 版（{'新文件' if result.created else '旧版本已保留'}），索引已重建。"
     try:
-        reopened = requeue_stale(admin.db, {result.source}, user.label)
+        reopened, cleared = refresh_after_save(admin, result.source, user.label)
     except XiaoEError as error:
         message += f" 但把相关复核条目改回「待复核」时出错：{error}"
     else:
         if reopened:
-            message += f" {len(reopened)} 条引用了该文件的已通过条目已回到「待复核」（资料已更新）。"
+            message += f" {len(reopened)} 条所引片段内容有改动的已通过条目已回到「待复核」（资料已更新）。"
+        if cleared:
+            message += f" {len(cleared)} 条「资料已更新」的条目所引内容已和通过时相同，已恢复原来的状态。"
     problem = rebuild_index()
     if problem:
         message = message.replace("索引已重建", "索引暂未重建") + f" 重建索引时出错：{problem}"

@@ -79,6 +79,7 @@ __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "Revie
 
 items, reasons, candidates, events = review_items, review_reasons, review_candidates, review_events
 keys, asks = review_keys, review_asks
+STALE_REASON = "stale_corpus"  # the reason a changed cited chunk adds (core.stores.stale)
 
 
 class ReviewStore:
@@ -434,6 +435,10 @@ class ReviewStore:
         now = self._clock()
         values = {"status": target, "version": expected + 1, "reviewer": d.reviewer, "decided_at": now,
                   "note": d.note}
+        if d.action == "reopen" and d.add_reason is not None:
+            # A reopen that brings its own reason (资料已更新) is the system's, not a decision: the last
+            # decision's reviewer, time and note stay on the item; the message lives in the reason and the event.
+            values = {"status": target, "version": expected + 1}
         if d.corrected_answer is not None:
             values["corrected_answer"] = d.corrected_answer or None
         # Update first and read only when it fails: the write lock is taken by the first statement,
@@ -464,6 +469,30 @@ class ReviewStore:
                                                  message=d.add_reason.message, span_start=span[0] if span else None,
                                                  span_end=span[1] if span else None))
         return None
+
+    def clear_stale(self, item_id: int, *, expected_version: int, actor: str, note: str) -> bool:
+        """Undo a 资料已更新 reopen whose cited text is identical again (a version restored): the item goes back
+        to the status it was reopened from, its 资料已更新 reasons are dropped and an event says why.
+        Only when nobody acted on it since the reopen (the version check and the newest event say so);
+        returns whether it was cleared."""
+        who = person_name(actor, "操作人") or SYSTEM_ACTOR
+        with self.db.transaction("撤销资料已更新") as conn:
+            last = conn.execute(select(events).where(events.c.item_id == item_id)
+                                .order_by(events.c.id.desc()).limit(1)).first()
+            if last is None or last.action != "reopen" or last.from_status not in ("approved", "rejected"):
+                return False
+            updated = conn.execute(items.update().where(
+                items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
+                items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
+                .values(status=last.from_status, version=expected_version + 1))
+            if updated.rowcount != 1:
+                return False
+            conn.execute(reasons.delete().where(reasons.c.item_id == item_id, reasons.c.code == STALE_REASON))
+            conn.execute(events.insert().values(
+                item_id=item_id, at=self._clock(), actor=who, action="unstale", from_status="pending",
+                to_status=last.from_status, version=expected_version + 1, note=bounded(note, MAX_NOTE_CHARS, "备注"),
+                corrected_answer=None))
+        return True
 
     @staticmethod
     def _why_not(conn: Connection, item_id: int, expected: int, action: str,

@@ -17,8 +17,9 @@ from core.labels import reason_label
 from core.os_errors import os_reason
 from core.stores.review_models import ReviewItem
 
-HEADER = ("编号", "创建时间", "通道", "状态", "问题", "回答", "问题原因", "阈值", "k", "资料指纹", "标记人",
-          "复核人", "处理时间", "备注", "修改后的回答", "版本")
+# 备注 is the reviewer's own note; 系统备注 what the system wrote (资料已更新), so neither overwrites the other.
+HEADER = ("编号", "创建时间", "通道", "状态", "问题", "次数", "回答", "问题原因", "阈值", "k", "资料指纹", "标记人",
+          "复核人", "处理时间", "备注", "系统备注", "修改后的回答", "版本")
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
@@ -26,9 +27,10 @@ def row_for(item: ReviewItem, *, neutralised: bool = True) -> list[object]:
     reasons = "；".join(f"{reason_label(p.code)}：{p.message}" for p in item.reasons)
     cells: list[object] = [
         item.id, _time(item.created_at), " · ".join(item.lane_labels), item.status_label, item.question,
-        item.answer, reasons, item.threshold if item.threshold is not None else "",
+        item.ask_count, item.answer, reasons, item.threshold if item.threshold is not None else "",
         item.k if item.k is not None else "", item.fingerprint, item.flagged_by or "", item.reviewer or "",
-        _time(item.decided_at), item.note or "", item.corrected_answer or "", item.version]
+        _time(item.decided_at), item.note or "", "；".join(item.system_notes), item.corrected_answer or "",
+        item.version]
     return [neutralise(cell) for cell in cells] if neutralised else cells
 
 
