@@ -216,14 +216,13 @@ def test_tuning_batch_cancel_flag_stops_it(tuning):
     assert "已取消：完成了 10/66 题" in at.warning[0].value
 
 
-def test_tuning_saving_the_set_creates_a_new_version(tuning):
+def test_tuning_saving_an_unchanged_set_stores_no_new_version(tuning):
     at = tuning(tune_tab="题集管理")
     at.text_input(key="tune_actor").set_value("王老师").run()
     at.button(key="save_set").click().run()
     assert not at.exception
-    assert "已保存「默认题集」第 1 版（66 题）" in at.success[0].value
-    assert at.selectbox(key="tune_version").value == 1
-    assert [v.version for v in QuestionSetStore(database()).versions("默认题集")] == [1, 0]
+    assert any("和「默认题集」第 0 版完全相同，没有保存新版本" in i.value for i in at.info)
+    assert [v.version for v in QuestionSetStore(database()).versions("默认题集")] == [0]
 
 
 def test_tuning_misses_tab_lists_the_gates_own_wrong_outcomes(tuning):
