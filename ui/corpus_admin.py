@@ -27,6 +27,7 @@ from ui.escape import md_escape
 from ui.state import get_settings, rebuild_index
 
 FLASH = "_corpus_admin_flash"
+RESTORE = "_corpus_restore"  # (source, version id) whose restore waits for 「确认恢复」
 
 
 def render_admin_panel() -> None:
@@ -48,7 +49,9 @@ def render_admin_panel() -> None:
         return
     if (request := gap_fix.current()) is not None:  # 「去补充资料」 from the gap board or a queue item
         gap_editor.show_fix_editor(admin, user, request, run=_run)
-    upload_tab, edit_tab, history_tab = st.tabs(["上传文件", "在线编辑", "历史版本"])
+    # Keyed, so a save's rerun (and the restore confirmation) comes back to the tab the admin was using.
+    upload_tab, edit_tab, history_tab = st.tabs(["上传文件", "在线编辑", "历史版本"], key="corpus_tab",
+                                                on_change="rerun")
     with upload_tab:
         _upload(admin, user)
     with edit_tab:
@@ -112,8 +115,29 @@ def _history(admin: CorpusAdmin, user: User) -> None:
     new = cols[1].selectbox("新版本", numbers, index=0, key="corpus_diff_new", format_func=lambda n: f"第 {n} 版")
     st.caption(f"左边第 {old} 版，右边第 {new} 版：删除的行标红，新增的行标绿。")
     show_diff(side_by_side(by_number[old].content, by_number[new].content), key="corpus_versions_diff")
-    if st.button(f"恢复为第 {old:d} 版", key="corpus_restore", help="把旧版本的内容另存为最新版本；中间的版本都会保留。"):
-        _run(admin, user, lambda: admin.restore(user, by_number[old].id, authorize=authorize()))
+    newest = versions[0]
+    if old == newest.version:
+        return
+    if st.button(f"恢复为第 {old:d} 版…", key="corpus_restore", help="先看这次恢复会改什么，确认后才保存。"):
+        st.session_state[RESTORE] = (source, by_number[old].id)
+    if st.session_state.get(RESTORE) == (source, by_number[old].id):
+        _confirm_restore(admin, user, source, by_number[old], newest)
+
+
+def _confirm_restore(admin: CorpusAdmin, user: User, source: str, target, newest) -> None:
+    """The diff the restore will apply (now → after), with 「确认恢复」 and 「取消」 next to it."""
+    with st.container(border=True):
+        st.warning(f"确认把「{md_escape(source)}」恢复为第 {target.version} 版吗？会另存为第 {newest.version + 1} 版，"
+                   "中间的版本都会保留。下面是恢复会带来的改动（左：现在的第 "
+                   f"{newest.version} 版，右：恢复后）。")
+        show_diff(side_by_side(newest.content, target.content), key="corpus_restore_diff")
+        cols = st.columns([1, 1, 4])
+        if cols[0].button("确认恢复", key="corpus_restore_confirm", type="primary"):
+            st.session_state.pop(RESTORE, None)
+            _run(admin, user, lambda: admin.restore(user, target.id, authorize=authorize()))
+        if cols[1].button("取消", key="corpus_restore_cancel"):
+            st.session_state.pop(RESTORE, None)
+            st.rerun()
 
 
 def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, expected: str | None,
