@@ -253,6 +253,23 @@ class ReviewStore:
         with self.db.read("读取复核队列") as conn:
             return tuple(conn.execute(select(items.c.id).where(*where).order_by(*order(sort))).scalars())
 
+    def asked_since(self, since: datetime, *, limit: int = 500) -> tuple[str, ...]:
+        """The distinct questions queued or asked again since `since`, newest first (at most `limit`): the
+        questions consultants actually met lately, for an impact check before a change."""
+        since = as_utc(since)
+        last_asked = func.max(asks.c.at)
+        with self.db.read("读取最近的问题") as conn:
+            recent_items = select(items.c.question, items.c.created_at.label("at")).where(items.c.created_at >= since)
+            recent_asks = (select(items.c.question, last_asked.label("at")).join(asks, asks.c.item_id == items.c.id)
+                           .where(asks.c.at >= since).group_by(items.c.question))
+            rows = conn.execute(recent_items.union_all(recent_asks)).all()
+        newest: dict[str, datetime] = {}
+        for question, at in rows:
+            at = as_utc(at)
+            if question not in newest or at > newest[question]:
+                newest[question] = at
+        return tuple(sorted(newest, key=lambda q: newest[q], reverse=True)[:limit])
+
     def counts(self) -> QueueCounts:
         """Counts per status, and per lane and status; an item counts once in every lane it is in."""
         with self.db.read("统计复核队列") as conn:
