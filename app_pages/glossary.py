@@ -7,17 +7,32 @@ evaluation on the default labelled set), computed for the entries shown and cach
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pandas as pd
 import streamlit as st
 
 from core.answerability.glossary import Glossary, GlossaryEntry
+from core.clock import utcnow
 from core.errors import XiaoEError
+from core.evaluation.flips import RECENT_DAYS, ChangeImpact, glossary_change_impact
 from core.evaluation.glossary_impact import glossary_impact
 from ui.answer_view import md_escape
 from ui.auth import authorize, guard_page
-from ui.state import GlossaryAdmin, get_glossary_admin, get_index, get_question_sets, get_settings
+from ui.impact_view import show_impact
+from ui.state import (
+    GlossaryAdmin,
+    get_assistant,
+    get_glossary,
+    get_glossary_admin,
+    get_index,
+    get_question_sets,
+    get_review_store,
+    get_settings,
+)
 
 FLASH = "glossary_flash"
+CONFIRM = "glossary_confirm"  # the proposal id whose approval waits for 「确认批准」
 SHOWN = 30  # entries per view; the impact column is computed for these only (cost: bench/glossary_impact.py)
 
 
@@ -117,10 +132,43 @@ def show_proposals(store: GlossaryAdmin) -> None:
             cols[0].markdown(f"#{proposal.id}　**{md_escape(proposal.synonym)} → {md_escape(proposal.term)}**　"
                              f"{md_escape(proposal.who)} 提交于 {proposal.at:%Y-%m-%d %H:%M}")
             if user.can("edit_glossary"):
-                if cols[1].button("批准", key=f"g_approve_{proposal.id}", type="primary"):
-                    attempt(lambda p=proposal: store.approve(user, p.id, authorize=authorize()), f"已批准提议 #{proposal.id}，检索和判定从现在起使用它。")
+                if cols[1].button("批准…", key=f"g_approve_{proposal.id}", type="primary",
+                                  help="先看批准后哪些问题的判断会改变，确认后才生效"):
+                    st.session_state[CONFIRM] = proposal.id
                 if cols[2].button("驳回", key=f"g_reject_{proposal.id}"):
                     attempt(lambda p=proposal: store.reject(user, p.id, authorize=authorize()), f"已驳回提议 #{proposal.id}。")
+                if st.session_state.get(CONFIRM) == proposal.id:
+                    confirm_approval(store, proposal)
+
+
+def confirm_approval(store: GlossaryAdmin, proposal) -> None:
+    """Before 「确认批准」: which labelled and recently asked questions the entry would flip."""
+    try:
+        impact = proposal_impact(proposal.term, proposal.synonym)
+    except XiaoEError as error:
+        st.warning(md_escape(f"算不出影响：{error}"))
+        impact = None
+    if impact is not None:
+        show_impact(impact, labelled_name=get_question_sets().load().info.name)
+    cols = st.columns([1, 1, 4])
+    if cols[0].button("确认批准", key=f"g_approve_ok_{proposal.id}", type="primary"):
+        st.session_state.pop(CONFIRM, None)
+        attempt(lambda: store.approve(user, proposal.id, authorize=authorize()),
+                f"已批准提议 #{proposal.id}，检索和判定从现在起使用它。")
+    if cols[1].button("取消", key=f"g_approve_cancel_{proposal.id}"):
+        st.session_state.pop(CONFIRM, None)
+        st.rerun()
+
+
+def proposal_impact(term: str, synonym: str) -> ChangeImpact | None:
+    bundle, error = get_index()
+    if error or bundle is None:
+        return None
+    assistant = get_assistant(bundle, get_glossary())
+    labelled = [q.question for q in get_question_sets().load().questions.questions]
+    asked = get_review_store().asked_since(utcnow() - timedelta(days=RECENT_DAYS))
+    with st.spinner("正在核对批准后哪些问题的判断会改变……"):
+        return glossary_change_impact(assistant, GlossaryEntry(term, synonym), labelled=labelled, asked=asked)
 
 
 def show_proposal_form(store: GlossaryAdmin) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core.answerability.glossary import Glossary, GlossaryEntry
-from core.assistant import Assistant
+from core.assistant import Assistant, build_assistant
 from core.errors import InvalidQuestion
 from core.knobs import Knobs
 from core.language.text import normalize
@@ -90,3 +90,19 @@ def with_entry(glossary: Glossary | None, entry: GlossaryEntry) -> Glossary:
     """The glossary as it would be once `entry` is approved."""
     entries = tuple(glossary.entries) if glossary is not None else ()
     return Glossary(entries + (entry,))
+
+
+def knob_change_impact(assistant: Assistant, before: Knobs, after: Knobs, *, labelled: Sequence[str],
+                       asked: Sequence[str], days: int = RECENT_DAYS) -> ChangeImpact:
+    """New default knobs: the flips on the labelled questions and on the questions asked lately."""
+    return ChangeImpact(labelled=knob_flips(assistant, labelled, before, after),
+                        asked=knob_flips(assistant, asked[:MAX_ASKED], before, after), days=days)
+
+
+def glossary_change_impact(assistant: Assistant, entry: GlossaryEntry, *, labelled: Sequence[str],
+                           asked: Sequence[str], days: int = RECENT_DAYS) -> ChangeImpact:
+    """A glossary entry approved: `assistant` (today's glossary) against the same composition with the entry."""
+    after = build_assistant(assistant.settings, assistant.index, with_entry(assistant.glossary, entry),
+                            knobs=assistant.knobs)
+    return ChangeImpact(labelled=glossary_flips(assistant, after, touched_by(entry, labelled)),
+                        asked=glossary_flips(assistant, after, touched_by(entry, asked[:MAX_ASKED])), days=days)

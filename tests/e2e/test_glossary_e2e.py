@@ -53,7 +53,10 @@ def test_glossary_e2e_proposal_waits_for_an_admin_then_the_gate_uses_it(browser,
     idle(page)
     page.locator("[data-testid=stDataFrame]").first.wait_for()
     doc_shot(page, "glossary.png")
-    page.get_by_role("button", name="批准", exact=True).click()
+    page.get_by_role("button", name="批准…", exact=True).click()
+    page.get_by_text("拒答 → 回答").first.wait_for()  # the impact comes first; nothing approved yet
+    assert expand_query("扣是什么", glossary_server.glossary.load()) == "扣是什么"
+    page.get_by_role("button", name="确认批准").click()
     page.get_by_text("已批准提议").first.wait_for()
     assert expand_query("扣是什么", glossary_server.glossary.load()) == "扣是什么 火星文"
     context.close()
