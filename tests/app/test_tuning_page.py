@@ -128,8 +128,8 @@ def test_tuning_save_default_is_audited_and_becomes_effective(tuning):
     at.button(key="save_default").click().run()
     assert not at.exception
     assert DefaultsStore(database()).history() == ()  # nothing is saved before the confirmation
-    confirm = table(at, "判断正确")
-    assert list(confirm[""]) == ["之前", "之后"]
+    confirm = table(at, "之后")
+    assert list(confirm.columns) == ["结果", "之前", "之后"] and "判断正确" in list(confirm["结果"])
     at.button(key="tune_confirm_ok").click().run()
     assert not at.exception
     assert "已设为默认" in at.success[0].value
@@ -278,3 +278,54 @@ def test_tuning_admin_saves_a_default_as_themselves(app_env, monkeypatch):
     at.button(key="tune_confirm_ok").click().run()
     assert not at.exception
     assert DefaultsStore(database()).current().actor == "王校长（boss）"
+
+
+LEVEL_JUMP = "level 1 上完了能直接转 level 3 吗"  # the documents say levels can be skipped
+
+
+def queue_question(question: str) -> None:
+    from core.stores.review import ReviewStore
+    from core.values import Problem, RAGAnswer
+
+    ReviewStore(database()).enqueue(
+        RAGAnswer(question=question, text="可以跳级 [1]", hits=(), candidates=(), threshold=0.0, k=3, refused=False,
+                  model_called=True, problems=(Problem("manual", "请核对"),)), origin="manual", flagged_by="王老师")
+
+
+def test_tuning_save_default_lists_the_asked_question_it_would_flip(tuning):
+    queue_question(LEVEL_JUMP)
+    at = tuning()
+    at.text_input(key="tune_actor").set_value("王校长").run()
+    for key, value in (("tune_threshold", 0.0), ("tune_k", 3), ("tune_max_unknown_weight", 0.51)):
+        at.slider(key=key).set_value(value).run()
+    at.slider(key="tune_min_coverage").set_value(0.8).run()  # coverage of LEVEL_JUMP is 74% at k=3
+    at.button(key="save_default").click().run()
+    assert not at.exception
+    lines = "\n".join(m.value for m in at.markdown)
+    assert "最近 30 天真实问过的问题" in lines and "回答 → 拒答（1）" in lines and "level 3" in lines
+    assert DefaultsStore(database()).history() == ()  # seen before anything is saved
+    at.button(key="tune_confirm_ok").click().run()
+    assert not at.exception and len(DefaultsStore(database()).history()) == 1
+
+
+def test_tuning_history_restores_earlier_values_through_the_same_confirmation(tuning):
+    at = tuning()
+    at.text_input(key="tune_actor").set_value("王校长").run()
+    at.slider(key="tune_threshold").set_value(0.33).run()
+    at.button(key="save_default").click().run()
+    at.button(key="tune_confirm_ok").click().run()
+    at.slider(key="tune_threshold").set_value(0.2).run()
+    at.button(key="save_default").click().run()
+    at.button(key="tune_confirm_ok").click().run()
+    assert [c.new_threshold for c in DefaultsStore(database()).history()] == [0.2, 0.33]
+    at.session_state["tune_tab"] = "默认值修改记录"
+    at.run()
+    first = DefaultsStore(database()).history()[1]
+    at.selectbox(key="tune_restore_pick").set_value(first).run()
+    at.button(key="tune_restore").click().run()
+    assert not at.exception
+    assert at.slider(key="tune_threshold").value == 0.33
+    assert any("回答 → 拒答" in m.value for m in at.markdown)  # the same confirmation, with the impact
+    assert len(DefaultsStore(database()).history()) == 2  # nothing saved yet
+    at.button(key="tune_confirm_ok").click().run()
+    assert [c.new_threshold for c in DefaultsStore(database()).history()] == [0.33, 0.2, 0.33]
