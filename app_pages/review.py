@@ -38,6 +38,7 @@ from ui.review_view import (
     reason_lines,
     status_options,
     when,
+    xlsx_bytes,
 )
 from ui.state import get_review_store
 
@@ -212,9 +213,12 @@ def show_list(store: ReviewStore, column) -> tuple[Filters, str, list[ReviewItem
         page_slot.number_input("页码", min_value=1, step=1, key="f_page")
         user = current_user()
         if user is not None and user.can("export"):
-            download_slot.download_button("下载 CSV（当前筛选的全部条目）", data=lambda: csv_bytes(store, filters),
-                                          file_name="复核队列.csv", mime="text/csv", key="download_csv",
-                                          on_click="ignore")
+            with download_slot.container():
+                st.download_button("下载 CSV（当前筛选的全部条目）", data=lambda: csv_bytes(store, filters),
+                                   file_name="复核队列.csv", mime="text/csv", key="download_csv", on_click="ignore")
+                st.download_button("下载 Excel（.xlsx）", data=lambda: xlsx_bytes(store, filters),
+                                   file_name="复核队列.xlsx", key="download_xlsx", on_click="ignore",
+                                   mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     ticked = [page.items[row] for row in selection.selection.rows if row < len(page.items)]
     return filters, sort, list(page.items), ticked
 

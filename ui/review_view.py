@@ -127,6 +127,13 @@ def event_frame(events: Sequence[ReviewEvent]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=EVENT_COLUMNS)
 
 
+def xlsx_bytes(store: ReviewStore, filters: Filters) -> bytes:
+    """The filtered queue as an Excel workbook (.xlsx)."""
+    buffer = io.BytesIO()
+    store.export_xlsx(buffer, filters)
+    return buffer.getvalue()
+
+
 def csv_bytes(store: ReviewStore, filters: Filters) -> bytes:
     """The filtered queue as an Excel-ready CSV file (UTF-8 with BOM)."""
     buffer = io.StringIO()

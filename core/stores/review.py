@@ -22,7 +22,7 @@ from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
 from core.stores.db import Database
 from core.stores.review_approval import Approval, approval_of
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
-from core.stores.review_export import write_csv, write_export
+from core.stores.review_export import write_csv, write_export, write_xlsx
 from core.stores.review_input import (
     Entry,
     ReviewDecision,
@@ -313,6 +313,10 @@ class ReviewStore:
     def export_csv(self, target: str | Path | IO[str], filters: Filters | None = None) -> int:
         """Write the filtered queue as CSV for Excel (UTF-8 with BOM); returns the number of rows."""
         return write_csv(self.iter_items(filters), target)
+
+    def export_xlsx(self, target: IO[bytes], filters: Filters | None = None) -> int:
+        """Write the filtered queue as an Excel workbook to an open binary stream (the page's download)."""
+        return write_xlsx(self.iter_items(filters), target)
 
     def export(self, target: str | Path, filters: Filters | None = None) -> int:
         """Write the filtered queue to a file: .xlsx as a workbook, .csv as CSV (see review_export)."""

@@ -34,7 +34,7 @@ def row_for(item: ReviewItem, *, neutralised: bool = True) -> list[object]:
     return [neutralise(cell) for cell in cells] if neutralised else cells
 
 
-def write_xlsx(items: Iterable[ReviewItem], target: str | Path) -> int:
+def write_xlsx(items: Iterable[ReviewItem], target: str | Path | IO[bytes]) -> int:
     """A real Excel workbook (openpyxl, write-only so memory stays flat); every text cell is stored as
     text, so nothing in it can run as a formula, and control characters show as visible signs (an xlsx
     cell cannot hold them). Returns the row count."""
@@ -55,19 +55,21 @@ def write_xlsx(items: Iterable[ReviewItem], target: str | Path) -> int:
         sheet.append(cells)
         count += 1
     try:
-        book.save(str(target))
+        book.save(str(target) if isinstance(target, (str, Path)) else target)
     except OSError as error:
         raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
     return count
 
 
 def write_export(items: Iterable[ReviewItem], target: str | Path) -> int:
-    """By the file's extension: .xlsx a workbook, .csv (or none) CSV; other spreadsheet extensions refused."""
+    """By the file's extension: .xlsx a workbook, .csv (or none) CSV; any other extension is refused, so
+    `x.docx` never silently holds CSV."""
     suffix = Path(target).suffix.lower()
     if suffix == ".xlsx":
         return write_xlsx(items, target)
-    if suffix in (".xls", ".xlsm", ".xlsb", ".ods", ".numbers"):
-        raise StoreError(f"不能导出为 {suffix} 文件：请用 .csv 或 .xlsx 作为文件扩展名。")
+    if suffix not in (".csv", ""):
+        raise StoreError(f"不能导出为 {suffix} 文件：复核队列只能导出为 CSV 或 Excel 工作簿，"
+                         "请用 .csv 或 .xlsx 作为文件扩展名。")
     return write_csv(items, target)
 
 
