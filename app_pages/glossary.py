@@ -32,8 +32,10 @@ from ui.state import (
 )
 
 FLASH = "glossary_flash"
+DELETE = "glossary_delete"  # (term, synonym) whose deletion waits for 「确认删除」
+SKIPPED_NAMED = 20  # skipped pairs named in the import message
 CONFIRM = "glossary_confirm"  # the proposal id whose approval waits for 「确认批准」
-SHOWN = 30  # entries per view; the impact column is computed for these only (cost: bench/glossary_impact.py)
+SHOWN = 30  # entries per page; the impact column is computed for these only (cost: bench/glossary_impact.py)
 
 
 def admin() -> GlossaryAdmin:
@@ -109,15 +111,35 @@ def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> No
                     attempt(lambda: store.edit(user, (chosen.term, chosen.synonym), (new_term, new_synonym),
                                                      authorize=authorize()),
                             lambda e: f"已修改：“{label(chosen)}”改为“{e.synonym} → {e.term}”。")
-                if cols[1].form_submit_button("删除这条", key="g_delete"):
-                    attempt(lambda: store.remove(user, chosen.term, chosen.synonym, authorize=authorize()), f"已删除：“{label(chosen)}”。")
+                if cols[1].form_submit_button("删除这条…", key="g_delete"):
+                    st.session_state[DELETE] = (chosen.term, chosen.synonym)
+            if st.session_state.get(DELETE) == (chosen.term, chosen.synonym):
+                st.warning(f"确定删除“{md_escape(label(chosen))}”吗？删除后检索和判定不再把“{md_escape(chosen.synonym)}”"
+                           f"当作“{md_escape(chosen.term)}”；修改记录会保留这次删除。")
+                cols = st.columns([1, 1, 4])
+                if cols[0].button("确认删除", key="g_delete_ok", type="primary"):
+                    st.session_state.pop(DELETE, None)
+                    attempt(lambda: store.remove(user, chosen.term, chosen.synonym, authorize=authorize()),
+                            f"已删除：“{label(chosen)}”。")
+                if cols[1].button("取消", key="g_delete_cancel"):
+                    st.session_state.pop(DELETE, None)
+                    st.rerun()
     with file_tab, st.form("glossary_import", border=False):
         upload = st.file_uploader("导入 CSV（列：标准词,同义词；已有的跳过）", type=["csv"], key="g_import_file")
         if st.form_submit_button("导入", key="g_import"):
             if upload is None:
                 st.error("请先选择一个 CSV 文件，再点「导入」。")
             else:
-                attempt(lambda: store.import_csv(user, upload.getvalue(), authorize=authorize()), lambda n: f"已导入 {n} 条新的同义词。")
+                attempt(lambda: store.import_report(user, upload.getvalue(), authorize=authorize()), import_message)
+
+
+def import_message(report) -> str:
+    message = f"已导入 {report.added} 条新的同义词。"
+    if report.skipped:
+        shown = "、".join(f"“{pair}”" for pair in report.skipped[:SKIPPED_NAMED])
+        more = f"等 {len(report.skipped)} 条" if len(report.skipped) > SKIPPED_NAMED else ""
+        message += f"跳过已有的 {len(report.skipped)} 条：{shown}{more}。"
+    return message
 
 
 def show_proposals(store: GlossaryAdmin) -> None:
@@ -195,9 +217,15 @@ try:
     show_proposals(store)  # first: what waits for an admin's decision
     search = st.text_input("搜索（同义词、标准词或添加人）", key="g_search")
     found = store.search(search)
-    shown = found[:SHOWN]
+    pages = max(1, -(-len(found) // SHOWN))
+    if int(st.session_state.get("g_page", 1)) > pages:  # a narrower search has fewer pages
+        st.session_state["g_page"] = 1
+    page_no = int(st.number_input(f"页码（共 {pages} 页，每页 {SHOWN} 条）", min_value=1, max_value=pages, step=1,
+                                  key="g_page")) if pages > 1 else 1
+    shown = found[(page_no - 1) * SHOWN:page_no * SHOWN]
     counts = impacts(glossary, shown)
-    st.caption(f"共 {len(glossary)} 条，符合搜索 {len(found)} 条" + (f"，只列出前 {SHOWN} 条" if len(found) > SHOWN else "")
+    st.caption(f"共 {len(glossary)} 条，符合搜索 {len(found)} 条"
+               + (f"，这一页是第 {(page_no - 1) * SHOWN + 1}–{(page_no - 1) * SHOWN + len(shown)} 条" if pages > 1 else "")
                + "。影响题数：去掉这一条后，默认题集里判定结果会改变的题数。")
     st.dataframe(entry_frame(shown, counts), hide_index=True, key="g_table",
                  column_config={"影响题数": st.column_config.NumberColumn(format="%d")})

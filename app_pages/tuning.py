@@ -91,6 +91,12 @@ def suggestion_for(content_hash: str, fingerprint: str, glossary_fingerprint: st
     return suggest(_evaluated, k, _base)
 
 
+def row_number(line: int) -> int:
+    """A question's row as the 题集管理 table numbers it (from 1), not its line in the CSV file (header = line 1)."""
+    positions = {q.line: i for i, q in enumerate(stored.questions.questions, start=1)}
+    return positions.get(line, line)
+
+
 def pct(value: float | None) -> str:
     if value is None:
         return "—"
@@ -225,7 +231,7 @@ def ask_links(content_hash: str, _texts: tuple[str, ...]) -> list[str]:
 def outcomes_tab(evaluated: EvaluatedSet, evaluation: Evaluation) -> None:
     chosen = st.multiselect("只看这些结果", OUTCOMES, default=list(OUTCOMES), key="tune_filter")
     rows = outcome_rows(evaluated, evaluation)
-    frame = pd.DataFrame({"行号": [r["line"] for r in rows], "问题": [r["question"] for r in rows],
+    frame = pd.DataFrame({"行号": [row_number(r["line"]) for r in rows], "问题": [r["question"] for r in rows],
                           "预期": [r["expected"] for r in rows], "结果": [r["outcome"] for r in rows],
                           "最高排序分": [r["top_value"] for r in rows], "关键词覆盖": [r["coverage"] for r in rows],
                           "资料外词权重": [r["unknown_weight"] for r in rows],
@@ -270,7 +276,7 @@ def what_if_tab(evaluated: EvaluatedSet, evaluation: Evaluation, baseline: Evalu
     better, worse = sum(f.better for f in flips), sum(f.worse for f in flips)
     st.markdown(f"{title}：**{len(flips)}** 题结果会变，变好 {better} 题，变差 {worse} 题。")
     if flips:
-        st.dataframe(pd.DataFrame([{"行号": f.line, "问题": f.question, "预期": f.expectation,
+        st.dataframe(pd.DataFrame([{"行号": row_number(f.line), "问题": f.question, "预期": f.expectation,
                                     "之前": f.before, "之后": f.after, "之后的判断理由": f.reason,
                                     "变化": "变好" if f.better else "变差" if f.worse else "—"} for f in flips]),
                      hide_index=True, width="stretch", key="tune_flips")

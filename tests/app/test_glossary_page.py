@@ -55,6 +55,10 @@ def test_glossary_page_deletes_the_chosen_entry(page):
     at.text_input(key="g_search").set_value("入学测试").run()
     at.button(key="g_delete").click().run()
     assert not at.exception
+    assert ("分级测试", "入学测试") in {(e.term, e.synonym) for e in admin_store().load().entries}  # asks first
+    assert any("确定删除" in w.value for w in at.warning)
+    at.button(key="g_delete_ok").click().run()
+    assert not at.exception
     assert ("分级测试", "入学测试") not in {(e.term, e.synonym) for e in admin_store().load().entries}
     assert any("已删除" in s.value for s in at.success)
 
@@ -98,3 +102,15 @@ def test_glossary_page_approval_lists_the_real_questions_it_flips_before_confirm
     at.button(key=f"g_approve_ok_{proposal}").click().run()
     assert not at.exception and store.proposals() == ()
     assert ("口语课", "雅思") in {(e.term, e.synonym) for e in store.load().entries}
+
+
+def test_glossary_page_pages_through_every_entry(page):
+    at = page()
+    total = len(admin_store().load())
+    assert total > 30
+    assert len(at.dataframe[0].value) == 30
+    pages = -(-total // 30)
+    at.number_input(key="g_page").set_value(pages).run()
+    assert not at.exception
+    assert len(at.dataframe[0].value) == total - 30 * (pages - 1)
+

@@ -329,3 +329,9 @@ def test_tuning_history_restores_earlier_values_through_the_same_confirmation(tu
     assert len(DefaultsStore(database()).history()) == 2  # nothing saved yet
     at.button(key="tune_confirm_ok").click().run()
     assert [c.new_threshold for c in DefaultsStore(database()).history()] == [0.33, 0.2, 0.33]
+
+
+def test_tuning_row_numbers_start_at_1_like_the_set_editor(tuning):
+    at = tuning()
+    numbers = list(table(at, "行号")["行号"])
+    assert sorted(numbers)[:2] == [1, 2] and max(numbers) == 66
