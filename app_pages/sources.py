@@ -122,11 +122,11 @@ def render_files(facts: Overview) -> None:
 
 def render_index(bundle, facts: Overview) -> None:
     st.subheader("索引信息")
-    cols = st.columns(4)
+    cols = st.columns(3)
     cols[0].metric("片段总数", f"{facts.chunks:,}")
     cols[1].metric("平均长度", f"{facts.average_chars:.0f} 字")
-    cols[2].metric("指纹", bundle.fingerprint)
-    cols[3].metric("建立时间", _local_time(bundle.index.built_at))
+    cols[2].metric("建立时间", _local_time(bundle.index.built_at))
+    st.caption(f"资料指纹：{md_escape(bundle.fingerprint)}")  # a long hash: a caption wraps, a metric would cut it
     status = get_index_status()
     for note in (*bundle.skipped, *(status.problems if status else ()), *refused_elsewhere()):
         st.warning(md_escape(note))
