@@ -90,7 +90,8 @@ def label(entry: GlossaryEntry) -> str:
 
 
 def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> None:
-    add_tab, edit_tab, file_tab = st.tabs(["添加", "修改或删除", "导入与导出"])
+    # Keyed, so the rerun of 「删除这条…」 and its confirmation stays on the tab the admin was using.
+    add_tab, edit_tab, file_tab = st.tabs(["添加", "修改或删除", "导入与导出"], key="g_tabs", on_change="rerun")
     with add_tab, st.form("glossary_add", border=False):
         cols = st.columns(2)
         synonym = cols[0].text_input("学员说法（同义词）", key="g_add_synonym", max_chars=20)
