@@ -7,18 +7,35 @@ evaluation on the default labelled set), computed for the entries shown and cach
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pandas as pd
 import streamlit as st
 
 from core.answerability.glossary import Glossary, GlossaryEntry
+from core.clock import utcnow
 from core.errors import XiaoEError
+from core.evaluation.flips import RECENT_DAYS, ChangeImpact, glossary_change_impact
 from core.evaluation.glossary_impact import glossary_impact
 from ui.answer_view import md_escape
 from ui.auth import authorize, guard_page
-from ui.state import GlossaryAdmin, get_glossary_admin, get_index, get_question_sets, get_settings
+from ui.impact_view import show_impact
+from ui.state import (
+    GlossaryAdmin,
+    get_assistant,
+    get_glossary,
+    get_glossary_admin,
+    get_index,
+    get_question_sets,
+    get_review_store,
+    get_settings,
+)
 
 FLASH = "glossary_flash"
-SHOWN = 30  # entries per view; the impact column is computed for these only (cost: bench/glossary_impact.py)
+DELETE = "glossary_delete"  # (term, synonym) whose deletion waits for 「确认删除」
+SKIPPED_NAMED = 20  # skipped pairs named in the import message
+CONFIRM = "glossary_confirm"  # the proposal id whose approval waits for 「确认批准」
+SHOWN = 30  # entries per page; the impact column is computed for these only (cost: bench/glossary_impact.py)
 
 
 def admin() -> GlossaryAdmin:
@@ -73,7 +90,8 @@ def label(entry: GlossaryEntry) -> str:
 
 
 def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> None:
-    add_tab, edit_tab, file_tab = st.tabs(["添加", "修改或删除", "导入与导出"])
+    # Keyed, so the rerun of 「删除这条…」 and its confirmation stays on the tab the admin was using.
+    add_tab, edit_tab, file_tab = st.tabs(["添加", "修改或删除", "导入与导出"], key="g_tabs", on_change="rerun")
     with add_tab, st.form("glossary_add", border=False):
         cols = st.columns(2)
         synonym = cols[0].text_input("学员说法（同义词）", key="g_add_synonym", max_chars=20)
@@ -94,15 +112,35 @@ def show_editing(store: GlossaryAdmin, entries: tuple[GlossaryEntry, ...]) -> No
                     attempt(lambda: store.edit(user, (chosen.term, chosen.synonym), (new_term, new_synonym),
                                                      authorize=authorize()),
                             lambda e: f"已修改：“{label(chosen)}”改为“{e.synonym} → {e.term}”。")
-                if cols[1].form_submit_button("删除这条", key="g_delete"):
-                    attempt(lambda: store.remove(user, chosen.term, chosen.synonym, authorize=authorize()), f"已删除：“{label(chosen)}”。")
+                if cols[1].form_submit_button("删除这条…", key="g_delete"):
+                    st.session_state[DELETE] = (chosen.term, chosen.synonym)
+            if st.session_state.get(DELETE) == (chosen.term, chosen.synonym):
+                st.warning(f"确定删除“{md_escape(label(chosen))}”吗？删除后检索和判定不再把“{md_escape(chosen.synonym)}”"
+                           f"当作“{md_escape(chosen.term)}”；修改记录会保留这次删除。")
+                cols = st.columns([1, 1, 4])
+                if cols[0].button("确认删除", key="g_delete_ok", type="primary"):
+                    st.session_state.pop(DELETE, None)
+                    attempt(lambda: store.remove(user, chosen.term, chosen.synonym, authorize=authorize()),
+                            f"已删除：“{label(chosen)}”。")
+                if cols[1].button("取消", key="g_delete_cancel"):
+                    st.session_state.pop(DELETE, None)
+                    st.rerun()
     with file_tab, st.form("glossary_import", border=False):
         upload = st.file_uploader("导入 CSV（列：标准词,同义词；已有的跳过）", type=["csv"], key="g_import_file")
         if st.form_submit_button("导入", key="g_import"):
             if upload is None:
                 st.error("请先选择一个 CSV 文件，再点「导入」。")
             else:
-                attempt(lambda: store.import_csv(user, upload.getvalue(), authorize=authorize()), lambda n: f"已导入 {n} 条新的同义词。")
+                attempt(lambda: store.import_report(user, upload.getvalue(), authorize=authorize()), import_message)
+
+
+def import_message(report) -> str:
+    message = f"已导入 {report.added} 条新的同义词。"
+    if report.skipped:
+        shown = "、".join(f"“{pair}”" for pair in report.skipped[:SKIPPED_NAMED])
+        more = f"等 {len(report.skipped)} 条" if len(report.skipped) > SKIPPED_NAMED else ""
+        message += f"跳过已有的 {len(report.skipped)} 条：{shown}{more}。"
+    return message
 
 
 def show_proposals(store: GlossaryAdmin) -> None:
@@ -117,10 +155,43 @@ def show_proposals(store: GlossaryAdmin) -> None:
             cols[0].markdown(f"#{proposal.id}　**{md_escape(proposal.synonym)} → {md_escape(proposal.term)}**　"
                              f"{md_escape(proposal.who)} 提交于 {proposal.at:%Y-%m-%d %H:%M}")
             if user.can("edit_glossary"):
-                if cols[1].button("批准", key=f"g_approve_{proposal.id}", type="primary"):
-                    attempt(lambda p=proposal: store.approve(user, p.id, authorize=authorize()), f"已批准提议 #{proposal.id}，检索和判定从现在起使用它。")
+                if cols[1].button("批准…", key=f"g_approve_{proposal.id}", type="primary",
+                                  help="先看批准后哪些问题的判断会改变，确认后才生效"):
+                    st.session_state[CONFIRM] = proposal.id
                 if cols[2].button("驳回", key=f"g_reject_{proposal.id}"):
                     attempt(lambda p=proposal: store.reject(user, p.id, authorize=authorize()), f"已驳回提议 #{proposal.id}。")
+                if st.session_state.get(CONFIRM) == proposal.id:
+                    confirm_approval(store, proposal)
+
+
+def confirm_approval(store: GlossaryAdmin, proposal) -> None:
+    """Before 「确认批准」: which labelled and recently asked questions the entry would flip."""
+    try:
+        impact = proposal_impact(proposal.term, proposal.synonym)
+    except XiaoEError as error:
+        st.warning(md_escape(f"算不出影响：{error}"))
+        impact = None
+    if impact is not None:
+        show_impact(impact, labelled_name=get_question_sets().load().info.name)
+    cols = st.columns([1, 1, 4])
+    if cols[0].button("确认批准", key=f"g_approve_ok_{proposal.id}", type="primary"):
+        st.session_state.pop(CONFIRM, None)
+        attempt(lambda: store.approve(user, proposal.id, authorize=authorize()),
+                f"已批准提议 #{proposal.id}，检索和判定从现在起使用它。")
+    if cols[1].button("取消", key=f"g_approve_cancel_{proposal.id}"):
+        st.session_state.pop(CONFIRM, None)
+        st.rerun()
+
+
+def proposal_impact(term: str, synonym: str) -> ChangeImpact | None:
+    bundle, error = get_index()
+    if error or bundle is None:
+        return None
+    assistant = get_assistant(bundle, get_glossary())
+    labelled = [q.question for q in get_question_sets().load().questions.questions]
+    asked = get_review_store().asked_since(utcnow() - timedelta(days=RECENT_DAYS))
+    with st.spinner("正在核对批准后哪些问题的判断会改变……"):
+        return glossary_change_impact(assistant, GlossaryEntry(term, synonym), labelled=labelled, asked=asked)
 
 
 def show_proposal_form(store: GlossaryAdmin) -> None:
@@ -147,9 +218,15 @@ try:
     show_proposals(store)  # first: what waits for an admin's decision
     search = st.text_input("搜索（同义词、标准词或添加人）", key="g_search")
     found = store.search(search)
-    shown = found[:SHOWN]
+    pages = max(1, -(-len(found) // SHOWN))
+    if int(st.session_state.get("g_page", 1)) > pages:  # a narrower search has fewer pages
+        st.session_state["g_page"] = 1
+    page_no = int(st.number_input(f"页码（共 {pages} 页，每页 {SHOWN} 条）", min_value=1, max_value=pages, step=1,
+                                  key="g_page")) if pages > 1 else 1
+    shown = found[(page_no - 1) * SHOWN:page_no * SHOWN]
     counts = impacts(glossary, shown)
-    st.caption(f"共 {len(glossary)} 条，符合搜索 {len(found)} 条" + (f"，只列出前 {SHOWN} 条" if len(found) > SHOWN else "")
+    st.caption(f"共 {len(glossary)} 条，符合搜索 {len(found)} 条"
+               + (f"，这一页是第 {(page_no - 1) * SHOWN + 1}–{(page_no - 1) * SHOWN + len(shown)} 条" if pages > 1 else "")
                + "。影响题数：去掉这一条后，默认题集里判定结果会改变的题数。")
     st.dataframe(entry_frame(shown, counts), hide_index=True, key="g_table",
                  column_config={"影响题数": st.column_config.NumberColumn(format="%d")})

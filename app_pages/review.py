@@ -18,10 +18,12 @@ from ui.auth import current_user, require_page, signed_in_name
 from ui.gap_fix import item_actions
 from ui.review_detail import show_history
 from ui.review_view import (
+    ALL,
     LANES,
     MAX_CORRECTED_CHARS,
     MAX_NAME_CHARS,
     MAX_NOTE_CHARS,
+    QUEUE_WIDTHS,
     SORT_LABELS,
     Filters,
     ReviewItem,
@@ -36,10 +38,13 @@ from ui.review_view import (
     reason_lines,
     status_options,
     when,
+    xlsx_bytes,
 )
 from ui.state import get_review_store
 
 PAGE_SIZE = 50
+LINKED = "review_linked_only"  # the id a pasted ?item= link narrowed the list to
+NOTHING_PENDING = "本筛选下没有待复核的条目"
 TABLE_HEIGHT = 360  # rows visible beside the detail pane at 1366×768 without scrolling the page
 
 
@@ -83,8 +88,15 @@ def reviewer_box(container) -> str:
     return st.session_state.get("reviewer", "")
 
 
-def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: str) -> None:
+def show_detail(store: ReviewStore, item: ReviewItem, view: Filters, sort: str) -> None:
+    """Why it is queued first, then the question and the buttons (with their messages), then the answer:
+    at 1366×768 the lane, the reason and both decision buttons are on screen without scrolling."""
     st.subheader(f"#{item.id} · {item.status_label} · {' · '.join(item.lane_labels)}")
+    with st.container(border=True):
+        st.markdown(f"**入队原因**（通道：{md_escape('、'.join(item.lane_labels))}）\n\n"
+                    + (reason_lines(item) or "（没有记录原因）"))
+    st.text(item.question)
+    show_decision_form(store, item, view, sort)
     facts = [f"创建于 {when(item.created_at)}", f"第 {item.version} 版"]
     if item.ask_count > 1:
         facts.append(f"被问 {item.ask_count} 次")
@@ -95,8 +107,7 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
     if item.reviewer:
         facts.append(f"最近处理：{md_escape(item.reviewer)}（{when(item.decided_at)}）")
     st.caption(" · ".join(facts))
-    st.text(item.question)
-    with st.container(height=150, border=True):
+    with st.container(height=220, border=True):
         if item.answer:
             st.markdown(marked_answer(item))
             if note := preview_note(item):
@@ -105,8 +116,6 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
                                    mime="text/plain", key=f"full_answer_{item.id}", on_click="ignore")
         else:
             st.caption("模型调用失败，没有生成回答。" if item.origin == "model_error" else "（没有回答正文）")
-        st.markdown(reason_lines(item) or "（无问题原因）")
-    show_decision_form(store, item, filters, sort)
     item_actions(store, item)  # 预期拒答 / 资料没写 / 去补充资料 (ui/gap_fix.py)
     if item.answer:  # the verdicts stored with the item when it was queued, never a check run again
         report = store.grounding(item.id)
@@ -119,38 +128,39 @@ def show_detail(store: ReviewStore, item: ReviewItem, filters: Filters, sort: st
     show_history(store, item)
 
 
-def show_decision_form(store: ReviewStore, item: ReviewItem, filters: Filters, sort: str) -> None:
+def show_decision_form(store: ReviewStore, item: ReviewItem, view: Filters, sort: str) -> None:
     reviewer = st.session_state.get("reviewer", "")
     with st.form(f"decide_form_{item.id}", border=False):
         st.text_area("备注（驳回时必填）", key=f"note_{item.id}", max_chars=MAX_NOTE_CHARS, height=68,
                      placeholder="说明这条回答哪里有问题，或为什么可以通过")
-        with st.expander("修改后的回答（可选）"):
-            st.text_area("修改后的回答", value=item.corrected_answer or "", key=f"corrected_{item.id}",
-                         max_chars=MAX_CORRECTED_CHARS, height=120, label_visibility="collapsed")
         cols = st.columns([1.3, 1.3, 0.8, 0.8])
         if item.status == "pending":
             cols[0].form_submit_button("通过并下一条", key=f"approve_next_{item.id}", type="primary",
                                        disabled=not reviewer, on_click=triage.decide,
-                                       args=(store, item, "approve", filters, sort))
+                                       args=(store, item, "approve", view, sort), kwargs={"advance": True})
             cols[1].form_submit_button("驳回并下一条", key=f"reject_next_{item.id}", disabled=not reviewer,
-                                       on_click=triage.decide, args=(store, item, "reject", filters, sort))
+                                       on_click=triage.decide, args=(store, item, "reject", view, sort),
+                                       kwargs={"advance": True})
             cols[2].form_submit_button("通过", key=f"approve_{item.id}", disabled=not reviewer,
-                                       on_click=triage.decide, args=(store, item, "approve"))
+                                       on_click=triage.decide, args=(store, item, "approve", view, sort))
             cols[3].form_submit_button("驳回", key=f"reject_{item.id}", disabled=not reviewer,
-                                       on_click=triage.decide, args=(store, item, "reject"))
+                                       on_click=triage.decide, args=(store, item, "reject", view, sort))
         else:
             cols[0].form_submit_button("重新打开", key=f"reopen_{item.id}", disabled=not reviewer,
-                                       on_click=triage.decide, args=(store, item, "reopen"))
+                                       on_click=triage.decide, args=(store, item, "reopen", view, sort))
         if not reviewer:
             st.caption("请先在左上方填写复核人姓名。")
         if (waiting := triage.awaiting(item)) is not None:
             st.form_submit_button("仍然通过（越过检查，记录在案）" if waiting == "approve" else "仍然驳回并采用修改后的回答",
                                   key=f"confirm_{item.id}", on_click=triage.decide,
-                                  args=(store, item, waiting), kwargs={"confirmed": True})
+                                  args=(store, item, waiting, view, sort), kwargs={"confirmed": True})
+        with st.expander("修改后的回答（可选）"):
+            st.text_area("修改后的回答", value=item.corrected_answer or "", key=f"corrected_{item.id}",
+                         max_chars=MAX_CORRECTED_CHARS, height=120, label_visibility="collapsed")
     triage.show_flash()  # right under the buttons that caused it
 
 
-def show_bulk(store: ReviewStore, items: list[ReviewItem]) -> None:
+def show_bulk(store: ReviewStore, items: list[ReviewItem], view: Filters) -> None:
     ids = "、".join(f"#{item.id}" for item in items)
     st.subheader(f"批量处理勾选的 {len(items)} 条")
     st.caption(f"只处理这些条目：{ids}。已被别人改过或不在「待复核」的会被跳过并列出原因。")
@@ -160,16 +170,21 @@ def show_bulk(store: ReviewStore, items: list[ReviewItem]) -> None:
         st.text_input("备注（批量驳回时必填）", key="bulk_note", max_chars=MAX_NOTE_CHARS)
         cols = st.columns(3)
         cols[0].form_submit_button("批量通过", key="bulk_approve", type="primary", disabled=not reviewer,
-                                   on_click=triage.decide_many, args=(store, versions, "approve"))
+                                   on_click=triage.decide_many, args=(store, versions, "approve", view))
         cols[1].form_submit_button("批量驳回", key="bulk_reject", disabled=not reviewer,
-                                   on_click=triage.decide_many, args=(store, versions, "reject"))
+                                   on_click=triage.decide_many, args=(store, versions, "reject", view))
         if not reviewer:
             st.caption("请先在左上方填写复核人姓名。")
     triage.show_flash()
 
 
-def show_list(store: ReviewStore, column) -> tuple[Filters, str, list[ReviewItem]]:
-    """Filters, progress, the table; returns the filters, the sort and the items ticked in it."""
+def show_all() -> None:
+    st.session_state.pop(LINKED, None)
+    to_first_page()
+
+
+def show_list(store: ReviewStore, column) -> tuple[Filters, str, list[ReviewItem], list[ReviewItem]]:
+    """Filters, progress, the table; returns the filters, the sort, the items listed and those ticked."""
     with column:
         cols = st.columns(3)
         status = cols[0].selectbox("状态", status_options(), index=1, key="f_status", on_change=to_first_page)
@@ -181,7 +196,10 @@ def show_list(store: ReviewStore, column) -> tuple[Filters, str, list[ReviewItem
             sort = st.selectbox("排序", list(SORT_LABELS), format_func=SORT_LABELS.get, key="f_sort")
             page_slot = st.empty()
             download_slot = st.empty()
-        filters = build_filters(status, lane, dates, search)
+        filters = replace(build_filters(status, lane, dates, search), item=st.session_state.get(LINKED))
+        if filters.item is not None:
+            st.caption(f"只显示链接里的 #{filters.item}。")
+            st.button("显示全部条目", key="show_all", on_click=show_all)
         page_no = max(int(st.session_state.get("f_page", 1)), 1)
         page = store.list(filters, sort=sort, offset=(page_no - 1) * PAGE_SIZE, limit=PAGE_SIZE)
         pages = max(1, -(-page.total // PAGE_SIZE))
@@ -189,18 +207,20 @@ def show_list(store: ReviewStore, column) -> tuple[Filters, str, list[ReviewItem
         st.markdown(f"**本筛选还剩 {left} 条待复核** · 共 {page.total} 条 · 第 {page_no} / {pages} 页")
         shown = tuple(item.id for item in page.items)
         selection = st.dataframe(queue_frame(page.items), key=triage.table_key(shown), on_select="rerun",
-                                 selection_mode="multi-row", hide_index=True, height=TABLE_HEIGHT)
+                                 selection_mode="multi-row", hide_index=True, height=TABLE_HEIGHT,
+                                 column_config={name: st.column_config.Column(width=width)
+                                                for name, width in QUEUE_WIDTHS.items()})
         page_slot.number_input("页码", min_value=1, step=1, key="f_page")
         user = current_user()
         if user is not None and user.can("export"):
-            download_slot.download_button("下载 CSV（当前筛选的全部条目）", data=lambda: csv_bytes(store, filters),
-                                          file_name="复核队列.csv", mime="text/csv", key="download_csv",
-                                          on_click="ignore")
+            with download_slot.container():
+                st.download_button("下载 CSV（当前筛选的全部条目）", data=lambda: csv_bytes(store, filters),
+                                   file_name="复核队列.csv", mime="text/csv", key="download_csv", on_click="ignore")
+                st.download_button("下载 Excel（.xlsx）", data=lambda: xlsx_bytes(store, filters),
+                                   file_name="复核队列.xlsx", key="download_xlsx", on_click="ignore",
+                                   mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     ticked = [page.items[row] for row in selection.selection.rows if row < len(page.items)]
-    if not ticked and st.session_state.get(triage.OPEN) is None and shown:
-        pending = [item.id for item in page.items if item.status == "pending"]
-        triage.open_item(pending[0] if pending else None)  # start at the top of the list
-    return filters, sort, ticked
+    return filters, sort, list(page.items), ticked
 
 
 st.title("复核队列")
@@ -209,22 +229,27 @@ require_page("review")  # the router's gate normally stops earlier; this also co
 try:
     store = get_review_store()
     if (linked := linked_item_id()) is not None and st.session_state.get("_review_linked") != linked:
-        st.session_state["_review_linked"] = linked  # the link opens it once; later choices win
+        # The link opens it once, as a list of that one item in any status, so what the pane shows is
+        # always a row of the list; 「显示全部条目」 goes back to the filters.
+        st.session_state["_review_linked"] = linked
+        st.session_state[LINKED] = linked
+        st.session_state["f_status"] = ALL
         triage.open_item(linked)
     st.caption(counts_line(store))
     left, right = st.columns([5, 6], gap="medium")
-    filters, sort, ticked = show_list(store, left)
+    filters, sort, listed, ticked = show_list(store, left)
     with right:
         if len(ticked) > 1:
-            show_bulk(store, ticked)
+            show_bulk(store, ticked, filters)
         else:
             if ticked:
                 triage.open_item(ticked[0].id)
-            opened = st.session_state.get(triage.OPEN)
-            if opened is not None:
-                show_detail(store, store.get(opened), filters, sort)
+            shown = triage.shown_item(listed)
+            if shown is not None:
+                show_detail(store, store.get(shown.id), filters, sort)
             else:
                 triage.show_flash()
+                st.info(NOTHING_PENDING)
                 st.caption("在左边的表格里勾选一条查看详情并处理；勾选多条可以批量通过或驳回。"
                            "也可以直接打开某一条的链接：复核队列地址后加 ?item=编号。")
 except XiaoEError as error:

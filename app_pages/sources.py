@@ -17,7 +17,7 @@ from core.checks.references import excerpt
 from core.corpus.loader import split_sections
 from core.errors import XiaoEError
 from ui.answer_view import md_escape
-from ui.auth import guard_page
+from ui.auth import current_user, guard_page
 from ui.corpus_admin import render_admin_panel
 from ui.source_view import SCROLL_SCRIPT, Overview, page_html, page_of, paginate
 from ui.state import corpus_text, get_index, get_index_status, get_overview, rebuild_index, refused_elsewhere
@@ -122,19 +122,22 @@ def render_files(facts: Overview) -> None:
 
 def render_index(bundle, facts: Overview) -> None:
     st.subheader("索引信息")
-    cols = st.columns(4)
+    cols = st.columns(3)
     cols[0].metric("片段总数", f"{facts.chunks:,}")
     cols[1].metric("平均长度", f"{facts.average_chars:.0f} 字")
-    cols[2].metric("指纹", bundle.fingerprint)
-    cols[3].metric("建立时间", _local_time(bundle.index.built_at))
+    cols[2].metric("建立时间", _local_time(bundle.index.built_at))
+    st.caption(f"资料指纹：{md_escape(bundle.fingerprint)}")  # a long hash: a caption wraps, a metric would cut it
     status = get_index_status()
     for note in (*bundle.skipped, *(status.problems if status else ()), *refused_elsewhere()):
         st.warning(md_escape(note))
     st.caption("资料以数据库为准：任何一台审核台保存的修改，其他审核台会在几秒内自动同步并在后台重建索引。")
     if st.session_state.pop("_sources_rebuilt", False):
         st.success("索引已重新建立。")
+    user = current_user()
+    if user is None or not user.can("rebuild_index"):  # core refuses it too (IndexHolder.rebuild)
+        return
     if st.button("重新建立索引", key="rebuild", help="资料文件改动后点这里；几秒内完成，期间提问照常使用旧索引。"):
-        error = rebuild_index()
+        error = rebuild_index(actor=user)
         if error:
             st.error(error)
             return

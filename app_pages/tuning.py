@@ -9,13 +9,16 @@ open tab is drawn.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
 
 from core.assistant import Assistant
+from core.clock import utcnow
 from core.errors import XiaoEError
+from core.evaluation.flips import RECENT_DAYS, ChangeImpact, knob_change_impact
 from core.evaluation.metrics import (
     GOOD_OUTCOMES,
     OUTCOMES,
@@ -36,6 +39,7 @@ from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.settings import Settings
 from ui.auth import authorize, current_user, guard_page, require
 from ui.escape import md_escape
+from ui.impact_view import show_impact
 from ui.state import (
     base_settings,
     get_assistant,
@@ -66,6 +70,7 @@ TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误�
 KNOB_KEYS = {"threshold": "tune_threshold", "k": "tune_k", "min_coverage": "tune_min_coverage",
              "max_unknown_weight": "tune_max_unknown_weight"}
 CONFIRM = "tune_confirm_save"
+RESTORE = "tune_restore_knobs"  # knobs from the history, applied to the sliders before they are drawn
 
 
 @st.cache_resource(show_spinner="正在检索题集里的每一道题（题集、资料或同义词表变化后只做一次）…", max_entries=8)
@@ -84,6 +89,12 @@ def stored_set(db_url: str, name: str, version: int) -> StoredSet:
 def suggestion_for(content_hash: str, fingerprint: str, glossary_fingerprint: str, k: int,
                    _evaluated: EvaluatedSet, _base: Knobs) -> Suggestion:
     return suggest(_evaluated, k, _base)
+
+
+def row_number(line: int) -> int:
+    """A question's row as the 题集管理 table numbers it (from 1), not its line in the CSV file (header = line 1)."""
+    positions = {q.line: i for i, q in enumerate(stored.questions.questions, start=1)}
+    return positions.get(line, line)
 
 
 def pct(value: float | None) -> str:
@@ -139,15 +150,36 @@ def _close_confirmation() -> None:
     st.session_state.pop(CONFIRM, None)
 
 
-@st.dialog("确认设为默认值", on_dismiss=_close_confirmation)
+@st.cache_data(show_spinner="正在核对改参数后哪些问题的判断会改变……", max_entries=8)
+def knob_impact(fingerprint: str, glossary_fingerprint: str, content_hash: str, before: tuple, after: tuple,
+                asked: tuple[str, ...], _assistant: Assistant, _labelled: tuple[str, ...]) -> ChangeImpact:
+    return knob_change_impact(_assistant, Knobs(**dict(before)), Knobs(**dict(after)), labelled=list(_labelled),
+                              asked=list(asked))
+
+
+def asked_lately() -> tuple[str, ...]:
+    try:
+        return get_review_store().asked_since(utcnow() - timedelta(days=RECENT_DAYS))
+    except XiaoEError as error:
+        st.warning(md_escape(f"复核队列暂不可用，只核对标注题集：{error}"))
+        return ()
+
+
+@st.dialog("确认设为默认值", width="large", on_dismiss=_close_confirmation)
 def confirm_save(defaults: DefaultsStore, base: Settings, knobs: Knobs, before: Metrics, after: Metrics,
                  actor: str, note: str, snapshot: dict) -> None:
-    """Before/after on the chosen set; saving happens only on 「确认保存」."""
+    """Before/after on the chosen set, and the questions that flip there and among those asked lately;
+    saving happens only on 「确认保存」."""
     st.markdown(f"**之前**：{before.knobs.describe()}  \n**之后**：{after.knobs.describe()}")
-    st.dataframe(pd.DataFrame({"": ["之前", "之后"],
-                               **{o: [before.count(o), after.count(o)] for o in OUTCOMES},
-                               "判断正确": [before.correct, after.correct], "代价": [before.cost, after.cost]}),
+    # Counts as rows, one outcome per row: two narrow columns fit a 1366-px window without sideways scrolling.
+    st.dataframe(pd.DataFrame({"结果": [*OUTCOMES, "判断正确", "代价"],
+                               "之前": [*(before.count(o) for o in OUTCOMES), before.correct, before.cost],
+                               "之后": [*(after.count(o) for o in OUTCOMES), after.correct, after.cost]}),
                  hide_index=True, key="tune_confirm_table")
+    impact = knob_impact(bundle.fingerprint, glossary.fingerprint, stored.questions.content_hash,
+                         tuple(before.knobs.to_dict().items()), tuple(knobs.to_dict().items()), asked_lately(),
+                         assistant, tuple(q.question for q in stored.questions.questions))
+    show_impact(impact, labelled_name=f"{name} 第 {version} 版")
     st.caption("保存后，提问页、命令行和批量运行都使用这组参数；修改记录会写明是谁、何时、改了什么。")
     left, right = st.columns(2)
     if right.button("取消", key="tune_confirm_cancel"):
@@ -199,7 +231,7 @@ def ask_links(content_hash: str, _texts: tuple[str, ...]) -> list[str]:
 def outcomes_tab(evaluated: EvaluatedSet, evaluation: Evaluation) -> None:
     chosen = st.multiselect("只看这些结果", OUTCOMES, default=list(OUTCOMES), key="tune_filter")
     rows = outcome_rows(evaluated, evaluation)
-    frame = pd.DataFrame({"行号": [r["line"] for r in rows], "问题": [r["question"] for r in rows],
+    frame = pd.DataFrame({"行号": [row_number(r["line"]) for r in rows], "问题": [r["question"] for r in rows],
                           "预期": [r["expected"] for r in rows], "结果": [r["outcome"] for r in rows],
                           "最高排序分": [r["top_value"] for r in rows], "关键词覆盖": [r["coverage"] for r in rows],
                           "资料外词权重": [r["unknown_weight"] for r in rows],
@@ -244,17 +276,31 @@ def what_if_tab(evaluated: EvaluatedSet, evaluation: Evaluation, baseline: Evalu
     better, worse = sum(f.better for f in flips), sum(f.worse for f in flips)
     st.markdown(f"{title}：**{len(flips)}** 题结果会变，变好 {better} 题，变差 {worse} 题。")
     if flips:
-        st.dataframe(pd.DataFrame([{"行号": f.line, "问题": f.question, "预期": f.expectation,
+        st.dataframe(pd.DataFrame([{"行号": row_number(f.line), "问题": f.question, "预期": f.expectation,
                                     "之前": f.before, "之后": f.after, "之后的判断理由": f.reason,
                                     "变化": "变好" if f.better else "变差" if f.worse else "—"} for f in flips]),
                      hide_index=True, width="stretch", key="tune_flips")
 
 
-def history_tab(defaults: DefaultsStore) -> None:
+def history_tab(defaults: DefaultsStore, settings: Settings, actor: str) -> None:
     history = defaults.history()
     if not history:
         st.caption("还没有人在这里保存过默认值。")
         return
+    user = current_user()
+    if user is not None and user.can("set_threshold"):
+        cols = st.columns([3, 1], vertical_alignment="bottom")
+        chosen = cols[0].selectbox("恢复哪一次保存的参数", history, key="tune_restore_pick",
+                                   format_func=lambda c: f"{c.at.astimezone():%Y-%m-%d %H:%M} {c.actor}："
+                                                         f"{c.knobs(settings.knobs).describe()}")
+        if cols[1].button("恢复这组参数…", key="tune_restore", help="先显示恢复前后的对比和会改变的问题，确认后才保存"):
+            if not actor:
+                st.error("请先在页面上方填写「操作人」，修改默认值要记录是谁改的。")
+            elif chosen.knobs(settings.knobs) == settings.knobs:
+                st.info("这组参数就是当前的默认值，不用恢复。")
+            else:
+                st.session_state[RESTORE] = chosen.knobs(settings.knobs).to_dict()
+                st.rerun()
     st.dataframe(pd.DataFrame([{
         "时间": c.at.astimezone().strftime("%Y-%m-%d %H:%M"), "操作人": c.actor,
         "修改": c.summary.split("：", 1)[-1],
@@ -314,6 +360,9 @@ except XiaoEError as error:
     st.error(str(error))
     st.stop()
 
+if (restoring := st.session_state.pop(RESTORE, None)) is not None:  # 「恢复这组参数…」: the same confirmation
+    _apply(Knobs(**restoring))
+    st.session_state[CONFIRM] = True
 knobs = knob_sliders(settings, evaluated.decides)
 evaluation = evaluate_at(evaluated, knobs)
 baseline = evaluate_at(evaluated, settings.knobs)
@@ -362,7 +411,7 @@ if tabs["题集管理"].open:
         render_set_manager(sets, stored, files=files, sections=sections, actor=actor)
 if tabs["默认值修改记录"].open:
     with tabs["默认值修改记录"]:
-        history_tab(defaults)
+        history_tab(defaults, settings, actor)
 if tabs["批量运行"].open:
     with tabs["批量运行"]:
         try:

@@ -29,6 +29,10 @@ class ConflictError(StoreError):
     """Somebody else changed the record first (optimistic concurrency check failed)."""
 
 
+class NotInView(ConflictError):
+    """The item no longer matches the filtered list the reviewer was looking at; nothing was saved."""
+
+
 class ModelError(XiaoEError):
     """The language model or embedding provider failed; nothing was shown as an answer."""
 

@@ -19,7 +19,7 @@ from core.errors import XiaoEError
 from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text
 from core.stores.db import open_database
 from core.stores.roles import User
-from core.stores.stale import requeue_stale
+from core.stores.stale import refresh_after_save
 from ui import gap_editor, gap_fix
 from ui.auth import authorize, current_user
 from ui.diff_view import show_diff
@@ -27,6 +27,7 @@ from ui.escape import md_escape
 from ui.state import get_settings, rebuild_index
 
 FLASH = "_corpus_admin_flash"
+RESTORE = "_corpus_restore"  # (source, version id) whose restore waits for 「确认恢复」
 
 
 def render_admin_panel() -> None:
@@ -36,7 +37,7 @@ def render_admin_panel() -> None:
         return
     st.divider()
     st.subheader("资料管理（仅管理员）")
-    st.caption("上传或修改后会自动保留旧版本、重建索引；引用了该文件且已通过的复核条目会回到「待复核」。")
+    st.caption("上传或修改后会自动保留旧版本、重建索引；所引片段的内容被改动的已通过复核条目会回到「待复核」。")
     if FLASH in st.session_state:
         st.success(md_escape(st.session_state.pop(FLASH)))
     gap_editor.show_done_link()
@@ -48,7 +49,9 @@ def render_admin_panel() -> None:
         return
     if (request := gap_fix.current()) is not None:  # 「去补充资料」 from the gap board or a queue item
         gap_editor.show_fix_editor(admin, user, request, run=_run)
-    upload_tab, edit_tab, history_tab = st.tabs(["上传文件", "在线编辑", "历史版本"])
+    # Keyed, so a save's rerun (and the restore confirmation) comes back to the tab the admin was using.
+    upload_tab, edit_tab, history_tab = st.tabs(["上传文件", "在线编辑", "历史版本"], key="corpus_tab",
+                                                on_change="rerun")
     with upload_tab:
         _upload(admin, user)
     with edit_tab:
@@ -112,8 +115,29 @@ def _history(admin: CorpusAdmin, user: User) -> None:
     new = cols[1].selectbox("新版本", numbers, index=0, key="corpus_diff_new", format_func=lambda n: f"第 {n} 版")
     st.caption(f"左边第 {old} 版，右边第 {new} 版：删除的行标红，新增的行标绿。")
     show_diff(side_by_side(by_number[old].content, by_number[new].content), key="corpus_versions_diff")
-    if st.button(f"恢复为第 {old:d} 版", key="corpus_restore", help="把旧版本的内容另存为最新版本；中间的版本都会保留。"):
-        _run(admin, user, lambda: admin.restore(user, by_number[old].id, authorize=authorize()))
+    newest = versions[0]
+    if old == newest.version:
+        return
+    if st.button(f"恢复为第 {old:d} 版…", key="corpus_restore", help="先看这次恢复会改什么，确认后才保存。"):
+        st.session_state[RESTORE] = (source, by_number[old].id)
+    if st.session_state.get(RESTORE) == (source, by_number[old].id):
+        _confirm_restore(admin, user, source, by_number[old], newest)
+
+
+def _confirm_restore(admin: CorpusAdmin, user: User, source: str, target, newest) -> None:
+    """The diff the restore will apply (now → after), with 「确认恢复」 and 「取消」 next to it."""
+    with st.container(border=True):
+        st.warning(f"确认把「{md_escape(source)}」恢复为第 {target.version} 版吗？会另存为第 {newest.version + 1} 版，"
+                   "中间的版本都会保留。下面是恢复会带来的改动（左：现在的第 "
+                   f"{newest.version} 版，右：恢复后）。")
+        show_diff(side_by_side(newest.content, target.content), key="corpus_restore_diff")
+        cols = st.columns([1, 1, 4])
+        if cols[0].button("确认恢复", key="corpus_restore_confirm", type="primary"):
+            st.session_state.pop(RESTORE, None)
+            _run(admin, user, lambda: admin.restore(user, target.id, authorize=authorize()))
+        if cols[1].button("取消", key="corpus_restore_cancel"):
+            st.session_state.pop(RESTORE, None)
+            st.rerun()
 
 
 def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, expected: str | None,
@@ -135,12 +159,14 @@ def _run(admin: CorpusAdmin, user: User, save, after: Callable[[SaveResult], str
         return
     message = f"已保存「{result.source}」第 {result.version} 版（{'新文件' if result.created else '旧版本已保留'}），索引已重建。"
     try:
-        reopened = requeue_stale(admin.db, {result.source}, user.label)
+        reopened, cleared = refresh_after_save(admin, result.source, user.label)
     except XiaoEError as error:
         message += f" 但把相关复核条目改回「待复核」时出错：{error}"
     else:
         if reopened:
-            message += f" {len(reopened)} 条引用了该文件的已通过条目已回到「待复核」（资料已更新）。"
+            message += f" {len(reopened)} 条所引片段内容有改动的已通过条目已回到「待复核」（资料已更新）。"
+        if cleared:
+            message += f" {len(cleared)} 条「资料已更新」的条目所引内容已和通过时相同，已恢复原来的状态。"
     problem = rebuild_index()
     if problem:
         message = message.replace("索引已重建", "索引暂未重建") + f" 重建索引时出错：{problem}"

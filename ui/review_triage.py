@@ -51,20 +51,21 @@ def show_flash() -> None:
             st.toast(md_escape(message.split("：")[0]), icon=":material/check_circle:")
 
 
-def decide(store: ReviewStore, item: ReviewItem, action: str, filters: Filters | None = None,
-           sort: str = "-created", confirmed: bool = False) -> None:
-    """Button callback: decide `item` at the version on screen; with `filters`, open the next pending item.
+def decide(store: ReviewStore, item: ReviewItem, action: str, view: Filters, sort: str = "-created", *,
+           advance: bool = False, confirmed: bool = False) -> None:
+    """Button callback: decide `item` at the version on screen, only while it is still in `view` (the filtered
+    list shown); with `advance`, open the next pending item of that list.
     A correction the checks flag is not saved: the problems are shown with 「仍然通过」 (`confirmed`)."""
     corrected = st.session_state.get(f"corrected_{item.id}", "")
     changed = corrected.strip() != (item.corrected_answer or "")
     st.session_state.pop(CONFIRM, None)
     try:
         require(current_user(), "review")
-        order = store.pending_ids(filters, sort=sort) if filters is not None else ()
+        order = store.pending_ids(view, sort=sort) if advance else ()
         saved = store.decide(item.id, action=action, reviewer=st.session_state.get("reviewer", ""),
                              expected_version=item.version, note=st.session_state.get(f"note_{item.id}"),
                              corrected_answer=corrected if changed else None, authorize=authorize(),
-                             confirmed=confirmed)
+                             confirmed=confirmed, view=view)
     except NeedsConfirmation as error:
         st.session_state[CONFIRM] = (item.id, item.version, action)
         flash("warning", md_escape(str(error)))
@@ -73,7 +74,7 @@ def decide(store: ReviewStore, item: ReviewItem, action: str, filters: Filters |
         flash("error", md_escape(str(error)))
         return
     message = f"#{saved.id} 已{DONE[action]}，现为「{saved.status_label}」（第 {saved.version} 版）"
-    if filters is not None:
+    if advance:
         following = next_pending(order, item.id)
         st.session_state[OPEN] = following
         message += f"：已打开下一条 #{following}" if following else "：本筛选已经没有待复核的条目"
@@ -81,12 +82,12 @@ def decide(store: ReviewStore, item: ReviewItem, action: str, filters: Filters |
     _next_generation()
 
 
-def decide_many(store: ReviewStore, versions: dict[int, int], action: str) -> None:
-    """Bulk callback: exactly the ids that were ticked on screen, each at the version shown."""
+def decide_many(store: ReviewStore, versions: dict[int, int], action: str, view: Filters) -> None:
+    """Bulk callback: exactly the ids that were ticked on screen, each at the version shown, still in `view`."""
     try:
         require(current_user(), "review")
         result = store.bulk_decide(versions, action=action, reviewer=st.session_state.get("reviewer", ""),
-                                   note=st.session_state.get("bulk_note"), authorize=authorize())
+                                   note=st.session_state.get("bulk_note"), authorize=authorize(), view=view)
     except XiaoEError as error:
         flash("error", md_escape(str(error)))
         return
@@ -106,3 +107,15 @@ def awaiting(item: ReviewItem) -> str | None:
 
 def open_item(item_id: int | None) -> None:
     st.session_state[OPEN] = item_id
+
+
+def shown_item(listed: list[ReviewItem]) -> ReviewItem | None:
+    """The item for the detail pane: the open one while it is in the list on screen, else the list's first
+    pending item (None when the list has none). What the pane shows is always a row of the list, so a
+    decision can only land on an item the reviewer can see in it."""
+    opened = st.session_state.get(OPEN)
+    match = next((item for item in listed if item.id == opened), None)
+    if match is None:
+        match = next((item for item in listed if item.status == "pending"), None)
+        open_item(match.id if match else None)
+    return match

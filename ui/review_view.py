@@ -32,7 +32,10 @@ QUESTION_CHARS = 40
 REASON_CHARS = 60
 TIME_FORMAT = "%Y-%m-%d %H:%M"
 ANSWER_PREVIEW_CHARS = 5_000  # the queue stores answers whole; the detail view shows this much of them
-QUEUE_COLUMNS = ["编号", "状态", "问题", "次数", "通道", "原因", "创建时间", "复核人", "版本"]
+# Why an item waits (通道, 原因) and how often it was asked (次数) come before the rest, so a 1366-px window
+# shows them without scrolling the table sideways.
+QUEUE_COLUMNS = ["编号", "通道", "原因", "次数", "问题", "状态", "创建时间", "复核人", "版本"]
+QUEUE_WIDTHS = {"编号": 44, "通道": 110, "原因": 150, "次数": 44, "问题": 180}
 CANDIDATE_COLUMNS = ["排名", "分数", "阈值", "结果", "原文", "文件", "小节", "片段号", "片段"]
 EVENT_COLUMNS = ["时间", "操作人", "操作", "状态变化", "版本", "备注", "修改后的回答"]
 SORT_LABELS = {"-created": "最新在前", "created": "最早在前", "-decided": "最近处理在前"}
@@ -122,6 +125,13 @@ def event_frame(events: Sequence[ReviewEvent]) -> pd.DataFrame:
              "版本": e.version, "备注": e.note or "", "修改后的回答": excerpt(e.corrected_answer or "", REASON_CHARS)}
             for e in events]
     return pd.DataFrame(rows, columns=EVENT_COLUMNS)
+
+
+def xlsx_bytes(store: ReviewStore, filters: Filters) -> bytes:
+    """The filtered queue as an Excel workbook (.xlsx)."""
+    buffer = io.BytesIO()
+    store.export_xlsx(buffer, filters)
+    return buffer.getvalue()
 
 
 def csv_bytes(store: ReviewStore, filters: Filters) -> bytes:

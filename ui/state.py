@@ -33,6 +33,7 @@ from core.stores.glossary import GlossaryStore
 from core.stores.glossary_admin import GlossaryAdmin  # noqa: F401 - re-exported for the glossary page
 from core.stores.question_sets import QuestionSetStore
 from core.stores.review import ReviewStore
+from core.stores.roles import User
 from ui.source_view import Overview, overview
 
 RUN = "_run_settings"
@@ -136,11 +137,16 @@ def get_index_status() -> HolderStatus | None:
         return None
 
 
-def rebuild_index() -> str | None:
-    """Sync with the database and rebuild now (after a save on this instance, or on request);
-    returns a Chinese message when that failed (the previous index keeps being served)."""
+def rebuild_index(actor: User | None = None) -> str | None:
+    """Sync with the database and rebuild now: after a save on this instance (no `actor`: the save was
+    authorised), or on a person's request (`actor`: admins only, refused in core); returns a Chinese
+    message when that failed or was refused (the previous index keeps being served)."""
     try:
-        _served_holder().refresh()
+        holder = _served_holder()
+        if actor is None:
+            holder.refresh()
+        else:
+            holder.rebuild(actor)
     except XiaoEError as error:
         return str(error)
     return None

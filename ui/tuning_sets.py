@@ -27,7 +27,7 @@ from core.stores.question_sets import (  # noqa: F401 - QuestionSet and corpus_c
     parse_question_set,
     questions_from_rows,
 )
-from ui.auth import authorize
+from ui.auth import authorize, current_user
 from ui.escape import md_escape
 
 PENDING = "tune_pending_selection"
@@ -65,6 +65,11 @@ def render_set_manager(store: QuestionSetStore, stored: StoredSet, *, files: Col
             "section": st.column_config.TextColumn(LABELS["section"]),
             "key_phrase": st.column_config.TextColumn(LABELS["key_phrase"]),
         })
+    user = current_user()
+    if user is None or not user.can("edit_question_sets"):  # core refuses it too (QuestionSetStore.save)
+        st.caption("标注题集用来校准闸门，只有管理员可以保存新版本；你可以在上面的表格里试改、下载后交给管理员。")
+        _show_versions(store, info.name)
+        return
     left, right = st.columns([2, 3])
     target = left.text_input("保存到题集", value=info.name, key="set_target", max_chars=100,
                              help="写一个新名字就另存为新题集")
@@ -92,8 +97,12 @@ def render_set_manager(store: QuestionSetStore, stored: StoredSet, *, files: Col
                                           known_sections=sections)
             _save(store, parsed, upload_name, actor, f"上传 {upload.name}", base_version=None)
 
+    _show_versions(store, info.name)
+
+
+def _show_versions(store: QuestionSetStore, name: str) -> None:
     st.markdown("##### 版本记录")
-    versions = store.versions(info.name)
+    versions = store.versions(name)
     st.dataframe(pd.DataFrame([{"版本": v.version, "操作人": v.author, "题数": v.question_count,
                                 "保存时间": v.created_at.astimezone().strftime("%Y-%m-%d %H:%M") if v.created_at else "随程序发布",
                                 "备注": v.note} for v in versions]),
@@ -106,9 +115,12 @@ def _save(store: QuestionSetStore, build, name: str, actor: str, note: str, *, b
         return
     try:
         saved = store.save(name, build(), author=actor, note=note, base_version=base_version,
-                           authorize=authorize())
+                           actor=current_user(), authorize=authorize())
     except XiaoEError as error:
         st.error(md_escape(str(error)))
+        return
+    if saved.unchanged:
+        st.info(f"内容和「{md_escape(saved.name)}」第 {saved.version} 版完全相同，没有保存新版本。")
         return
     st.session_state[PENDING] = (saved.name, saved.version)
     st.session_state[FLASH] = f"已保存「{saved.name}」第 {saved.version} 版（{saved.question_count} 题）。"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.endpoints import mask_key, safe_db_url, safe_url
+from core.knobs import LABELS
 from core.settings import Settings
 
 RETRIEVER_NAMES = {
@@ -98,8 +99,11 @@ def describe_settings(settings: Settings) -> tuple[SettingRow, ...]:
         SettingRow("数据目录", "XIAOE_DATA_DIR", str(settings.data_dir)),
         SettingRow("数据库", "XIAOE_DATABASE_URL", safe_db_url(settings.db_url)),
         SettingRow("检索方式", "XIAOE_RETRIEVER", settings.retriever),
-        SettingRow("拒答阈值", "XIAOE_MIN_SCORE", f"{settings.min_score:.2f}"),
-        SettingRow("片段数量 k", "XIAOE_TOP_K", str(settings.top_k)),
+        # The gate's four knobs, as in force (calibrated file, environment, then the default saved on the tuning page).
+        SettingRow(f"{LABELS['threshold']}（排序分下限）", "XIAOE_MIN_SCORE", f"{settings.min_score:.2f}"),
+        SettingRow(f"片段数量 {LABELS['k']}", "XIAOE_TOP_K", str(settings.top_k)),
+        SettingRow(LABELS["min_coverage"], "XIAOE_MIN_COVERAGE", f"{settings.min_coverage:.2f}"),
+        SettingRow(LABELS["max_unknown_weight"], "XIAOE_MAX_UNKNOWN_WEIGHT", f"{settings.max_unknown_weight:.2f}"),
         SettingRow("片段长度（字）", "XIAOE_CHUNK_SIZE", str(settings.chunk_size)),
         SettingRow("片段重叠（字）", "XIAOE_CHUNK_OVERLAP", str(settings.chunk_overlap)),
         SettingRow("问题字数上限", "XIAOE_MAX_QUESTION_CHARS", str(settings.max_question_chars)),

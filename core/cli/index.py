@@ -37,7 +37,9 @@ def run_build(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     bundle = load_or_build(settings)
     seconds = time.perf_counter() - start
-    how = "载入已保存的索引" if bundle.from_cache else f"新建索引（重新切分 {len(bundle.resplit)} 个文件）"
+    cached = len(bundle.files) - len(bundle.resplit)
+    how = ("载入已保存的索引" if bundle.from_cache else
+           f"新建索引（{len(bundle.resplit)} 个有改动的文件重新切分，其余 {cached} 个文件内容没变，沿用缓存的切分结果）")
     print(f"{how}：{len(bundle.index)} 个片段，来自 {len(bundle.files)} 个文件，用时 {seconds:.2f} 秒。")
     print(f"指纹 {bundle.fingerprint}，索引占内存 {bundle.index.memory_bytes() / 1024:.1f} KB。")
     for line in (*bundle.skipped, *([bundle.note] if bundle.note else [])):

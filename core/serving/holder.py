@@ -27,6 +27,7 @@ from core.settings import Settings
 from core.stores.corpus_sync import SyncReport, current_generation, sync_corpus
 from core.stores.db import open_database
 from core.stores.glossary import GlossaryStore
+from core.stores.roles import User, require
 
 POLL_S = 2.0
 LOG = logging.getLogger(__name__)
@@ -82,6 +83,11 @@ class IndexHolder:
         """Sync and rebuild now if anything changed; True when a new index was swapped in."""
         with self._lock:
             return self._refresh_locked(force=True)
+
+    def rebuild(self, actor: User) -> bool:
+        """A person's 「重新建立索引」: admins only (AuthError naming who may), then `refresh`."""
+        require(actor, "rebuild_index")
+        return self.refresh()
 
     def check(self) -> bool:
         """One poll: a cheap look at the database and the folder, a sync and rebuild only on change."""

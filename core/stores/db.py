@@ -97,11 +97,23 @@ def explain(error: SQLAlchemyError, action: str) -> StoreError:
             "connection refused" in text or "could not connect" in text or "connection failed" in text)):
         return StoreError(f"{action}失败：连不上数据库服务器，请确认 PostgreSQL 已启动，"
                           "并检查 XIAOE_DATABASE_URL 里的主机、端口、用户名和密码。")
+    if isinstance(error, OperationalError) and ("could not translate host name" in text
+                                                  or "name or service not known" in text
+                                                  or "nodename nor servname" in text):
+        return StoreError(f"{action}失败：找不到数据库服务器的主机名，请检查 XIAOE_DATABASE_URL 里 @ 后面的主机名是否拼错。")
+    if isinstance(error, OperationalError) and "password authentication failed" in text:
+        return StoreError(f"{action}失败：数据库拒绝了用户名或密码，请检查 XIAOE_DATABASE_URL 里的用户名和密码。")
+    if isinstance(error, OperationalError) and "database" in text and "does not exist" in text:
+        return StoreError(f"{action}失败：数据库服务器上没有这个库，请检查 XIAOE_DATABASE_URL 最后的库名，"
+                          "或先用 createdb 建好它。")
     if isinstance(error, DatabaseError) and ("unable to open" in text or "readonly" in text
                                                  or "read-only" in text or "not a database" in text
                                                  or "disk i/o" in text):
         return StoreError(f"{action}失败：数据库文件无法打开或无法写入，请检查 XIAOE_DATA_DIR 所指文件夹的权限，"
                           "或确认该文件没有损坏。")
+    if isinstance(error, OperationalError):  # any other trouble reaching or opening the database
+        return StoreError(f"{action}失败：连不上或打不开数据库（{type(error).__name__}），请检查 XIAOE_DATABASE_URL"
+                          "（主机、端口、用户名、密码、库名）或 XIAOE_DATA_DIR，确认数据库服务已启动后重试。")
     return StoreError(f"{action}失败：数据库出错（{type(error).__name__}），请稍后重试并联系维护人员。")
 
 

@@ -163,8 +163,13 @@ class GlossaryStore:
         return write_csv(self.load().entries)
 
     def import_csv(self, data: bytes | str, *, who: str, authorize: Authorize | None = None) -> int:
-        """Add the file's pairs that are not there yet; the number added. All rows are checked
-        first and any bad row fails the whole import with its row number; nothing is half-saved."""
+        """Add the file's pairs that are not there yet; the number added (see `import_report`)."""
+        return self.import_report(data, who=who, authorize=authorize).added
+
+    def import_report(self, data: bytes | str, *, who: str, authorize: Authorize | None = None) -> ImportReport:
+        """Add the file's pairs that are not there yet; how many were added and which were skipped as already
+        there. All rows are checked first and any bad row fails the whole import with its row number;
+        nothing is half-saved."""
         who = _check_who(who)
         pairs = read_csv(data)
         now = self._clock()
@@ -178,7 +183,16 @@ class GlossaryStore:
                     {"term": t, "synonym": s, "who": who, "at": now} for t, s in new])
                 conn.execute(glossary_changes.insert(), [
                     {"at": now, "who": who, "action": "import", "term": t, "synonym": s} for t, s in new])
-        return len(new)
+        skipped = tuple(f"{s} → {t}" for t, s in pairs if (t, s) not in new)
+        return ImportReport(added=len(new), skipped=skipped)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did: how many pairs were added, and the pairs skipped because they were already there."""
+
+    added: int
+    skipped: tuple[str, ...] = ()
 
 
 def _existing(conn: Connection, term: str, synonym: str) -> int | None:

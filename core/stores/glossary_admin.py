@@ -114,7 +114,11 @@ class GlossaryAdmin:
         self.store.remove(term, synonym, who=require(user, "edit_glossary").label, authorize=authorize)
 
     def import_csv(self, user: User | None, data: bytes | str, *, authorize: Authorize | None = None) -> int:
-        return self.store.import_csv(data, who=require(user, "edit_glossary").label, authorize=authorize)
+        return self.import_report(user, data, authorize=authorize).added
+
+    def import_report(self, user: User | None, data: bytes | str, *, authorize: Authorize | None = None):
+        """The import with the pairs it skipped as already there (core.stores.glossary.ImportReport)."""
+        return self.store.import_report(data, who=require(user, "edit_glossary").label, authorize=authorize)
 
     def propose(self, user: User | None, term: str, synonym: str, *,
                 authorize: Authorize | None = None) -> Submitted:

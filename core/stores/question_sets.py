@@ -9,7 +9,7 @@ core.sets.format and are re-exported here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -31,7 +31,7 @@ from core.sets.format import (
     read_question_file,
 )
 from core.stores.db import Database, Migration, Schema, create_tables
-from core.stores.roles import Authorize, checked
+from core.stores.roles import Authorize, User, checked, require
 
 __all__ = ["COLUMNS", "DEFAULT_SET_NAME", "DEFAULT_SET_PATH", "MAX_SET_BYTES", "QUESTION_SETS_SCHEMA", "REFUSE",
            "LabelledQuestion", "QuestionSet", "QuestionSetError", "QuestionSetStore", "SetVersion", "StoredSet",
@@ -75,6 +75,7 @@ class SetVersion:
     question_count: int
     content_hash: str
     note: str = ""
+    unchanged: bool = False  # returned by `save` for a set identical to the newest version: nothing was stored
 
 
 @dataclass(frozen=True)
@@ -144,12 +145,19 @@ class QuestionSetStore:
         return StoredSet(_info(row), questions)
 
     def save(self, name: str, questions: QuestionSet, *, author: str, note: str = "",
-             base_version: int | None = None, authorize: Authorize | None = None) -> SetVersion:
-        """Store `questions` as the next version of `name`, in one transaction.
+             base_version: int | None = None, actor: User | None = None,
+             authorize: Authorize | None = None) -> SetVersion:
+        """Store `questions` as the next version of `name`, in one transaction; admins only.
 
-        With `base_version`, the save is refused (ConflictError) when somebody else saved a newer
-        version since the editor loaded `base_version`; the old versions are never changed.
+        The role is checked twice: `actor` (the user the page or a bulk action acts for) must have
+        `edit_question_sets` (AuthError otherwise), and `authorize` re-checks the live session's role inside
+        the transaction. A set identical to the newest version (same content hash) is not stored again: the
+        newest version comes back with `unchanged=True`. With `base_version`, the save is refused
+        (ConflictError) when somebody else saved a newer version since the editor loaded `base_version`;
+        the old versions are never changed.
         """
+        if actor is not None:
+            require(actor, "edit_question_sets")
         name, author, note = _checked(name, "题集名称"), _checked(author, "操作人"), (note or "").strip()
         if len(note) > MAX_NOTE_CHARS:
             raise QuestionSetError(f"备注有 {len(note)} 个字，超过了 {MAX_NOTE_CHARS} 字的上限。")
@@ -157,14 +165,20 @@ class QuestionSetStore:
             raise QuestionSetError("题集里没有任何题目，不能保存空题集。")
         now = self._clock()
         with self.db.transaction("保存题集", immediate=authorize is not None) as conn:
-            checked(conn, authorize, "ask")  # any signed-in staff edits question sets
+            checked(conn, authorize, "edit_question_sets")  # labelled sets calibrate the gate: admins only
             latest = conn.execute(select(func.max(question_set_versions.c.version))
                                   .where(question_set_versions.c.name == name)).scalar() or 0
+            newest = conn.execute(select(*_INFO_COLUMNS).where(question_set_versions.c.name == name,
+                                                               question_set_versions.c.version == latest)).first()
             if base_version is not None and latest > base_version:
                 who = conn.execute(select(question_set_versions.c.author).where(
                     question_set_versions.c.name == name, question_set_versions.c.version == latest)).scalar()
                 raise ConflictError(f"题集「{name}」已被「{who}」保存为第 {latest} 版，你编辑的是第 {base_version} 版。"
                                     "为避免覆盖别人的修改，本次没有保存；请下载你的版本备份，刷新后再合并修改。")
+            if newest is not None and newest.content_hash == questions.content_hash:
+                return replace(_info(newest), unchanged=True)
+            if newest is None and name == DEFAULT_SET_NAME and _factory_info().content_hash == questions.content_hash:
+                return replace(_factory_info(), unchanged=True)
             row = {"name": name, "version": latest + 1, "content": questions.to_csv(),
                    "content_hash": questions.content_hash, "question_count": len(questions),
                    "author": author, "note": note, "created_at": now}

@@ -17,12 +17,12 @@ from typing import IO
 from sqlalchemy import Connection, func, select
 
 from core.clock import as_utc, utcnow
-from core.errors import ConflictError, InvalidReview, NeedsConfirmation, StoreError, XiaoEError
+from core.errors import ConflictError, InvalidReview, NeedsConfirmation, NotInView, StoreError, XiaoEError
 from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
 from core.stores.db import Database
 from core.stores.review_approval import Approval, approval_of
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
-from core.stores.review_export import write_csv, write_export
+from core.stores.review_export import write_csv, write_export, write_xlsx
 from core.stores.review_input import (
     Entry,
     ReviewDecision,
@@ -79,6 +79,7 @@ __all__ = ["BulkResult", "Filters", "Page", "QueueCounts", "ReviewEvent", "Revie
 
 items, reasons, candidates, events = review_items, review_reasons, review_candidates, review_events
 keys, asks = review_keys, review_asks
+STALE_REASON = "stale_corpus"  # the reason a changed cited chunk adds (core.stores.stale)
 
 
 class ReviewStore:
@@ -252,6 +253,23 @@ class ReviewStore:
         with self.db.read("读取复核队列") as conn:
             return tuple(conn.execute(select(items.c.id).where(*where).order_by(*order(sort))).scalars())
 
+    def asked_since(self, since: datetime, *, limit: int = 500) -> tuple[str, ...]:
+        """The distinct questions queued or asked again since `since`, newest first (at most `limit`): the
+        questions consultants actually met lately, for an impact check before a change."""
+        since = as_utc(since)
+        last_asked = func.max(asks.c.at)
+        with self.db.read("读取最近的问题") as conn:
+            recent_items = select(items.c.question, items.c.created_at.label("at")).where(items.c.created_at >= since)
+            recent_asks = (select(items.c.question, last_asked.label("at")).join(asks, asks.c.item_id == items.c.id)
+                           .where(asks.c.at >= since).group_by(items.c.question))
+            rows = conn.execute(recent_items.union_all(recent_asks)).all()
+        newest: dict[str, datetime] = {}
+        for question, at in rows:
+            at = as_utc(at)
+            if question not in newest or at > newest[question]:
+                newest[question] = at
+        return tuple(sorted(newest, key=lambda q: newest[q], reverse=True)[:limit])
+
     def counts(self) -> QueueCounts:
         """Counts per status, and per lane and status; an item counts once in every lane it is in."""
         with self.db.read("统计复核队列") as conn:
@@ -295,6 +313,10 @@ class ReviewStore:
     def export_csv(self, target: str | Path | IO[str], filters: Filters | None = None) -> int:
         """Write the filtered queue as CSV for Excel (UTF-8 with BOM); returns the number of rows."""
         return write_csv(self.iter_items(filters), target)
+
+    def export_xlsx(self, target: IO[bytes], filters: Filters | None = None) -> int:
+        """Write the filtered queue as an Excel workbook to an open binary stream (the page's download)."""
+        return write_xlsx(self.iter_items(filters), target)
 
     def export(self, target: str | Path, filters: Filters | None = None) -> int:
         """Write the filtered queue to a file: .xlsx as a workbook, .csv as CSV (see review_export)."""
@@ -351,7 +373,8 @@ class ReviewStore:
     def decide(self, item_id: int, *, action: str, reviewer: str, expected_version: int,
                note: str | None = None, corrected_answer: str | None = None,
                add_reason: Problem | None = None, topic: str | None = None,
-               authorize: Authorize | None = None, confirmed: bool = False) -> ReviewItem:
+               authorize: Authorize | None = None, confirmed: bool = False,
+               view: Filters | None = None) -> ReviewItem:
         """Approve, reject (a note is required), reopen, or mark a refusal 预期拒答 (`expect`, with an optional
         `topic`) one item, if it is still at `expected_version`.
 
@@ -364,6 +387,8 @@ class ReviewStore:
         source file reopens an approved answer, so the item also shows in that reason's lane.
         With `authorize`, the reviewer's session is re-checked inside that transaction and the
         decision is attributed to the session's user, whatever `reviewer` says.
+        `view` is the filtered list the reviewer was looking at: an item that no longer matches it (another
+        lane, status or search) is refused with NotInView, so a decision only ever lands on what was shown.
         """
         decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason, topic=topic)
         approval = self._approval(item_id, decision)
@@ -376,7 +401,7 @@ class ReviewStore:
             decision = _as_session_user(conn, decision, authorize)
             if approval is not None and approval.problems:
                 decision = replace(decision, note=approval.noted(decision.note))
-            failure = self._apply(conn, item_id, expected_version, decision)
+            failure = self._apply(conn, item_id, expected_version, decision, view)
             if failure is not None:
                 raise failure
             if approval is not None:
@@ -394,12 +419,13 @@ class ReviewStore:
 
     def bulk_decide(self, versions: Mapping[int, int], *, action: str, reviewer: str,
                     note: str | None = None, add_reason: Problem | None = None, topic: str | None = None,
-                    authorize: Authorize | None = None) -> BulkResult:
+                    authorize: Authorize | None = None, view: Filters | None = None) -> BulkResult:
         """Decide many items in one transaction; `versions` maps each id to the version the reviewer saw.
 
         Items that moved on, or whose status does not allow the action, are skipped and reported. An approved
         answer that passes the checks becomes reusable; one with problems is approved without becoming
         reusable (that needs the reviewer's confirmation, one item at a time), and is listed as such.
+        With `view`, items that no longer match the list shown are skipped too.
         """
         decision = ReviewDecision.build(action, reviewer, note, None, add_reason, topic=topic)
         decided, skipped, unreused = [], [], []
@@ -407,7 +433,7 @@ class ReviewStore:
         with self.db.transaction("批量保存复核结果", immediate=authorize is not None) as conn:
             decision = _as_session_user(conn, decision, authorize)
             for item_id, version in versions.items():
-                failure = self._apply(conn, item_id, version, decision)
+                failure = self._apply(conn, item_id, version, decision, view)
                 if failure is not None:
                     skipped.append((item_id, str(failure)))
                     continue
@@ -423,12 +449,17 @@ class ReviewStore:
                            override="", now=self._clock())
         return BulkResult(decided=tuple(decided), skipped=tuple(skipped), not_reused=tuple(unreused))
 
-    def _apply(self, conn: Connection, item_id: int, expected: int, d: ReviewDecision) -> XiaoEError | None:
+    def _apply(self, conn: Connection, item_id: int, expected: int, d: ReviewDecision,
+               view: Filters | None = None) -> XiaoEError | None:
         """Apply one decision inside `conn`'s transaction; return (not raise) why it could not be."""
         allowed, target = TRANSITIONS[d.action]
         now = self._clock()
         values = {"status": target, "version": expected + 1, "reviewer": d.reviewer, "decided_at": now,
                   "note": d.note}
+        if d.action == "reopen" and d.add_reason is not None:
+            # A reopen that brings its own reason (资料已更新) is the system's, not a decision: the last
+            # decision's reviewer, time and note stay on the item; the message lives in the reason and the event.
+            values = {"status": target, "version": expected + 1}
         if d.corrected_answer is not None:
             values["corrected_answer"] = d.corrected_answer or None
         # Update first and read only when it fails: the write lock is taken by the first statement,
@@ -436,9 +467,11 @@ class ReviewStore:
         where = [items.c.id == item_id, items.c.version == expected, items.c.status.in_(allowed)]
         if d.action == "expect":
             where.append(items.c.origin == "refusal")
+        if view is not None:
+            where.extend(conditions(view))
         updated = conn.execute(items.update().where(*where).values(**values))
         if updated.rowcount != 1:
-            return self._why_not(conn, item_id, expected, d.action)
+            return self._why_not(conn, item_id, expected, d.action, view)
         # Every status change appends an event, so the newest event holds the status we just left.
         from_status = conn.execute(select(events.c.to_status).where(events.c.item_id == item_id)
                                    .order_by(events.c.id.desc()).limit(1)).scalar_one()
@@ -458,8 +491,33 @@ class ReviewStore:
                                                  span_end=span[1] if span else None))
         return None
 
+    def clear_stale(self, item_id: int, *, expected_version: int, actor: str, note: str) -> bool:
+        """Undo a 资料已更新 reopen whose cited text is identical again (a version restored): the item goes back
+        to the status it was reopened from, its 资料已更新 reasons are dropped and an event says why.
+        Only when nobody acted on it since the reopen (the version check and the newest event say so);
+        returns whether it was cleared."""
+        who = person_name(actor, "操作人") or SYSTEM_ACTOR
+        with self.db.transaction("撤销资料已更新") as conn:
+            last = conn.execute(select(events).where(events.c.item_id == item_id)
+                                .order_by(events.c.id.desc()).limit(1)).first()
+            if last is None or last.action != "reopen" or last.from_status not in ("approved", "rejected"):
+                return False
+            updated = conn.execute(items.update().where(
+                items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
+                items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
+                .values(status=last.from_status, version=expected_version + 1))
+            if updated.rowcount != 1:
+                return False
+            conn.execute(reasons.delete().where(reasons.c.item_id == item_id, reasons.c.code == STALE_REASON))
+            conn.execute(events.insert().values(
+                item_id=item_id, at=self._clock(), actor=who, action="unstale", from_status="pending",
+                to_status=last.from_status, version=expected_version + 1, note=bounded(note, MAX_NOTE_CHARS, "备注"),
+                corrected_answer=None))
+        return True
+
     @staticmethod
-    def _why_not(conn: Connection, item_id: int, expected: int, action: str) -> XiaoEError:
+    def _why_not(conn: Connection, item_id: int, expected: int, action: str,
+                 view: Filters | None = None) -> XiaoEError:
         row = conn.execute(select(items.c.status, items.c.version, items.c.origin).where(items.c.id == item_id)).first()
         if row is None:
             return _not_found(item_id)
@@ -472,6 +530,10 @@ class ReviewStore:
                 f"该条目已被 {last.actor} 处理（#{item_id}，{local(last.at):%m-%d %H:%M} "
                 f"{ACTION_LABELS.get(last.action, last.action)}，现为「{STATUS_LABELS[row.status]}」）："
                 f"你看到的是第 {expected} 版，现在是第 {row.version} 版。你的操作没有保存，请刷新后再决定。")
+        if view is not None and conn.execute(
+                select(items.c.id).where(items.c.id == item_id, *conditions(view))).first() is None:
+            return NotInView(f"条目 #{item_id} 已不在你当前筛选的列表里（筛选条件已改变），你的操作没有保存；"
+                             "请在左边的列表里重新选择要处理的条目。")
         return InvalidReview(f"条目 #{item_id} 当前是「{STATUS_LABELS[row.status]}」，不能{ACTION_LABELS[action]}"
                              + ("；如需改判，请先重新打开。" if action != "reopen" else "；它本来就在待复核。"))
 

@@ -11,6 +11,7 @@ from core.stores.review_marks import EXPECTED, FIXED, MISSING, Mark
 from core.stores.review_schema import ACTION_LABELS, LANE_OF_CODE, LANES, STATUS_LABELS, lane_label
 from core.values import Hit, Problem
 
+SYSTEM_CODES = ("stale_corpus",)  # reasons the system adds to a decided item (core.stores.stale)
 SORTS = ("-created", "created", "-id", "id", "-decided", "decided")
 
 
@@ -72,6 +73,11 @@ class ReviewItem:
         return tuple(lane_label(code) for code in self.lanes)
 
     @property
+    def system_notes(self) -> tuple[str, ...]:
+        """What the system wrote on the item (资料已更新), kept apart from the decision's own `note`."""
+        return tuple(p.message for p in self.reasons if p.code in SYSTEM_CODES)
+
+    @property
     def status_label(self) -> str:
         return STATUS_LABELS.get(self.status, self.status)
 
@@ -82,7 +88,8 @@ class ReviewItem:
                 "reasons": [p.to_dict() for p in self.reasons], "threshold": self.threshold, "k": self.k,
                 "candidates": [h.to_dict() for h in self.candidates], "fingerprint": self.fingerprint,
                 "version": self.version, "ask_count": self.ask_count, "flagged_by": self.flagged_by, "reviewer": self.reviewer,
-                "decided_at": _iso(self.decided_at), "note": self.note, "corrected_answer": self.corrected_answer,
+                "decided_at": _iso(self.decided_at), "note": self.note, "system_notes": list(self.system_notes),
+                "corrected_answer": self.corrected_answer,
                 "marks": [{"kind": m.kind, "label": m.label, "detail": m.detail, "actor": m.actor, "at": _iso(m.at)}
                           for m in self.marks]}
 
@@ -151,7 +158,8 @@ class BulkResult:
 
 @dataclass(frozen=True)
 class Filters:
-    """What to show. `lane` is a lane code, `reason` a problem code; `until` is exclusive."""
+    """What to show. `lane` is a lane code, `reason` a problem code; `until` is exclusive; `item` keeps one id
+    (a pasted link to one item)."""
 
     status: str | None = None
     lane: str | None = None
@@ -159,6 +167,7 @@ class Filters:
     since: datetime | None = None
     until: datetime | None = None
     search: str = ""
+    item: int | None = None
 
     def __post_init__(self) -> None:
         if self.status is not None and self.status not in STATUS_LABELS:

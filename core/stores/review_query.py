@@ -34,6 +34,8 @@ def conditions(f: Filters) -> list[ColumnElement[bool]]:
         where.append(items.c.created_at >= as_utc(f.since))
     if f.until:
         where.append(items.c.created_at < as_utc(f.until))
+    if f.item is not None:
+        where.append(items.c.id == f.item)
     if f.search.strip():
         term = f.search.strip()
         where.append(or_(items.c.question.contains(term, autoescape=True),

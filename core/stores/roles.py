@@ -27,6 +27,8 @@ PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
     "edit_glossary": ("修改同义词表或批准提议", frozenset({"admin"})),
     "set_threshold": ("修改默认阈值", frozenset({"admin"})),
     "edit_corpus": ("上传或修改资料文件", frozenset({"admin"})),
+    "rebuild_index": ("重建资料索引", frozenset({"admin"})),
+    "edit_question_sets": ("保存标注题集的新版本", frozenset({"admin"})),
     "manage_accounts": ("管理账号", frozenset({"admin"})),
     "view_settings": ("查看设置", frozenset({"admin"})),
     "retire_answer": ("停用已审答案", frozenset({"admin"})),

@@ -1,21 +1,24 @@
-"""资料已更新: approved review items whose cited files changed go back to 待复核, with the diff that did it.
+"""资料已更新: approved review items whose cited chunks changed go back to 待复核, with the diff that did it.
 
-`requeue_stale` runs after a corpus save on this instance; `stale_changes` gives the Review page each
-cited file's diff from the version in force when the item was queued to the newest one.
+`requeue_stale` runs after a corpus save on this instance and reopens only items whose cited chunk text
+(a refusal: a candidate's) is no longer in the saved file; `clear_restored` undoes that once the text is
+identical again; `stale_changes` gives the Review page each cited file's diff from the version in force
+when the item was queued to the newest one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from core.checks.references import extract_refs
 from core.corpus.diff import DiffRow, side_by_side
-from core.errors import StoreError
+from core.errors import CorpusError, StoreError
 from core.stores.approved import ApprovedStore
 from core.stores.db import Database
-from core.stores.review import Filters, ReviewStore
+from core.stores.review import Filters, ReviewItem, ReviewStore
 from core.stores.roles import SYSTEM_ACTOR
-from core.values import ApprovedAnswer, Problem
+from core.values import ApprovedAnswer, Hit, Problem
 
 STALE_CODE = "stale_corpus"
 STALE_LABEL = "资料已更新"
@@ -28,27 +31,79 @@ def cited_sources(answer: str, candidates) -> set[str]:
     return cited or {h.source for h in passed}
 
 
-def requeue_stale(db: Database, changed_sources: set[str], actor: str) -> list[int]:
-    """Send approved review items that cite a changed file back to 待复核; returns their ids.
+def cited_chunks(item: ReviewItem) -> tuple[Hit, ...]:
+    """The chunks an item's decision rests on: for an answer the passed chunks its [n] cite (all passed ones
+    when it cites none); for a refusal every candidate, since a change to any of them may make it answerable."""
+    if item.origin == "refusal" or any(p.code == "refused" for p in item.reasons):
+        return item.candidates
+    passed = [h for h in item.candidates if h.passed]
+    refs = extract_refs(item.corrected_answer or item.answer)
+    cited = [passed[n - 1] for n in dict.fromkeys(refs) if 1 <= n <= len(passed)]
+    return tuple(cited or passed)
 
-    Each is reopened through ReviewStore's public API with the reason `stale_corpus` (lane
-    资料已更新) naming its files. An item someone decided meanwhile is skipped, not overwritten.
+
+def changed_chunks(item: ReviewItem, texts: Mapping[str, str | None]) -> tuple[Hit, ...]:
+    """The cited chunks whose text is no longer in their file's current text (`texts`: source → text, None
+    for a file that is gone). Chunks of files not in `texts` are taken as unchanged: a move of the chunk
+    inside its file, or an edit elsewhere in the file, changes nothing a reviewer approved."""
+    return tuple(h for h in cited_chunks(item) if h.source in texts
+                 and (texts[h.source] is None or h.text not in texts[h.source]))
+
+
+def requeue_stale(db: Database, saved: Mapping[str, str | None], actor: str) -> list[int]:
+    """Send approved items back to 待复核 when a chunk they cite (a refusal: a candidate) changed in content
+    in one of the `saved` files (source → its new text); returns their ids.
+
+    Each is reopened through ReviewStore's public API with the reason `stale_corpus` (lane 资料已更新) naming
+    its files and sections; the decision's own note stays on the item. An item someone decided meanwhile
+    is skipped, not overwritten.
     """
-    if not changed_sources:
+    if not saved:
         return []
     store = ReviewStore(db)
-    stale: dict[int, tuple[int, list[str]]] = {}
+    stale: dict[int, tuple[int, tuple[Hit, ...]]] = {}
     for item in store.iter_items(Filters(status="approved"), with_candidates=True):
-        files = sorted(cited_sources(item.corrected_answer or item.answer, item.candidates) & set(changed_sources))
-        if files:
-            stale[item.id] = (item.version, files)
+        if changed := changed_chunks(item, saved):
+            stale[item.id] = (item.version, changed)
     reopened: list[int] = []
-    for item_id, (version, files) in stale.items():  # one reason per item, naming its own files
-        message = f"{STALE_LABEL}：所引资料「{'、'.join(files)}」在通过后被修改，请按新资料重新复核。"
+    for item_id, (version, changed) in stale.items():  # one reason per item, naming its own files
+        places = "、".join(dict.fromkeys(f"{h.source}（{h.heading or '文首'}）" for h in changed))
+        message = f"{STALE_LABEL}：所引资料「{places}」的内容在通过后被修改，请按新资料重新复核。"
         result = store.bulk_decide({item_id: version}, action="reopen", reviewer=actor, note=message,
                                    add_reason=Problem(STALE_CODE, message))
         reopened.extend(result.decided)
     return reopened
+
+
+def refresh_after_save(admin, source: str, actor: str) -> tuple[list[int], list[int]]:
+    """After `source` was saved through `admin` (a core.stores.corpus_admin.CorpusAdmin): reopen the approved
+    items whose cited chunks changed, and clear the 资料已更新 items whose cited text is identical again.
+    Returns (reopened ids, cleared ids)."""
+    def read(name: str) -> str | None:
+        try:
+            return admin.read(name)[0]
+        except CorpusError:  # the file is gone or unreadable: its chunks count as changed
+            return None
+
+    reopened = requeue_stale(admin.db, {source: read(source)}, actor)
+    return reopened, clear_restored(admin.db, read, actor)
+
+
+def clear_restored(db: Database, read: Callable[[str], str | None], actor: str) -> list[int]:
+    """资料已更新 items whose cited chunks are all back in their files (`read(source)` → the current text, None
+    when the file is gone), typically after 恢复为第 n 版: each returns to the status it had; returns their ids."""
+    store = ReviewStore(db)
+    texts: dict[str, str | None] = {}
+    cleared = []
+    for item in list(store.iter_items(Filters(status="pending", reason=STALE_CODE), with_candidates=True)):
+        for source in {h.source for h in cited_chunks(item)} - texts.keys():
+            texts[source] = read(source)
+        if changed_chunks(item, texts):
+            continue
+        if store.clear_stale(item.id, expected_version=item.version, actor=actor,
+                             note="所引资料的内容已和通过时完全相同（恢复了旧版本），撤销「资料已更新」。"):
+            cleared.append(item.id)
+    return cleared
 
 
 @dataclass(frozen=True)

@@ -295,6 +295,13 @@ def test_describe_settings_lists_main_settings_without_password(tmp_path):
     assert "hunter2" not in envs["XIAOE_DATABASE_URL"]
 
 
+def test_describe_settings_shows_all_four_knobs_of_the_gate(tmp_path):
+    rows = describe_settings(Settings(data_dir=tmp_path, min_coverage=0.5, max_unknown_weight=0.6))
+    envs = {r.env: r.value for r in rows}
+    assert (envs["XIAOE_MIN_COVERAGE"], envs["XIAOE_MAX_UNKNOWN_WEIGHT"]) == ("0.50", "0.60")
+    assert {"XIAOE_MIN_SCORE", "XIAOE_TOP_K"} <= set(envs)
+
+
 def test_stream_text_sends_a_real_model_only_the_prompt(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = GOOD
     assistant = build_assistant(Settings(), corpus_index, None,

@@ -224,3 +224,26 @@ def test_auth_app_sso_identity_without_account_is_denied(staff):
     at = start_sso({"is_logged_in": True, "email": "stranger@qiming.example"})
     assert titles(at) == ["登录小E 审核台"]
     assert "没有对应的账号" in at.warning[0].value
+
+
+def test_auth_app_restoring_a_version_waits_for_a_confirmation_that_shows_the_diff(staff, auth_on):
+    from core.stores.corpus_admin import CorpusAdmin, sha256_hex
+
+    at = sign_in("boss")
+    at.switch_page("app_pages/sources.py").run()
+    path = auth_on.corpus / "02-退费与转班制度.md"
+    before = path.read_bytes()
+    at.selectbox(key="corpus_edit_file").set_value(path.name).run()
+    box = at.text_area(key=f"corpus_text_{sha256_hex(before)[:16]}")
+    box.set_value(box.value.replace("单笔最低 50 元", "单笔最低 60 元")).run()
+    at.button(key="corpus_edit_save").click().run()
+    at.selectbox(key="corpus_history_file").set_value(path.name).run()
+    at.button(key="corpus_restore").click().run()
+    assert not at.exception
+    assert path.read_bytes() != before  # nothing restored yet: the confirmation shows what it will do
+    assert any("确认把" in w.value and "恢复为第 1 版" in w.value for w in at.warning)
+    diff = next(h.proto.body for h in at.get("html") if 'id="corpus_restore_diff"' in h.proto.body)
+    assert ">6</span>0 元" in diff and ">5</span>0 元" in diff  # now 60 → after the restore 50
+    at.button(key="corpus_restore_confirm").click().run()
+    assert not at.exception and path.read_bytes() == before
+    assert [v.version for v in CorpusAdmin(staff.db, auth_on.corpus).history(path.name)] == [3, 2, 1]

@@ -55,6 +55,10 @@ def test_glossary_page_deletes_the_chosen_entry(page):
     at.text_input(key="g_search").set_value("入学测试").run()
     at.button(key="g_delete").click().run()
     assert not at.exception
+    assert ("分级测试", "入学测试") in {(e.term, e.synonym) for e in admin_store().load().entries}  # asks first
+    assert any("确定删除" in w.value for w in at.warning)
+    at.button(key="g_delete_ok").click().run()
+    assert not at.exception
     assert ("分级测试", "入学测试") not in {(e.term, e.synonym) for e in admin_store().load().entries}
     assert any("已删除" in s.value for s in at.success)
 
@@ -76,3 +80,37 @@ def test_glossary_page_consultant_proposes_and_cannot_edit(app_env, monkeypatch)
     store = admin_store()
     assert ("火星文", "扣") not in {(e.term, e.synonym) for e in store.load().entries}
     assert [(p.term, p.synonym) for p in store.proposals()] == [("火星文", "扣")]
+
+
+def test_glossary_page_approval_lists_the_real_questions_it_flips_before_confirming(page):
+    from core.stores.review import ReviewStore
+    from core.stores.roles import User
+    from core.values import Problem, RAGAnswer
+
+    asked = "你们的雅思保过班多少钱？"  # refused today: the school teaches no IELTS
+    ReviewStore(open_database(Settings.from_env().db_url)).enqueue(
+        RAGAnswer(question=asked, text="这件事资料里没写", hits=(), candidates=(), threshold=0.0, k=3, refused=True,
+                  model_called=False, problems=(Problem("refused", "资料外的词"),)), origin="refusal")
+    store = admin_store()
+    proposal = store.propose(User("amy", "顾问 Amy", "consultant"), "口语课", "雅思").proposal_id
+    at = page()
+    at.button(key=f"g_approve_{proposal}").click().run()
+    assert not at.exception
+    assert [(p.term, p.synonym) for p in store.proposals()] == [("口语课", "雅思")]  # not yet approved
+    lines = "\n".join(m.value for m in at.markdown)
+    assert "最近 30 天真实问过的问题" in lines and "拒答 → 回答（1）" in lines and "雅思保过班多少钱" in lines
+    at.button(key=f"g_approve_ok_{proposal}").click().run()
+    assert not at.exception and store.proposals() == ()
+    assert ("口语课", "雅思") in {(e.term, e.synonym) for e in store.load().entries}
+
+
+def test_glossary_page_pages_through_every_entry(page):
+    at = page()
+    total = len(admin_store().load())
+    assert total > 30
+    assert len(at.dataframe[0].value) == 30
+    pages = -(-total // 30)
+    at.number_input(key="g_page").set_value(pages).run()
+    assert not at.exception
+    assert len(at.dataframe[0].value) == total - 30 * (pages - 1)
+

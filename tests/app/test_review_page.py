@@ -138,8 +138,8 @@ def test_review_page_approve_with_correction(page, store):
     assert (item.status, item.reviewer, item.corrected_answer) == ("approved", "王老师", "口语课一共四级 [1]")
     assert "#2 已通过" in at.success[0].value
     assert list(table(at).value["编号"]) == [3, 1]
-    # row 1 now holds #1; the open item is still #2 (chosen by id), not whatever slid into row 1
-    assert [s.value.split(" · ")[:2] for s in at.subheader] == [["#2", "已通过"]]
+    # #2 left the 待复核 list, so the pane shows the list's first pending item, not whatever slid into row 1
+    assert [s.value.split(" · ")[:2] for s in at.subheader] == [["#3", "待复核"]]
 
 
 def test_review_page_reopen_a_decided_item(page, store):

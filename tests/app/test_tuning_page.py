@@ -128,8 +128,8 @@ def test_tuning_save_default_is_audited_and_becomes_effective(tuning):
     at.button(key="save_default").click().run()
     assert not at.exception
     assert DefaultsStore(database()).history() == ()  # nothing is saved before the confirmation
-    confirm = table(at, "判断正确")
-    assert list(confirm[""]) == ["之前", "之后"]
+    confirm = table(at, "之后")
+    assert list(confirm.columns) == ["结果", "之前", "之后"] and "判断正确" in list(confirm["结果"])
     at.button(key="tune_confirm_ok").click().run()
     assert not at.exception
     assert "已设为默认" in at.success[0].value
@@ -216,14 +216,13 @@ def test_tuning_batch_cancel_flag_stops_it(tuning):
     assert "已取消：完成了 10/66 题" in at.warning[0].value
 
 
-def test_tuning_saving_the_set_creates_a_new_version(tuning):
+def test_tuning_saving_an_unchanged_set_stores_no_new_version(tuning):
     at = tuning(tune_tab="题集管理")
     at.text_input(key="tune_actor").set_value("王老师").run()
     at.button(key="save_set").click().run()
     assert not at.exception
-    assert "已保存「默认题集」第 1 版（66 题）" in at.success[0].value
-    assert at.selectbox(key="tune_version").value == 1
-    assert [v.version for v in QuestionSetStore(database()).versions("默认题集")] == [1, 0]
+    assert any("和「默认题集」第 0 版完全相同，没有保存新版本" in i.value for i in at.info)
+    assert [v.version for v in QuestionSetStore(database()).versions("默认题集")] == [0]
 
 
 def test_tuning_misses_tab_lists_the_gates_own_wrong_outcomes(tuning):
@@ -286,3 +285,58 @@ def test_tuning_page_shows_the_reuse_threshold_in_effect(tuning, monkeypatch):
     at = tuning()
     lines = [c.value for c in at.caption if "复用相似度下限" in c.value]
     assert lines and "0.61" in lines[0] and "复用已开" in lines[0]
+LEVEL_JUMP = "level 1 上完了能直接转 level 3 吗"  # the documents say levels can be skipped
+
+
+def queue_question(question: str) -> None:
+    from core.stores.review import ReviewStore
+    from core.values import Problem, RAGAnswer
+
+    ReviewStore(database()).enqueue(
+        RAGAnswer(question=question, text="可以跳级 [1]", hits=(), candidates=(), threshold=0.0, k=3, refused=False,
+                  model_called=True, problems=(Problem("manual", "请核对"),)), origin="manual", flagged_by="王老师")
+
+
+def test_tuning_save_default_lists_the_asked_question_it_would_flip(tuning):
+    queue_question(LEVEL_JUMP)
+    at = tuning()
+    at.text_input(key="tune_actor").set_value("王校长").run()
+    for key, value in (("tune_threshold", 0.0), ("tune_k", 3), ("tune_max_unknown_weight", 0.51)):
+        at.slider(key=key).set_value(value).run()
+    at.slider(key="tune_min_coverage").set_value(0.8).run()  # coverage of LEVEL_JUMP is 74% at k=3
+    at.button(key="save_default").click().run()
+    assert not at.exception
+    lines = "\n".join(m.value for m in at.markdown)
+    assert "最近 30 天真实问过的问题" in lines and "回答 → 拒答（1）" in lines and "level 3" in lines
+    assert DefaultsStore(database()).history() == ()  # seen before anything is saved
+    at.button(key="tune_confirm_ok").click().run()
+    assert not at.exception and len(DefaultsStore(database()).history()) == 1
+
+
+def test_tuning_history_restores_earlier_values_through_the_same_confirmation(tuning):
+    at = tuning()
+    at.text_input(key="tune_actor").set_value("王校长").run()
+    at.slider(key="tune_threshold").set_value(0.33).run()
+    at.button(key="save_default").click().run()
+    at.button(key="tune_confirm_ok").click().run()
+    at.slider(key="tune_threshold").set_value(0.2).run()
+    at.button(key="save_default").click().run()
+    at.button(key="tune_confirm_ok").click().run()
+    assert [c.new_threshold for c in DefaultsStore(database()).history()] == [0.2, 0.33]
+    at.session_state["tune_tab"] = "默认值修改记录"
+    at.run()
+    first = DefaultsStore(database()).history()[1]
+    at.selectbox(key="tune_restore_pick").set_value(first).run()
+    at.button(key="tune_restore").click().run()
+    assert not at.exception
+    assert at.slider(key="tune_threshold").value == 0.33
+    assert any("回答 → 拒答" in m.value for m in at.markdown)  # the same confirmation, with the impact
+    assert len(DefaultsStore(database()).history()) == 2  # nothing saved yet
+    at.button(key="tune_confirm_ok").click().run()
+    assert [c.new_threshold for c in DefaultsStore(database()).history()] == [0.33, 0.2, 0.33]
+
+
+def test_tuning_row_numbers_start_at_1_like_the_set_editor(tuning):
+    at = tuning()
+    numbers = list(table(at, "行号")["行号"])
+    assert sorted(numbers)[:2] == [1, 2] and max(numbers) == 66

@@ -140,3 +140,11 @@ def test_cli_queue_export_xlsx_is_a_real_workbook(data, capsys, tmp_path):
 @pytest.mark.parametrize("cell", ["＝1+1", "＋86", "－5", "＠SUM(A1)", "=1", "+1", "-1", "@x"])
 def test_spreadsheet_cells_neutralise_ascii_and_full_width_formula_starts(cell):
     assert neutralise(cell) == "'" + cell
+
+
+def test_cli_queue_export_to_another_extension_is_refused_with_a_message(data, capsys, tmp_path):
+    target = tmp_path / "队列.docx"
+    assert main(["queue", "export", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert "不能导出为 .docx 文件" in err and ".csv 或 .xlsx" in err
+    assert not target.exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from core.corpus.diff import ADDED, CHANGED, FOLDED, REMOVED, SAME, DiffRow, side_by_side
+from core.corpus.diff import ADDED, CHANGED, FOLDED, REMOVED, SAME, DiffRow, inline_parts, side_by_side
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review_models import ReviewItem
@@ -58,3 +58,12 @@ def test_stale_changes_diff_from_the_version_when_queued_to_the_newest(tmp_path)
     (change,) = stale_changes(admin, item)
     assert (change.source, change.old_version, change.new_version) == ("退费.md", 2, 3)
     assert [(r.old, r.new) for r in change.rows if r.kind == CHANGED] == [("开课 7 天内全额退费。", "开课 3 天内全额退费。")]
+
+
+def test_inline_parts_mark_only_the_changed_characters_of_a_changed_line():
+    (row,) = [r for r in side_by_side("单笔最低 50 元。\n", "单笔最低 60 元。\n") if r.kind == CHANGED]
+    old, new = inline_parts(row)
+    assert old == (("单笔最低 ", False), ("5", True), ("0 元。", False))
+    assert new == (("单笔最低 ", False), ("6", True), ("0 元。", False))
+    assert inline_parts(DiffRow(None, "", 3, "新的一行", ADDED)) == ((), (("新的一行", True),))
+    assert inline_parts(DiffRow(2, "旧的一行", None, "", REMOVED)) == ((("旧的一行", True),), ())

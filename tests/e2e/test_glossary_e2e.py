@@ -53,7 +53,10 @@ def test_glossary_e2e_proposal_waits_for_an_admin_then_the_gate_uses_it(browser,
     idle(page)
     page.locator("[data-testid=stDataFrame]").first.wait_for()
     doc_shot(page, "glossary.png")
-    page.get_by_role("button", name="批准", exact=True).click()
+    page.get_by_role("button", name="批准…", exact=True).click()
+    page.get_by_text("拒答 → 回答").first.wait_for()  # the impact comes first; nothing approved yet
+    assert expand_query("扣是什么", glossary_server.glossary.load()) == "扣是什么"
+    page.get_by_role("button", name="确认批准").click()
     page.get_by_text("已批准提议").first.wait_for()
     assert expand_query("扣是什么", glossary_server.glossary.load()) == "扣是什么 火星文"
     context.close()
@@ -72,12 +75,16 @@ def test_glossary_e2e_csv_round_trip(browser, glossary_server, idle, tmp_path):
     page.get_by_label("搜索（同义词、标准词或添加人）").press("Enter")
     idle(page)
     page.get_by_role("tab", name="修改或删除").click()
-    page.get_by_role("button", name="删除这条").click()
+    idle(page)
+    page.get_by_role("button", name="删除这条…").click()
+    page.get_by_text("确定删除").first.wait_for()
+    page.get_by_role("button", name="确认删除").click()
     page.get_by_text("已删除").first.wait_for()
     idle(page)
     assert ("分级测试", "入学测试") not in {(e.term, e.synonym) for e in glossary_server.glossary.load().entries}
 
     page.get_by_role("tab", name="导入与导出").click()
+    idle(page)  # the tabs are keyed (they stay open across reruns): switching one reruns the page
     page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(exported))
     page.get_by_text("同义词表.csv").first.wait_for()
     page.get_by_role("button", name="导入", exact=True).click()

@@ -303,7 +303,7 @@ def test_cli_index_build_then_info(settings, monkeypatch, capsys):
     assert cli_main(["index", "info"]) == 0
     assert "还没有保存的索引" in capsys.readouterr().out
     assert cli_main(["index", "build"]) == 0
-    assert "新建索引（重新切分 3 个文件）：26 个片段" in capsys.readouterr().out
+    assert "新建索引（3 个有改动的文件重新切分，其余 0 个文件内容没变，沿用缓存的切分结果）：26 个片段" in capsys.readouterr().out
     assert cli_main(["index", "build"]) == 0
     assert "载入已保存的索引" in capsys.readouterr().out
     assert cli_main(["index", "info"]) == 0
@@ -315,7 +315,7 @@ def test_cli_index_build_force_rebuilds(settings, monkeypatch, capsys):
     cli_main(["index", "build"])
     capsys.readouterr()
     assert cli_main(["index", "build", "--force"]) == 0
-    assert "新建索引（重新切分 0 个文件）" in capsys.readouterr().out
+    assert "新建索引（0 个有改动的文件重新切分，其余 3 个文件内容没变，沿用缓存的切分结果）" in capsys.readouterr().out
 
 
 def test_cli_index_info_reports_a_damaged_index(settings, monkeypatch, capsys):

@@ -101,3 +101,14 @@ def test_index_holder_watch_thread_picks_up_a_change_by_itself(tmp_path):
     a.stop()
     b.stop(wait=True)
     assert swapped.is_set() and "新通知.md" in b.bundle().files
+
+
+def test_index_holder_rebuild_on_request_is_for_admins_only(tmp_path):
+    from core.errors import AuthError
+
+    holder = IndexHolder(instance(tmp_path, "a", f"sqlite:///{tmp_path / 'x.sqlite3'}", seed=True), poll_s=3600)
+    with pytest.raises(AuthError, match="不能重建资料索引"):
+        holder.rebuild(User("amy", "顾问 Amy", "consultant"))
+    assert holder.status.fingerprint == ""  # nothing was built
+    holder.rebuild(ADMIN)
+    assert holder.bundle().files

@@ -227,12 +227,13 @@ def test_corpus_admin_requeue_reopens_only_items_citing_changed_files(db):
     store = ReviewStore(db)
     citing = approved_item(store, "全额退费 [1]", [REFUND])
     other = approved_item(store, "分 4 级 [1]", ["01-口语课分级说明.md"])
-    reopened = requeue_stale(db, {REFUND}, "王校长（boss）")
+    reopened = requeue_stale(db, {REFUND: "内容改了"}, "王校长（boss）")
     assert reopened == [citing]
     item = store.get(citing)
-    assert (item.status, item.reviewer) == ("pending", "王校长（boss）")
-    assert item.note.startswith("资料已更新") and REFUND in item.note
+    assert (item.status, item.reviewer, item.note) == ("pending", "amy", None)  # the decision's own fields stay
     assert item.reasons[-1].code == "stale_corpus" and REFUND in item.reasons[-1].message
+    assert item.system_notes == (item.reasons[-1].message,)
+    assert store.events(citing)[-1].actor == "王校长（boss）"
     assert store.get(other).status == "approved"
     assert store.events(citing)[-1].action == "reopen"
 
@@ -242,17 +243,17 @@ def test_corpus_admin_requeue_leaves_pending_and_rejected_alone(db):
     answer = RAGAnswer(question="退费？", text="[1]", hits=(hit(1, REFUND),), candidates=(hit(1, REFUND),),
                        threshold=0.2, k=1, refused=False, model_called=True)
     pending = store.enqueue(answer, origin="manual", flagged_by="amy")
-    assert requeue_stale(db, {REFUND}, "boss") == []
+    assert requeue_stale(db, {REFUND: "改了"}, "boss") == []
     assert store.get(pending).version == 1
 
 
 def test_corpus_admin_requeue_of_nothing_does_nothing(db):
-    assert requeue_stale(db, set(), "boss") == []
+    assert requeue_stale(db, {}, "boss") == []
     assert ReviewStore(db).counts().total == 0
 
 
 def test_corpus_admin_requeued_items_show_in_the_stale_lane(db):
     store = ReviewStore(db)
     item_id = approved_item(store, "全额退费 [1]", [REFUND])
-    requeue_stale(db, {REFUND}, "boss")
+    requeue_stale(db, {REFUND: "改了"}, "boss")
     assert [i.id for i in store.list(Filters(status="pending", lane="stale")).items] == [item_id]

@@ -142,3 +142,23 @@ def test_database_fresh_database_opened_by_8_processes_at_once(database_url):
     assert rows == []
     assert db.applied("review") == [1, 2, 3, 4] and db.applied("audit") == [1, 2, 3]
     db.dispose()
+
+
+def test_database_unknown_host_says_to_check_the_host_name():
+    with pytest.raises(StoreError, match="找不到数据库服务器的主机名") as caught:
+        Database("postgresql+psycopg://xiaoe:secret@no-such-host.invalid:5432/xiaoe")
+    assert "secret" not in str(caught.value) and "XIAOE_DATABASE_URL" in str(caught.value)
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ('FATAL:  database "xiaoe_x" does not exist', "没有这个库"),
+    ('FATAL:  password authentication failed for user "xiaoe"', "用户名或密码"),
+    ("server closed the connection unexpectedly", "XIAOE_DATABASE_URL"),
+])
+def test_database_bad_url_messages_say_what_to_check(message, expected):
+    from sqlalchemy.exc import OperationalError
+
+    from core.stores.db import explain
+
+    error = explain(OperationalError("connect", {}, Exception(message)), "打开数据库")
+    assert expected in str(error) and "OperationalError）" not in str(error).replace("（OperationalError）", "")

@@ -96,3 +96,9 @@ def test_glossary_impact_counts_the_labelled_question_an_entry_changes(corpus_in
     impacts = {(i.term, i.synonym): i.changed for i in
                glossary_impact(glossary, rows, corpus_index, settings=Settings())}
     assert impacts == {("分级测试", "入学测试"): ("报名前有入学测试吗？",), ("学费", "价钱"): ()}
+
+
+def test_glossary_admin_import_names_the_pairs_it_skipped(glossary):
+    glossary.add(ADMIN, "退费", "退钱")
+    report = glossary.import_report(ADMIN, "标准词,同义词\n退费,退钱\n学费,价码几何\n")
+    assert (report.added, report.skipped) == (1, ("退钱 → 退费",))

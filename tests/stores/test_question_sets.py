@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.errors import ConflictError, QuestionSetError
+from core.errors import AuthError, ConflictError, QuestionSetError
 from core.retrieval.store import load_or_build
 from core.settings import Settings
 from core.stores.db import Database
@@ -19,6 +19,7 @@ from core.stores.question_sets import (
     parse_question_set,
     read_question_file,
 )
+from core.stores.roles import User, require
 from tests.paths import SETS
 
 FILES = {"01-口语课分级说明.md", "02-退费与转班制度.md"}
@@ -118,7 +119,7 @@ def test_store_saved_default_set_keeps_the_packaged_version(store):
 
 def test_store_refuses_a_save_based_on_a_stale_version(store):
     store.save("新生题集", parse(GOOD), author="王老师")
-    store.save("新生题集", parse(GOOD), author="李老师", base_version=1)
+    store.save("新生题集", parse(GOOD.replace("几级", "多少级")), author="李老师", base_version=1)
     with pytest.raises(ConflictError, match="已被「李老师」保存为第 2 版，你编辑的是第 1 版"):
         store.save("新生题集", parse(GOOD), author="王老师", base_version=1)
     assert len(store.versions("新生题集")) == 2
@@ -141,3 +142,31 @@ def test_store_a_bad_upload_saves_nothing(store):
     assert store.versions("新生题集") == ()
 
 
+
+
+def test_store_an_identical_set_is_not_saved_as_a_new_version(store):
+    store.save("新生题集", parse(GOOD), author="王老师")
+    again = store.save("新生题集", parse(GOOD), author="李老师", base_version=1)
+    assert (again.version, again.unchanged, again.author) == (1, True, "王老师")
+    assert [v.version for v in store.versions("新生题集")] == [1]
+    packaged = store.save(DEFAULT_SET_NAME, load_default_set(), author="王老师")
+    assert (packaged.version, packaged.unchanged) == (0, True)
+    assert [v.version for v in store.versions(DEFAULT_SET_NAME)] == [0]
+
+
+@pytest.mark.parametrize("role", ["consultant"])
+def test_store_only_an_admin_saves_a_question_set(store, role):
+    with pytest.raises(AuthError, match="不能保存标注题集的新版本"):
+        store.save("新生题集", parse(GOOD), author="王老师", actor=User("amy", "王老师", role))
+    assert store.versions("新生题集") == ()
+    saved = store.save("新生题集", parse(GOOD), author="王校长", actor=User("boss", "王校长", "admin"))
+    assert saved.version == 1
+
+
+def test_store_a_consultant_session_is_refused_inside_the_transaction(store):
+    def consultant_session(conn, permission):
+        return require(User("amy", "王老师", "consultant"), permission)
+
+    with pytest.raises(AuthError, match="仅限管理员"):
+        store.save("新生题集", parse(GOOD), author="王老师", authorize=consultant_session)
+    assert store.versions("新生题集") == ()

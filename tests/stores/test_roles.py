@@ -20,6 +20,8 @@ TABLE = [
     ("edit_glossary", False, True),
     ("set_threshold", False, True),
     ("edit_corpus", False, True),
+    ("rebuild_index", False, True),
+    ("edit_question_sets", False, True),
     ("manage_accounts", False, True),
     ("view_settings", False, True),
     ("retire_answer", False, True),
