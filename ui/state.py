@@ -33,6 +33,7 @@ from core.stores.glossary import GlossaryStore
 from core.stores.glossary_admin import GlossaryAdmin  # noqa: F401 - re-exported for the glossary page
 from core.stores.question_sets import QuestionSetStore
 from core.stores.review import ReviewStore
+from core.stores.runs import RunStore
 from ui.source_view import Overview, overview
 
 RUN = "_run_settings"
@@ -162,6 +163,11 @@ def get_defaults_store() -> DefaultsStore:
 
 def get_question_sets() -> QuestionSetStore:
     return QuestionSetStore(open_database(get_settings().db_url))
+
+
+def get_run_store() -> RunStore:
+    """Stored evaluation runs and the baseline (core.stores.runs)."""
+    return RunStore(open_database(get_settings().db_url))
 
 
 def get_glossary_store() -> GlossaryStore:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from core.corpus.diff import DiffRow, side_by_side
 from core.evaluation.metrics import CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_ANSWER, FALSE_REFUSAL, OUTCOMES, WRONG_SOURCE
 from core.language.text import question_key
-from core.stores.runs import Run, RunFile, RunQuestion, RunStore
+from core.stores.runs import NewRun, Run, RunFile, RunQuestion, RunStore
 
 ANSWERED = frozenset({CORRECT_ANSWER, FALSE_ANSWER, WRONG_SOURCE})
 REFUSED = frozenset({CORRECT_REFUSAL, FALSE_REFUSAL})
@@ -200,6 +200,18 @@ def compare_stored(store: RunStore, before: str, after: str) -> RunComparison:
     names = {f.name for f in b.files}
     hashes |= {s for f in a.files if f.name not in names for _, s in f.sections}
     return compare(a, b, store.section_texts(hashes))
+
+
+def compare_with_baseline(store: RunStore, new: NewRun) -> RunComparison | None:
+    """The baseline (RunStore.baseline) → an unsaved run; None when no baseline was marked."""
+    from core.evaluation.runs import as_run, section_texts
+
+    name = store.baseline()
+    if name is None:
+        return None
+    before = store.load(name)
+    texts = store.section_texts(s for f in before.files for _, s in f.sections)
+    return compare(before, as_run(new), {**texts, **section_texts(new)})
 
 
 def _set_label(info) -> str:

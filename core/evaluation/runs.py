@@ -16,7 +16,7 @@ from core.evaluation.batch import BatchRow
 from core.evaluation.metrics import Evaluation
 from core.knobs import Knobs
 from core.sets.format import LabelledQuestion
-from core.stores.runs import NewRun, RunQuestion
+from core.stores.runs import NewRun, Run, RunFile, RunInfo, RunQuestion
 from core.values import Gate
 
 OFFLINE = "offline"
@@ -65,3 +65,24 @@ def run_from_batch(name: str, assistant, questions: Sequence[LabelledQuestion], 
     return NewRun(name=name, origin="batch", set_name=set_name, set_version=set_version, set_hash=set_hash,
                   knobs=knobs.to_dict(), actor=actor, questions=kept,
                   corpus=corpus or snapshot(assistant.settings.corpus_dir), **_state(assistant))
+
+
+def as_run(new: NewRun, *, created_at=None) -> Run:
+    """An unsaved run as a `Run` (the tuning page compares a batch run with the baseline before saving it);
+    its files carry no recorded version."""
+    counts: dict[str, int] = {}
+    for q in new.questions:
+        counts[q.outcome] = counts.get(q.outcome, 0) + 1
+    info = RunInfo(name=new.name, kind=new.origin, set_name=new.set_name, set_version=new.set_version,
+                   set_hash=new.set_hash, fingerprint=new.fingerprint, knobs=dict(new.knobs),
+                   glossary_fingerprint=new.glossary_fingerprint, glossary_entries=len(new.glossary),
+                   answerer=new.answerer, grader=new.grader, reuse=new.reuse, actor=new.actor, created_at=created_at,
+                   question_count=len(new.questions), counts=counts)
+    files = tuple(RunFile(f.name, f.sha256, None, tuple((s.heading, s.sha256) for s in f.sections))
+                  for f in new.corpus.files)
+    return Run(info, new.questions, files, tuple(new.glossary))
+
+
+def section_texts(new: NewRun) -> dict[str, str]:
+    """sha256 → text of every section of an unsaved run's corpus."""
+    return {s.sha256: s.text for f in new.corpus.files for s in f.sections}
