@@ -131,13 +131,9 @@ def direction(before: RunQuestion, after: RunQuestion) -> str | None:
 
 def compare(before: Run, after: Run, texts: Mapping[str, str]) -> RunComparison:
     """`texts` maps section sha256 → text (RunStore.section_texts) for the diffs."""
-    later = {question_key(q.question): q for q in after.questions}
-    earlier_keys = {question_key(q.question) for q in before.questions}
-    flips = []
-    for q in before.questions:
-        other = later.get(question_key(q.question))
-        if other is not None and (d := direction(q, other)) is not None:
-            flips.append(RunFlip(q.question, q.expected, q, other, d))
+    pairs, only_before, only_after = match(before.questions, after.questions)
+    flips = [RunFlip(q.question, q.expected, q, other, d) for q, other in pairs
+             if (d := direction(q, other)) is not None]
     outcomes = list(OUTCOMES) + sorted(({*before.info.counts, *after.info.counts}) - set(OUTCOMES))
     counts = tuple((o, int(before.info.counts.get(o, 0)), int(after.info.counts.get(o, 0))) for o in outcomes)
     knobs = {k: (before.info.knobs.get(k), after.info.knobs.get(k))
@@ -153,11 +149,31 @@ def compare(before: Run, after: Run, texts: Mapping[str, str]) -> RunComparison:
     gloss_a, gloss_b = set(before.glossary), set(after.glossary)
     return RunComparison(
         before=before, after=after, flips=tuple(flips),
-        only_before=tuple(q.question for q in before.questions if question_key(q.question) not in later),
-        only_after=tuple(q.question for q in after.questions if question_key(q.question) not in earlier_keys),
+        only_before=only_before, only_after=only_after,
         counts=counts, knobs=knobs, settings=settings,
         glossary_added=tuple(sorted(gloss_b - gloss_a)), glossary_removed=tuple(sorted(gloss_a - gloss_b)),
         files=file_changes(before.files, after.files, texts))
+
+
+def match(before: tuple[RunQuestion, ...], after: tuple[RunQuestion, ...]
+          ) -> tuple[list[tuple[RunQuestion, RunQuestion]], tuple[str, ...], tuple[str, ...]]:
+    """Pairs of the same question (same text, else same question_key), then the questions of each side
+    without a partner. The key is computed only for questions whose text has no exact partner."""
+    texts = {q.question for q in before}
+    exact = {q.question: q for q in after}
+    keyed = {question_key(q.question): q for q in after if q.question not in texts}
+    pairs, alone = [], []
+    used: set[str] = set()
+    for q in before:
+        other = exact.get(q.question)
+        if other is None:
+            other = keyed.get(question_key(q.question))
+        if other is None:
+            alone.append(q.question)
+            continue
+        pairs.append((q, other))
+        used.add(other.question)
+    return pairs, tuple(alone), tuple(q.question for q in after if q.question not in used)
 
 
 def file_changes(before: tuple[RunFile, ...], after: tuple[RunFile, ...], texts: Mapping[str, str]
