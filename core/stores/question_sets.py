@@ -157,7 +157,7 @@ class QuestionSetStore:
             raise QuestionSetError("题集里没有任何题目，不能保存空题集。")
         now = self._clock()
         with self.db.transaction("保存题集", immediate=authorize is not None) as conn:
-            checked(conn, authorize, "ask")  # any signed-in staff edits question sets
+            checked(conn, authorize, "save_set")  # a set version is what the gate is tuned and measured on
             latest = conn.execute(select(func.max(question_set_versions.c.version))
                                   .where(question_set_versions.c.name == name)).scalar() or 0
             if base_version is not None and latest > base_version:

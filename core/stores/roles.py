@@ -31,6 +31,7 @@ PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
     "view_settings": ("查看设置", frozenset({"admin"})),
     "retire_answer": ("停用已审答案", frozenset({"admin"})),
     "mark_baseline": ("设定基准运行", frozenset({"admin"})),
+    "save_set": ("保存题集版本", frozenset({"admin"})),
 }
 
 

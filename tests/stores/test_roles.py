@@ -24,6 +24,7 @@ TABLE = [
     ("view_settings", False, True),
     ("retire_answer", False, True),
     ("mark_baseline", False, True),
+    ("save_set", False, True),
 ]
 
 
