@@ -122,7 +122,7 @@ def show_comparison(c: RunComparison, *, key: str) -> None:
     st.markdown(f"**资料的变化**：{len(c.files)} 个文件")
     for n, f in enumerate(c.files):
         versions = f"版本 {f.before_version or '—'} → {f.after_version or '—'}"
-        with st.expander(f"{f.file}（{f.change}，{versions}，{len(f.sections)} 个小节）"):
+        with st.expander(md_escape(f"{f.file}（{f.change}，{versions}，{len(f.sections)} 个小节）")):
             for m, s in enumerate(f.sections):
                 st.markdown(f"小节「{md_escape(s.heading)}」{s.change}")
                 show_diff(s.diff, key=f"{key}_diff_{n}_{m}")
