@@ -2,7 +2,8 @@
 deltas, what differs in the state (knobs, glossary, answerer, grader, reuse, set) and which corpus sections
 changed between the two fingerprints, with the side-by-side diff (core.corpus.diff).
 
-Questions are matched by core.language.text.question_key, the key a labelled set refuses duplicates by. A flip
+Questions are matched by their text, else by core.language.text.question_key (the key a labelled set refuses
+duplicates by); a question only one run has is listed apart, not as a flip. A flip
 is a question whose outcome changed, or whose outcome stayed but whose check verdict (the batch run's check
 codes) changed. No question is evaluated again: both sides are what the runs stored.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from core.corpus.diff import DiffRow, side_by_side
 from core.evaluation.metrics import CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_ANSWER, FALSE_REFUSAL, OUTCOMES, WRONG_SOURCE
+from core.evaluation.runs import as_run, section_texts
 from core.language.text import question_key
 from core.stores.runs import NewRun, Run, RunFile, RunQuestion, RunStore
 
@@ -220,8 +222,6 @@ def compare_stored(store: RunStore, before: str, after: str) -> RunComparison:
 
 def compare_with_baseline(store: RunStore, new: NewRun) -> RunComparison | None:
     """The baseline (RunStore.baseline) → an unsaved run; None when no baseline was marked."""
-    from core.evaluation.runs import as_run, section_texts
-
     name = store.baseline()
     if name is None:
         return None
