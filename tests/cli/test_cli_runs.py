@@ -99,3 +99,12 @@ def test_eval_save_run_refuses_a_taken_name(capsys, corpus_copy):
     cli_json(capsys, "eval", "--save-run", "A")
     assert main(["eval", "--save-run", "A"]) == 1
     assert "已经有名为「A」的运行" in capsys.readouterr().err
+
+
+def test_calibrate_save_run_keeps_every_calibration_question(capsys, corpus_copy):
+    from core.evaluation.calibration import calibration_questions
+
+    assert main(["calibrate", "--save-run", "校准"]) == 0
+    assert "已保存为运行「校准」" in capsys.readouterr().out
+    (run,) = cli_json(capsys, "runs", "list")
+    assert (run["name"], run["kind"], run["questions"]) == ("校准", "calibrate", len(calibration_questions()))
