@@ -6,6 +6,11 @@ review queue records it through `ReviewStore.record`, as the CLI and batch runs 
 re-runs the gate on the stored retrieval (no retrieval, no model call): the decision panel, the chart
 and the comparison lines show the current gate, and a banner above the answer says when the answer on
 screen no longer stands at the current knobs (`core.answerability.gate.recheck`).
+
+Each question asked is stored for the consultant (ui/ask_memory.py: 「我最近问过」 across reloads and devices) and
+put in the address as `/?q=`, so a reload asks it again; a reload of the consultant's newest question is not
+recorded in the queue or the history a second time. 「对比两组参数」 decides the stored retrieval at the sliders
+and at the saved default side by side, without a model call.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from core.retrieval.store import IndexBundle
 from core.values import Decision, Gate, Outcome, Problem, RAGAnswer, Recheck
 from ui import answer_view as view
 from ui.approved_view import near_lines, reused_line
+from ui.ask_memory import PICKED, latest_question, remember, render_compare, render_recent
 from ui.auth import authorize, guard_page, signed_in_name
 from ui.escape import md_escape
 from ui.review_view import review_url
@@ -33,8 +39,9 @@ DEFAULTS = "_ask_defaults"
 EXAMPLE = "启明英语的口语课一共有几级？"
 
 
-def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
-    """Retrieve and rank once for the largest k, then answer for the current sliders."""
+def ask(question: str, knobs: Knobs, bundle: IndexBundle, *, restored: bool = False) -> None:
+    """Retrieve and rank once for the largest k, then answer for the current sliders. `restored`: a reload of the
+    question already recorded (it is answered again, not recorded again)."""
     try:
         glossary = get_glossary()
     except XiaoEError as error:
@@ -50,8 +57,9 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle) -> None:
         st.error(md_escape(str(error)))
         return
     st.session_state[RUN] = {"retrieval": retrieval, "fingerprint": bundle.fingerprint, "glossary": glossary}
-    remember_question(retrieval.question)
-    generate(assistant, st.session_state[RUN], knobs)
+    st.query_params["q"] = retrieval.question  # a reload keeps the question
+    st.session_state["_ask_q_done"] = retrieval.question
+    generate(assistant, st.session_state[RUN], knobs, record=not restored)
 
 
 def slider_defaults(knobs: Knobs) -> Knobs:
@@ -81,19 +89,23 @@ def knob_sliders(defaults: Knobs, decides: bool) -> Knobs:
     return Knobs(threshold=threshold, k=k, min_coverage=coverage, max_unknown_weight=unknown)
 
 
-def generate(assistant: Assistant, run: dict, knobs: Knobs) -> None:
+def generate(assistant: Assistant, run: dict, knobs: Knobs, *, record: bool = True) -> None:
     """Answer the stored retrieval at `knobs` (the draft streams on screen, escaped), then record the one
-    outcome in the review queue. A question in the grader's band is first judged by the model."""
+    outcome in the review queue and the consultant's history. A question in the grader's band is first judged
+    by the model."""
     stream = assistant.respond_stream(run["retrieval"], knobs)
     with st.spinner("正在判断资料能否回答……" if assistant.grades else "正在判断……"):
         first = next(stream)
     outcome = first if isinstance(first, Outcome) else _show_draft(first, stream)
     result = {"outcome": outcome, "answer": outcome.answer, "queued": None, "queue_error": None}
+    st.session_state[RESULT] = result
+    if not record:
+        return
     try:
         result["queued"] = get_review_store().record(outcome, asker=signed_in_name())
     except XiaoEError as error:
         result["queue_error"] = f"没能记入复核队列：{error}"
-    st.session_state[RESULT] = result
+    remember(outcome, knobs)
 
 
 def _show_draft(first: str, stream) -> Outcome:
@@ -245,26 +257,6 @@ def render_flag(answer: RAGAnswer, fingerprint: str, user, outcome: Outcome) -> 
                     confirm_queued(item)
 
 
-RECENT, PICKED, RECENT_SHOWN = "ask_recent", "_ask_recent_pick", 8
-
-
-def remember_question(question: str) -> None:
-    """The consultant's recent questions in this browser session, newest first, each once."""
-    recent = [q for q in st.session_state.get(RECENT, []) if q != question]
-    st.session_state[RECENT] = [question, *recent][:RECENT_SHOWN]
-
-
-def render_recent() -> None:
-    """「最近问过」: one click asks a recent question again (the question is a label: escaped)."""
-    recent = st.session_state.get(RECENT, [])
-    if not recent:
-        return
-    with st.expander(f"最近问过（{len(recent)}）"):
-        for i, question in enumerate(recent):
-            st.button(md_escape(question), key=f"recent_{i}", type="tertiary",
-                      on_click=lambda q=question: st.session_state.update({PICKED: q, "question": q}))
-
-
 def render_copy(answer: RAGAnswer) -> None:
     """The checked answer as plain text with Streamlit's copy icon (top right of the box)."""
     with st.expander("复制回答（点框右上角的复制图标）"):
@@ -307,12 +299,12 @@ if index_error:
 settings = get_settings()
 defaults = slider_defaults(settings.knobs)
 
-pending = None
+pending, restored = None, False
 q_param = st.query_params.get("q")
-if q_param and st.session_state.get("_ask_q_done") != q_param:  # a link from the tuning page
+if q_param and st.session_state.get("_ask_q_done") != q_param:  # a link from the tuning page, or a reload
     st.session_state["_ask_q_done"] = q_param
     st.session_state["question"] = q_param
-    pending = q_param
+    pending, restored = q_param, latest_question() == q_param
 
 # Streamlit's own "Press Enter to submit form" hint is English; the placeholder says it in Chinese.
 st.html("<style>[data-testid=InputInstructions]{display:none}</style>")
@@ -322,9 +314,11 @@ with st.form("ask_form", border=False):
     submitted = right.form_submit_button("提问", key="ask", type="primary", width="stretch")
 knobs = knob_sliders(defaults, settings.answerability == "on")
 
-pending = st.session_state.pop(PICKED, None) or pending
+picked = st.session_state.pop(PICKED, None)
+if picked:
+    pending, restored = picked, False
 if submitted or pending is not None:
-    ask(question if submitted else pending, knobs, bundle)
+    ask(question if submitted else pending, knobs, bundle, restored=restored and not submitted)
 render_recent()
 
 run = st.session_state.get(RUN)
@@ -338,5 +332,6 @@ if st.session_state.pop(REGENERATE, False) and not submitted:
     generate(current_assistant, run, knobs)
 current = current_assistant.gate(run["retrieval"], knobs)
 render_answer(run, st.session_state.get(RESULT) or {}, current, user)
+render_compare(current_assistant, run["retrieval"], knobs, defaults)
 render_decision(current.decision)
 render_candidates(run, current)

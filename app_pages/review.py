@@ -17,6 +17,8 @@ from ui.answer_view import md_escape, verdict_frame
 from ui.auth import current_user, require_page, signed_in_name
 from ui.gap_fix import item_actions
 from ui.review_detail import show_history
+from ui.review_to_set import render_bulk as add_filtered_to_set
+from ui.review_to_set import render_item as add_item_to_set
 from ui.review_view import (
     ALL,
     LANES,
@@ -117,6 +119,8 @@ def show_detail(store: ReviewStore, item: ReviewItem, view: Filters, sort: str) 
         else:
             st.caption("模型调用失败，没有生成回答。" if item.origin == "model_error" else "（没有回答正文）")
     item_actions(store, item)  # 预期拒答 / 资料没写 / 去补充资料 (ui/gap_fix.py)
+    if item.status != "pending" or item.expected is not None:
+        add_item_to_set(item)  # 「加入评测集」 (ui/review_to_set.py)
     if item.answer:  # the verdicts stored with the item when it was queued, never a check run again
         report = store.grounding(item.id)
         frame = verdict_frame(answer_preview(item), report)
@@ -238,6 +242,8 @@ try:
     st.caption(counts_line(store))
     left, right = st.columns([5, 6], gap="medium")
     filters, sort, listed, ticked = show_list(store, left)
+    with left:
+        add_filtered_to_set(store, filters)
     with right:
         if len(ticked) > 1:
             show_bulk(store, ticked, filters)

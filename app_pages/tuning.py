@@ -48,12 +48,14 @@ from ui.state import (
     get_index,
     get_question_sets,
     get_review_store,
+    get_run_store,
     get_settings,
     saved_default,
 )
 from ui.tuning_batch import grader_caption, render_batch
 from ui.tuning_charts import histogram_frame, metric_curves, score_histogram
 from ui.tuning_glossary import render_misses
+from ui.tuning_runs import render_runs_tab
 from ui.tuning_sets import (
     FLASH,
     DefaultsStore,
@@ -66,7 +68,8 @@ from ui.tuning_sets import (
 
 ASK_URL = "/?q="
 # Each chart has its own tab: Altair spends ~25 ms building a spec, and only the open tab is drawn.
-TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误判与同义词", "题集管理", "批量运行", "默认值修改记录")
+TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误判与同义词", "题集管理", "批量运行", "运行记录",
+        "默认值修改记录")
 KNOB_KEYS = {"threshold": "tune_threshold", "k": "tune_k", "min_coverage": "tune_min_coverage",
              "max_unknown_weight": "tune_max_unknown_weight"}
 CONFIRM = "tune_confirm_save"
@@ -388,7 +391,7 @@ st.caption("建议规则：" + SUGGEST_RULE + "　最优区域：" + "；".join(
     f"{LABELS[n]} {lo:.2f}–{hi:.2f}" for n, (lo, hi) in suggestion.plateaus.items()))
 st.button("采用建议值", key="tune_apply_suggested", on_click=_apply, args=(suggestion.knobs,))
 
-# Only the open tab's content runs (on_change="rerun"), so a slider move redraws one tab, not all eight.
+# Only the open tab's content runs (on_change="rerun"), so a slider move redraws one tab, not all nine.
 # A batch run therefore proceeds only while its tab is open (see ui/tuning_batch.py).
 tabs = dict(zip(TABS, st.tabs(TABS, key="tune_tab", on_change="rerun")))
 if tabs["逐题结果"].open:
@@ -409,6 +412,14 @@ if tabs["误判与同义词"].open:
 if tabs["题集管理"].open:
     with tabs["题集管理"]:
         render_set_manager(sets, stored, files=files, sections=sections, actor=actor)
+if tabs["运行记录"].open:
+    with tabs["运行记录"]:
+        try:
+            run_store = get_run_store()
+        except XiaoEError as error:
+            st.error(md_escape(f"运行记录暂不可用：{error}"))
+        else:
+            render_runs_tab(run_store, assistant, evaluation, set_name=name, set_version=version, actor=actor)
 if tabs["默认值修改记录"].open:
     with tabs["默认值修改记录"]:
         history_tab(defaults, settings, actor)
@@ -419,4 +430,9 @@ if tabs["批量运行"].open:
         except XiaoEError as error:
             st.warning(md_escape(f"复核队列暂不可用：{error}"))
             queue = None
-        render_batch(stored, assistant, knobs=knobs, queue=queue, actor=actor)
+        try:
+            runs = get_run_store()
+        except XiaoEError as error:
+            st.warning(md_escape(f"运行记录暂不可用，本次批量运行不能和基准比较：{error}"))
+            runs = None
+        render_batch(stored, assistant, knobs=knobs, queue=queue, actor=actor, runs=runs)

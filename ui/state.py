@@ -25,6 +25,7 @@ from core.retrieval.store import IndexBundle
 from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
+from core.stores.asked import AskedStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.corpus_sync import instance_name, refusals
 from core.stores.db import open_database
@@ -34,6 +35,7 @@ from core.stores.glossary_admin import GlossaryAdmin  # noqa: F401 - re-exported
 from core.stores.question_sets import QuestionSetStore
 from core.stores.review import ReviewStore
 from core.stores.roles import User
+from core.stores.runs import RunStore
 from ui.source_view import Overview, overview
 
 RUN = "_run_settings"
@@ -168,6 +170,16 @@ def get_defaults_store() -> DefaultsStore:
 
 def get_question_sets() -> QuestionSetStore:
     return QuestionSetStore(open_database(get_settings().db_url))
+
+
+def get_asked_store() -> AskedStore:
+    """Each consultant's questions on the Ask page (core.stores.asked)."""
+    return AskedStore(open_database(get_settings().db_url))
+
+
+def get_run_store() -> RunStore:
+    """Stored evaluation runs and the baseline (core.stores.runs)."""
+    return RunStore(open_database(get_settings().db_url))
 
 
 def get_glossary_store() -> GlossaryStore:

@@ -14,6 +14,7 @@ the consultant comes back to it.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -24,18 +25,22 @@ from core.errors import XiaoEError
 from core.evaluation.batch import rows_to_csv, run_one
 from core.evaluation.metrics import OUTCOMES, Evaluation
 from core.evaluation.model_eval import band_count
+from core.evaluation.runs import run_from_batch
 from core.knobs import Knobs
 from core.settings import Settings
 from core.stores.question_sets import StoredSet
 from core.stores.review import ReviewStore
+from core.stores.runs import RunStore
+from ui.auth import authorize
 from ui.escape import md_escape
+from ui.tuning_runs import show_baseline_flips
 
 STATE = "tune_batch"
 CANCEL = "tune_batch_cancelled"
 
 
 def _start(key: tuple, knobs: Knobs) -> None:
-    st.session_state[STATE] = {"key": key, "knobs": knobs, "next": 0, "rows": [], "status": "running"}
+    st.session_state[STATE] = {"key": key, "knobs": knobs, "next": 0, "rows": [], "kept": [], "status": "running"}
     st.session_state[CANCEL] = False
 
 
@@ -44,7 +49,7 @@ def _cancel() -> None:
 
 
 def render_batch(stored: StoredSet, assistant: Assistant, *, knobs: Knobs, queue: ReviewStore | None,
-                 actor: str) -> None:
+                 actor: str, runs: RunStore | None = None) -> None:
     questions = stored.questions.questions
     key = (stored.info.name, stored.info.version, stored.questions.content_hash, assistant.fingerprint)
     model = "离线答题器" if assistant.offline else f"模型 {assistant.settings.llm_model}"
@@ -66,6 +71,30 @@ def render_batch(stored: StoredSet, assistant: Assistant, *, knobs: Knobs, queue
         else:
             _run(state, questions, assistant, queue, actor)
     _show(state, len(questions))
+    if runs is not None and state["status"] == "done" and state.get("kept"):
+        _keep(state, stored, assistant, runs, actor)
+
+
+def _keep(state: dict, stored: StoredSet, assistant: Assistant, runs: RunStore, actor: str) -> None:
+    """The finished batch as a run: its flips against the baseline, and a form to save it."""
+    if "run" not in state:
+        state["run"] = run_from_batch("（本次批量运行）", assistant, stored.questions.questions, state["kept"],
+                                      knobs=state["knobs"], set_name=stored.info.name,
+                                      set_version=stored.info.version, set_hash=stored.questions.content_hash,
+                                      actor=actor or "（未填写）")
+    show_baseline_flips(runs, state["run"], key="batch_cmp")
+    with st.form("batch_save_run"):
+        name = st.text_input("运行名称", key="batch_run_name", max_chars=100, placeholder="例如：换模型之后")
+        if st.form_submit_button("把这次批量运行保存为运行"):
+            if not actor:
+                st.error("请先在页面上方填写「操作人」，保存运行要记录是谁做的。")
+                return
+            try:
+                saved = runs.save(replace(state["run"], name=name, actor=actor), authorize=authorize())
+            except XiaoEError as error:
+                st.error(md_escape(str(error)))
+                return
+            st.success(f"已保存运行「{md_escape(saved.name)}」，可在「运行记录」里和其他运行比较。")
 
 
 def _run(state: dict, questions, assistant: Assistant, queue: ReviewStore | None, actor: str) -> None:
@@ -82,6 +111,7 @@ def _run(state: dict, questions, assistant: Assistant, queue: ReviewStore | None
             state["error"] = str(error)
             return
         state["rows"].append(row.to_dict())
+        state["kept"].append(row)
         state["next"] = i + 1
         bar.progress((i + 1) / total, text=f"已完成 {i + 1}/{total}：{questions[i].question[:30]}")
     state["status"] = "done"

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import XiaoEError
+from core.sets.format import PROVENANCE_COLUMNS
 from core.stores.defaults import DefaultsStore  # noqa: F401 - re-exported for the tuning page
 from core.stores.question_sets import (  # noqa: F401 - QuestionSet and corpus_catalog re-exported for the page
     COLUMNS,
@@ -53,7 +54,9 @@ def render_set_manager(store: QuestionSetStore, stored: StoredSet, *, files: Col
                        file_name=f"{info.name}-第{info.version}版.csv", mime="text/csv", key="set_download")
 
     st.markdown("##### 在表格里编辑")
-    frame = pd.DataFrame([q.to_row() for q in stored.questions.questions], columns=list(COLUMNS))
+    traced = any(q.item_id is not None for q in stored.questions.questions)  # added from the review queue
+    frame = pd.DataFrame([q.to_row() for q in stored.questions.questions],
+                         columns=list(COLUMNS + PROVENANCE_COLUMNS if traced else COLUMNS))
     frame.index = pd.RangeIndex(1, len(frame) + 1, name="行")
     edited = st.data_editor(
         # Keyed on the content so edits made to one version never carry over to another.
@@ -64,6 +67,9 @@ def render_set_manager(store: QuestionSetStore, stored: StoredSet, *, files: Col
                                                          required=True),
             "section": st.column_config.TextColumn(LABELS["section"]),
             "key_phrase": st.column_config.TextColumn(LABELS["key_phrase"]),
+            "item_id": st.column_config.TextColumn("复核条目", disabled=True),
+            "reviewer": st.column_config.TextColumn("复核人", disabled=True),
+            "reviewed_at": st.column_config.TextColumn("复核时间", disabled=True),
         })
     user = current_user()
     if user is None or not user.can("edit_question_sets"):  # core refuses it too (QuestionSetStore.save)

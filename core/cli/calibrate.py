@@ -12,6 +12,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("calibrate", help="在校准题集上按建议规则校准闸门参数",
                                    description="在校准题集（开发题集和已盲测过一次的题集）上按建议规则校准闸门的三个参数；加 --write 才写入校准文件。")
     parser.add_argument("--write", action="store_true", help="把结果写入 core/data/calibration.json")
+    parser.add_argument("--save-run", metavar="运行名", dest="save_run",
+                        help="把校准参数下每道校准题的结果保存为一次运行（python -m core runs compare 可逐题比较）")
     parser.set_defaults(handler=run)
 
 
@@ -37,6 +39,14 @@ def run(args: argparse.Namespace) -> int:
               f"校准文件里的值 {calibration().reuse_threshold:.2f}）；开发用复用题集 {r.rows} 行到了这一关："
               f"该复用的 {r.should} 行中复用 {r.reused_right}，不该复用的 {r.should_not} 行中复用 {r.reused_wrong}，"
               f"代价 {r.cost}")
+    if args.save_run:
+        from core.cli.runs import actor, store
+        from core.evaluation.runs import run_from_evaluation
+
+        run = run_from_evaluation(args.save_run, result.assistant, result.evaluation, set_name="校准题集",
+                                  set_version=None, actor=actor(), origin="calibrate")
+        store().save(run)
+        print(f"已保存为运行「{args.save_run}」。")
     if args.write:
         save(result)
         print("已写入 core/data/calibration.json。")

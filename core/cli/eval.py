@@ -1,5 +1,8 @@
-"""`python -m core eval [SET] [--min-score T] [--k K] [--min-coverage C] [--max-unknown-weight U] [--misses] [--json]`
-(and `--with-model`: the whole chain with the configured model, in core/cli/eval_model.py).
+"""`python -m core eval [SET] [--min-score T] [--k K] [--min-coverage C] [--max-unknown-weight U] [--misses] [--json]
+[--save-run NAME]` (and `--with-model`: the whole chain with the configured model, in core/cli/eval_model.py).
+
+`--save-run NAME` keeps the result as a run (core.stores.runs) that `python -m core runs compare` compares
+question by question with any other.
 
 The labelled set goes through the same Assistant and gate as `python -m core ask` (retrieved
 and ranked once, then core.answerability.gate.decide at the given knobs), so for any set and knobs every
@@ -47,6 +50,9 @@ def register(subparsers) -> None:
     parser.add_argument("--reuse", metavar="复用评测集", dest="reuse_set",
                         help="不评测闸门，改为评测已审答案的复用：读复用评测集（CSV，各列的写法见文档「已审答案」），"
                              "每行在新的数据目录里通过一条已审答案、按要求改资料后问新问题")
+    parser.add_argument("--save-run", metavar="运行名", dest="save_run",
+                        help="把这次评测保存为一次运行（题集、资料指纹和小节、参数、同义词表、每题结果），"
+                             "之后可用 python -m core runs compare 逐题比较")
     parser.add_argument("--no-reuse", action="store_true", help="不用已审答案作答，只评测闸门本身")
     parser.add_argument("--with-model", action="store_true",
                         help="用已配置的回答模型跑完整流程（闸门 + 模型判定 + 回答），先给出预计用量，"
@@ -55,6 +61,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.save_run and (args.reuse_set or args.with_model):
+        raise ConfigError("--save-run 只能保存闸门评测的结果，暂不能和 --reuse、--with-model 一起用。")
     if args.reuse_set:
         from core.cli.eval_reuse import run as run_reuse
 
@@ -77,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     suggestion = suggest(evaluated, knobs.k, knobs)
     hints = {e.question: e.hint for e in explain_misses(evaluated, evaluation)}
     name = args.set_path or "默认题集"
+    saved = _save_run(args, assistant, evaluation, name, reused.answers) if args.save_run else None
     if args.json:
         print(json.dumps({
             "set": name, "fingerprint": assistant.fingerprint, "knobs": knobs.to_dict(),
@@ -88,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
             "questions": [{"question": q.question, "refused": g.refused, "expected": q.expectation,
                            "outcome": o, "reason": g.reason, "hint": hints.get(q.question, ""),
                            "hits": [h.to_dict() for h in g.candidates]}
-                          for q, g, o in zip(evaluated.questions, evaluation.gates, evaluation.outcomes)]},
+                          for q, g, o in zip(evaluated.questions, evaluation.gates, evaluation.outcomes)],
+            **({"saved_run": saved} if saved else {})},
             ensure_ascii=False, indent=2))
         return 0
     m = evaluation.metrics
@@ -99,10 +109,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"其中 {len(reused.answers)} 题由已审答案回答（--no-reuse 只评测闸门本身）")
     if args.misses:
         print(format_misses(evaluated, evaluation, hints))
+    if saved:
+        print(f"已保存为运行「{saved}」（python -m core runs compare 另一次运行 {saved} 可逐题比较）")
     s = suggestion.metrics
     print(f"建议参数（k={knobs.k}）：{suggestion.knobs.describe()}，判断正确 {s.correct}/{s.total}，代价 {s.cost:g}"
           "（误拒、命中错误资料各记 1，误答记 2；代价最低的区域取中间）")
     return 0
+
+
+def _save_run(args: argparse.Namespace, assistant, evaluation, set_name: str, reused: dict[int, int]) -> str:
+    from core.cli.runs import actor, store
+    from core.evaluation.runs import run_from_evaluation
+
+    run = run_from_evaluation(args.save_run, assistant, evaluation, set_name=set_name, set_version=None,
+                              actor=actor(), reused=reused)
+    return store().save(run).name
 
 
 def format_table(m: Metrics) -> str:

@@ -47,6 +47,8 @@ class BatchRow:
     best_score: float
     queued_id: int | None = None
     grade: str = ""  # the grader's verdict and cost when the question was in the uncertain band
+    reason: str = ""  # the decision's reason (the gate's, or the grader's / reuse's when they decided)
+    top_hit: str = ""  # 「文件 · 小节」 of the first candidate
 
     def to_dict(self) -> dict:
         return {"行号": self.line, "问题": self.question, "预期": self.expectation, "结果": self.outcome,
@@ -89,18 +91,22 @@ def run_one(question: LabelledQuestion, assistant, *, knobs: Knobs | None = None
     outcome = assistant.respond(question.question, knobs)
     label = answer_outcome(question, outcome)
     extra = outcome_problem(question, label)
+    top = outcome.gate.candidates[0] if outcome.gate.candidates else None
+    top_hit = f"{top.source} · {top.heading}" if top else ""
     queued = queue.record(outcome, asker=flagged_by, batch=extra, batch_run=True) if queue is not None else None
     if outcome.failure is not None:
         return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
                         outcome=MODEL_FAILED, refused=True, text="",
                         problems=(Problem(outcome.failure.kind, outcome.failure.message),),
-                        best_score=max((h.score for h in outcome.candidates), default=0.0), queued_id=queued)
+                        best_score=max((h.score for h in outcome.candidates), default=0.0), queued_id=queued,
+                        reason=outcome.failure.message, top_hit=top_hit)
     result = outcome.answer
     return BatchRow(line=question.line, question=question.question, expectation=question.expectation,
                     outcome=label, refused=result.refused, text=result.text,
                     problems=tuple(result.problems) + ((extra,) if extra else ()),
                     best_score=result.best_score, queued_id=queued,
-                    grade=f"{result.grade.describe()}；{result.grade.cost()}" if result.grade else "")
+                    grade=f"{result.grade.describe()}；{result.grade.cost()}" if result.grade else "",
+                    reason=result.reason, top_hit=top_hit)
 
 
 def rows_to_csv(rows: Iterable[dict]) -> bytes:

@@ -16,8 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.answerability.glossary import load_starter
-from core.assistant import build_assistant
-from core.evaluation.metrics import SUGGEST_RULE, Metrics, Suggestion, evaluate_at, evaluate_set, suggest
+from core.assistant import Assistant, build_assistant
+from core.evaluation.metrics import (
+    SUGGEST_RULE,
+    Evaluation,
+    Metrics,
+    Suggestion,
+    evaluate_at,
+    evaluate_set,
+    suggest,
+)
 from core.evaluation.reuse_calibration import RULE as REUSE_RULE
 from core.evaluation.reuse_calibration import ReuseCalibration, calibrate_reuse
 from core.knobs import Knobs, calibrated, write_calibration
@@ -51,6 +59,8 @@ class CalibrationRun:
     sets: tuple[str, ...]
     current: Metrics  # the knobs the calibration file holds now, on the same questions
     reuse: ReuseCalibration | None = None  # the reuse threshold on the development reuse set
+    evaluation: Evaluation | None = None  # every question at the chosen knobs: what `calibrate --save-run` keeps
+    assistant: Assistant | None = None  # the chain it was measured with (starter glossary)
 
 
 def calibration_questions(sets_dir: Path = SETS_DIR, names: tuple[str, ...] = CALIBRATION_SETS
@@ -71,7 +81,8 @@ def run_calibration(settings: Settings | None = None, *, k: int | None = None) -
     threshold_only = suggest(evaluate_set(off, questions), base.k, base)
     return CalibrationRun(decision=decision, threshold_only=threshold_only, questions=len(questions),
                           sets=CALIBRATION_SETS, current=evaluate_at(evaluated, base).metrics,
-                          reuse=calibrate_reuse(on.with_knobs(decision.knobs)))
+                          reuse=calibrate_reuse(on.with_knobs(decision.knobs)),
+                          evaluation=evaluate_at(evaluated, decision.knobs), assistant=on)
 
 
 def save(run: CalibrationRun) -> Knobs:

@@ -22,10 +22,14 @@ from core.settings import MAX_QUESTION_CHARS
 
 REFUSE = "应拒答"
 COLUMNS = ("question", "expected", "section", "key_phrase")
+# Where a question came from when it was added from the review queue (core.evaluation.from_reviews): written only
+# by sets that have such questions, so the CSV (and the content hash) of every other set is unchanged.
+PROVENANCE_COLUMNS = ("item_id", "reviewer", "reviewed_at")
 REQUIRED_COLUMNS = ("question", "expected")
 # Consultants often write the headers in Chinese; both spellings are accepted.
 COLUMN_ALIASES = {"问题": "question", "预期": "expected", "预期结果": "expected", "预期资料": "expected",
-                  "小节": "section", "章节": "section", "关键短语": "key_phrase", "关键词": "key_phrase"}
+                  "小节": "section", "章节": "section", "关键短语": "key_phrase", "关键词": "key_phrase",
+                  "复核条目": "item_id", "复核人": "reviewer", "复核时间": "reviewed_at"}
 KEY_PHRASE_SEPARATOR = "|"  # 关键短语 may list several wordings of the fact: 「不再受理退费|不再受理」
 MAX_SET_BYTES = 5 * 1024 * 1024
 MAX_QUESTIONS = 5000
@@ -59,6 +63,9 @@ class LabelledQuestion:
     section: str = ""
     key_phrase: str = ""
     line: int = 0
+    item_id: int | None = None  # the review item it was made from, with who decided it and when
+    reviewer: str = ""
+    reviewed_at: str = ""
 
     @property
     def should_refuse(self) -> bool:
@@ -72,8 +79,11 @@ class LabelledQuestion:
         return " · ".join(part for part in (self.expected, self.section) if part)
 
     def to_row(self) -> dict[str, str]:
-        return {"question": self.question, "expected": self.expected or REFUSE,
-                "section": self.section, "key_phrase": self.key_phrase}
+        row = {"question": self.question, "expected": self.expected or REFUSE,
+               "section": self.section, "key_phrase": self.key_phrase}
+        if self.item_id is not None:
+            row.update(item_id=str(self.item_id), reviewer=self.reviewer, reviewed_at=self.reviewed_at)
+        return row
 
 
 @dataclass(frozen=True)
@@ -93,7 +103,9 @@ class QuestionSet:
     def to_csv(self) -> str:
         """The canonical CSV text (header + rows, \\n line ends); what is stored and hashed."""
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+        provenance = any(q.item_id is not None for q in self.questions)
+        writer = csv.DictWriter(buffer, fieldnames=COLUMNS + PROVENANCE_COLUMNS if provenance else COLUMNS,
+                                lineterminator="\n")
         writer.writeheader()
         writer.writerows(q.to_row() for q in self.questions)
         return buffer.getvalue()
@@ -141,7 +153,8 @@ def questions_from_rows(rows: Iterable[Mapping[str, object]], *, first_line: int
     """Validate rows edited in a table (keys = COLUMNS); row i is called line `lines[i]`, else `first_line + i`."""
     rows = list(rows)
     numbers = list(lines) if lines is not None and len(lines) == len(rows) else range(first_line, first_line + len(rows))
-    dicts = [(line, {key: _cell(row.get(key)) for key in COLUMNS}) for line, row in zip(numbers, rows)]
+    dicts = [(line, {key: _cell(row.get(key)) for key in COLUMNS + PROVENANCE_COLUMNS})
+             for line, row in zip(numbers, rows)]
     return _validate(dicts, known_files=known_files, known_sections=known_sections)
 
 
@@ -207,7 +220,8 @@ def _xlsx_records(data: bytes) -> list[tuple[int, list[str]]]:
 
 def _columns(header: list[str]) -> list[str]:
     columns = [COLUMN_ALIASES.get(name.strip(), name.strip().lower()) for name in header]
-    unknown = [name for name, column in zip(header, columns) if column and column not in COLUMNS]
+    unknown = [name for name, column in zip(header, columns)
+               if column and column not in COLUMNS + PROVENANCE_COLUMNS]
     if unknown:
         raise QuestionSetError(f"第 1 行（表头）有无法识别的列：{'、'.join(unknown)}。可用的列是 "
                                f"{','.join(COLUMNS)}（或 问题、预期、小节、关键短语）。", [(1, "表头有未知列")])
@@ -233,21 +247,32 @@ def _validate(rows: list[tuple[int, dict[str, str]]], *, known_files: Collection
     seen: dict[str, int] = {}
     questions = []
     for line, row in rows:
+        item, found = _item_id(_cell(row.get("item_id")))
         q = LabelledQuestion(question=_cell(row.get("question")), expected=_cell(row.get("expected")),
-                             section=_cell(row.get("section")), key_phrase=_cell(row.get("key_phrase")), line=line)
-        found = _row_problems(q, known_files, known_sections)
+                             section=_cell(row.get("section")), key_phrase=_cell(row.get("key_phrase")), line=line,
+                             item_id=item, reviewer=_cell(row.get("reviewer")),
+                             reviewed_at=_cell(row.get("reviewed_at")))
+        found += _row_problems(q, known_files, known_sections)
         key = question_key(q.question)
         if q.question and key in seen:
             found.append(f"问题与第 {seen[key]} 行重复（「{_short(q.question)}」），同一道题只能出现一次")
         seen.setdefault(key, line)
         problems.extend((line, message) for message in found)
         if q.expected == REFUSE:
-            q = LabelledQuestion(q.question, "", q.section, q.key_phrase, line)
+            q = LabelledQuestion(q.question, "", q.section, q.key_phrase, line, q.item_id, q.reviewer, q.reviewed_at)
         questions.append(q)
     if problems:
         problems.sort(key=lambda p: p[0])  # stable: a row's own messages keep their order
         raise QuestionSetError(_summary(problems), problems)
     return QuestionSet(tuple(questions))
+
+
+def _item_id(cell: str) -> tuple[int | None, list[str]]:
+    if not cell:
+        return None, []
+    if cell.isdigit():
+        return int(cell), []
+    return None, [f"复核条目（item_id）「{_short(cell)}」不是编号，应是复核队列里条目的数字编号，或留空"]
 
 
 def _row_problems(q: LabelledQuestion, known_files: Collection[str] | None,

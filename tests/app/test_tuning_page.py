@@ -24,7 +24,8 @@ from tests.app.conftest import ROUTER
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
 
 PAGE = "app_pages/tuning.py"
-TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误判与同义词", "题集管理", "批量运行", "默认值修改记录")
+TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误判与同义词", "题集管理", "批量运行", "运行记录",
+        "默认值修改记录")
 
 
 @pytest.fixture
