@@ -286,6 +286,8 @@ def test_tuning_page_shows_the_reuse_threshold_in_effect(tuning, monkeypatch):
     at = tuning()
     lines = [c.value for c in at.caption if "复用相似度下限" in c.value]
     assert lines and "0.61" in lines[0] and "复用已开" in lines[0]
+
+
 LEVEL_JUMP = "level 1 上完了能直接转 level 3 吗"  # the documents say levels can be skipped
 
 
