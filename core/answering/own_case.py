@@ -41,14 +41,19 @@ def compute_answer(question: str, references: Sequence[tuple[int, str]]) -> str 
     if not case.states_figures:
         return None
     book = read_rules(references)
-    if case.target is not None and len(set(case.levels)) >= 1 and _DIFFERENCE_RE.search(question) \
-            and book.level_difference is not None:
+    if _asks_difference(case, question) and book.level_difference is not None:
         return _difference(case, book)
     if _TRANSFER_RE.search(question) and (book.transfer_fee or book.free_transfer):
         return _transfer(case, book)
     if _REFUND_RE.search(question) and not _TRANSFER_RE.search(question) and book.formula is not None:
         return _refund(case, book)
     return None
+
+
+def _asks_difference(case: StudentCase, question: str) -> bool:
+    """A level change: a level is named and the question asks for the difference or names a move."""
+    return (case.target is not None or bool(case.levels)) and bool(_DIFFERENCE_RE.search(question)) \
+        and not (case.target is None and _REFUND_RE.search(question) and "差价" not in question)
 
 
 def _paid(case: StudentCase, book: RuleBook) -> tuple[float, Rule | None, str] | None:
@@ -214,7 +219,7 @@ def rule_queries(question: str, references: Sequence[tuple[int, str]]) -> tuple[
         return ()
     book = read_rules(references)
     out: list[str] = []
-    difference = case.target is not None and _DIFFERENCE_RE.search(question)
+    difference = _asks_difference(case, question)
     refund = _REFUND_RE.search(question) and not _TRANSFER_RE.search(question) and not difference
     if refund and book.formula is None:
         out.append("开课后退费 可退金额 公式 剩余课时 手续费")
