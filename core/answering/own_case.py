@@ -85,7 +85,9 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
         return text + _textbook(book)
     if missing:
         return "".join(parts) + _missing("、".join(missing), book.formula) + _stops(book)
-    if book.total is None:  # the references do not say a level's lessons: the extractive answer stands
+    if book.total is None or book.over_half is None:
+        # Without a level's lessons, or without the rule saying when a refund stops, no amount can be
+        # stated safely: the extractive answer stands.
         return None
     amount, paid_rule, note = paid
     total_rule, total = book.total
@@ -225,6 +227,8 @@ def rule_queries(question: str, references: Sequence[tuple[int, str]]) -> tuple[
         out.append("开课后退费 可退金额 公式 剩余课时 手续费")
     if refund and book.total is None:
         out.append("每一级 课时")
+    if refund and book.over_half is None and case.started is not False:
+        out.append("已上课时超过总课时的一半 不再受理退费")
     wanted = [case.level] if refund and case.paid is None else []
     if difference:
         wanted = [case.level, case.target]

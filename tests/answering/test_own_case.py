@@ -98,7 +98,8 @@ def test_the_rule_is_read_from_the_documents_not_from_code():
 
 def test_no_case_no_computation_and_queries_for_missing_rules():
     assert compute_answer("退费怎么算", _refs(*RULES)) is None
-    assert rule_queries("我报的二级 上了6节课 能退多少", _refs("可退金额 =", "手续费为")) == ("每一级 课时", "二级 学费")
+    assert rule_queries("我报的二级 上了6节课 能退多少", _refs("可退金额 =", "手续费为")) == (
+        "每一级 课时", "已上课时超过总课时的一半 不再受理退费", "二级 学费")
 
 
 @pytest.mark.parametrize(("question", "level", "target", "paid", "taken", "times"), [
@@ -110,3 +111,10 @@ def test_no_case_no_computation_and_queries_for_missing_rules():
 def test_read_case(question, level, target, paid, taken, times):
     case = read_case(question)
     assert (case.level, case.target, case.paid, case.taken, case.times) == (level, target, paid, taken, times)
+
+
+def test_no_amount_without_the_rule_that_stops_a_refund():
+    # Without the over-half rule among the references, 12 of 16 attended would get 「可退 1140 元」.
+    refs = _refs("可退金额 =", "手续费为", "（二级）：4200", "每一级都是")
+    assert compute_answer("三级 交了4800 上了12次课 退多少", refs) is None
+    assert "已上课时超过总课时的一半 不再受理退费" in rule_queries("三级 交了4800 上了12次课 退多少", refs)
