@@ -68,9 +68,9 @@ def _paid(case: StudentCase, book: RuleBook) -> tuple[float, Rule | None, str] |
 
 
 def _refund(case: StudentCase, book: RuleBook) -> str | None:
-    parts = [_cite(book.formula)] if book.formula else []
-    if book.fee is not None:
-        parts.append(_cite(book.fee))
+    # The rule in one sentence: the formula and its fee rule, each with its [n].
+    clauses = [_clause(r) for r in (book.formula, book.fee) if r is not None]
+    parts = ["按资料：" + "，其中".join(clauses) + "。"] if clauses else []
     paid = _paid(case, book)
     missing = []
     if paid is None:
@@ -82,7 +82,7 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
             return _cite(book.before_start) + _missing("实付学费（或报的级别）", book.before_start)
         amount, rule, note = paid
         text = note + _cite(book.before_start) + f"你还没开课：{FINAL_REFUND} {format_number(amount)} 元{_marks(book.before_start, rule)}。"
-        return text + _textbook(book)
+        return text[:-1] + _textbook(book) + "。"
     if missing:
         return "".join(parts) + _missing("、".join(missing), book.formula) + _stops(book)
     if book.total is None or book.over_half is None:
@@ -101,8 +101,8 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     if book.over_half is not None:
         stop, threshold = book.over_half
         if taken > threshold:
-            return (text + f"你已上 {format_number(taken)} 课时，超过了 {format_number(threshold)} 课时："
-                    + _cite(stop) + _textbook(book))
+            return (note + f"你已上 {format_number(taken)} 课时，超过了 {format_number(threshold)} 课时："
+                    + _clause(stop) + _textbook(book) + "。")
     remaining = total - taken
     steps.append(f"剩余课时 = {format_number(total)} − {format_number(taken)} = {format_number(remaining)}")
     values = variables(book, amount, remaining, total, taken)
@@ -136,7 +136,7 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
         stop, threshold = book.over_half
         condition = (f"你已上 {format_number(taken)} 课时，没有超过 {format_number(threshold)} 课时，可以退费"
                      f"（超过 {format_number(threshold)} 课时后不再受理退费）[{stop.number}]。")
-    return text + condition + "按你的数字：" + "，".join(_spaced(s) for s in steps) + marks + "。" + _textbook(book)
+    return text + condition + "按你的数字：" + "，".join(_spaced(s) for s in steps) + marks + _textbook(book) + "。"
 
 
 def _spaced(step: str) -> str:
@@ -153,11 +153,16 @@ def _stops(book: RuleBook) -> str:
     out = ""
     if book.over_half is not None:
         out += "如果已上课时超过了一半：" + _cite(book.over_half[0])
-    return out + _textbook(book)
+    return out + (("另外" + _clause(book.textbook) + "。") if book.textbook is not None else "")
 
 
 def _textbook(book: RuleBook) -> str:
-    return ("另外，" + _cite(book.textbook)) if book.textbook is not None else ""
+    """「，另外教材费不在退费范围内[n]」, closing the sentence it joins (no 「。」)."""
+    return ("，另外" + _clause(book.textbook)) if book.textbook is not None else ""
+
+
+def _clause(rule: Rule) -> str:
+    return f"{rule.text.rstrip('。；，')}[{rule.number}]"
 
 
 def _transfer(case: StudentCase, book: RuleBook) -> str | None:
