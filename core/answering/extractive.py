@@ -43,6 +43,8 @@ _ATTRIBUTE_UNITS = {"时间": ("天", "工作日", "分钟", "小时", "周", "�
 _YES_NO_RE = re.compile(r"^(?:可以|不可以|不能|能|不会|会|不用|要|不要|需要|不需要|一样|不一样|不包含|包含|不收费|收费|是的|是|不是)[，,]\s*")
 # The question's parts: 「口语课一共有几级？每级多少课时？」 is answered part by part.
 _PART_RE = re.compile(r"[^？?；;！!。\n]+")
+# A question asking how an amount is worked out is answered by the rule's formula first.
+_ASKS_HOW_RE = re.compile(r"怎么算|怎样算|如何算|怎么计算|如何计算|计算方法|计算公式|公式|算法|咋算")
 NEAREST_TEXT = "资料里没有直接回答这个问题，最接近的规定是："
 MAX_SENTENCES = 4
 # Keep sentences scoring at least this share of the best one (bench/offline_answer_quality.py).
@@ -224,8 +226,11 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     formula = next((s for s in shown_order if s.formula), None) or \
         next((s for s in pool if s.formula and touches(s.text, words)), None)
     applies = bool(asked) and formula is not None and not any(s.example for s in shown_order)
-    if applies:  # the rule first, then how it applies to the student's own figures
-        shown_order = [formula] + [s for s in shown_order if s is not formula]
+    how = _ASKS_HOW_RE.search(question) and formula is None
+    if how:
+        formula = next((s for s in pool if s.formula), None)
+    if applies or (how and formula is not None):  # the rule first (then how it applies to the student's figures)
+        shown_order = [formula] + [s for s in shown_order if s is not formula][:MAX_SENTENCES - 1]
     text = _render(shown_order)
     if applies:
         figures = "、".join(dict.fromkeys(shown(k) for k in asked))

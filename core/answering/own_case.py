@@ -38,9 +38,13 @@ def _marks(*rules: Rule | None) -> str:
 def compute_answer(question: str, references: Sequence[tuple[int, str]]) -> str | None:
     """The computed answer for the student's own case, or None (see the module doc)."""
     case = read_case(question)
-    if not case.states_figures:
-        return None
     book = read_rules(references)
+    if not case.states_figures:
+        # 「还没开课 能退多少」: no figure needed, the before-start rule is the answer.
+        if case.started is False and _REFUND_RE.search(question) and not _TRANSFER_RE.search(question) \
+                and book.before_start is not None:
+            return _cite(book.before_start)[:-1] + _textbook(book) + "。"
+        return None
     if _asks_difference(case, question) and book.level_difference is not None:
         return _difference(case, book)
     if _TRANSFER_RE.search(question) and (book.transfer_fee or book.free_transfer):
@@ -181,7 +185,7 @@ def _transfer(case: StudentCase, book: RuleBook) -> str | None:
     return None
 
 
-def _difference(case: StudentCase, book: RuleBook) -> str:
+def _difference(case: StudentCase, book: RuleBook) -> str | None:
     rule = book.level_difference
     assert rule is not None
     current, target = case.level, case.target
@@ -193,8 +197,8 @@ def _difference(case: StudentCase, book: RuleBook) -> str:
     if missing:
         return _cite(rule) + _missing("、".join(missing), rule)
     new, old = book.tuition(target), book.tuition(current)
-    if new is None or old is None:
-        return _cite(rule) + _missing("两个级别的学费", rule)
+    if new is None or old is None:  # the references lack a level's tuition: the rule alone
+        return _cite(rule)
     (new_fee, new_rule), (old_fee, old_rule) = new, old
     text = _cite(rule) + _cite(old_rule) + (_cite(new_rule) if new_rule != old_rule else "")
     high, low = (new, old) if new_fee >= old_fee else (old, new)
@@ -214,8 +218,8 @@ def _difference(case: StudentCase, book: RuleBook) -> str:
                 + f"{word} {format_number(difference)} {sign} {format_number(fee)} = {format_number(net)} 元"
                 + _marks(rule, new_rule, old_rule, transfer[0]) + "。")
     if transfer is not None and case.times is None:
-        fee_note = f"如果这不是第一次转班：{_cite(transfer[0])}"
-    return text + f"按你的数字：{step}，{word} {format_number(difference)} 元{marks}。" + fee_note
+        fee_note = f"（如果这不是第一次转班：{_clause(transfer[0])}）"
+    return text + f"按你的数字：{step}，{word} {format_number(difference)} 元{marks}{fee_note}。"
 
 
 def rule_queries(question: str, references: Sequence[tuple[int, str]]) -> tuple[str, ...]:

@@ -54,8 +54,9 @@ class StudentCase:
 
     @property
     def states_figures(self) -> bool:
+        """Whether the question states a figure of the student's own (开课前 alone is a general question)."""
         return any(v is not None for v in (self.paid, self.taken, self.weeks, self.target, self.times)) \
-            or bool(self.levels) or self.half or self.started is not None
+            or bool(self.levels) or self.half
 
 
 def case_facts(question: str) -> dict[str, frozenset[object]]:
