@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint bench demo clean screenshots
+.PHONY: run test lint bench demo clean screenshots model serve-model
 
 $(STAMP): pyproject.toml requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -34,6 +34,13 @@ bench: $(STAMP)
 		bench/tuning_speed.py bench/grounding_quality.py bench/answerability.py bench/offline_answer_quality.py \
 		bench/semantic_signal.py; do \
 		echo "== $$script"; $(PY) $$script || exit 1; done
+
+# Optional local model (docs/models.md): never part of run, test or CI. XIAOE_MODEL_DIR picks the folder (.model).
+model:
+	bash tools/model.sh build
+
+serve-model:
+	bash tools/model.sh serve
 
 clean:
 	rm -rf $(VENV) .pytest_cache
