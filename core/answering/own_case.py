@@ -133,7 +133,7 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     final = value_of(final_expr)
     if final is None:  # a word of the formula neither the student's figures nor the rules fill
         return None
-    steps.append(f"{FINAL_REFUND} {final_expr} = {format_number(final)} 元")
+    steps.append(f"{final_expr} = {format_number(final)} 元，{FINAL_REFUND} {format_number(final)} 元")
     marks = _marks(book.formula, book.fee, total_rule, paid_rule)
     condition = ""
     if book.over_half is not None:

@@ -125,7 +125,7 @@ def test_offline_answer_applies_the_formula_to_the_students_own_figures(corpus_i
     result = answer(PAID, corpus_index)  # the decision's gate, rerank and terms, as the Ask page
     assert result.text.startswith("按资料：可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费[")
     assert "3420" not in result.text and "4800" not in result.text
-    assert "可退 2625 − 131.25 = 2493.75 元" in result.text  # computed from the formula, the fee rule, 16 课时
+    assert "2625 − 131.25 = 2493.75 元，可退 2493.75 元" in result.text  # computed from the formula, the fee rule, 16 课时
     assert result.problems == ()
 
 

@@ -38,7 +38,7 @@ def test_the_headline_refund_is_computed_step_by_step_and_grounded():
     refs = _refs(*RULES)
     text = compute_answer(question, refs)
     assert "剩余课时 = 16 − 6 = 10" in text and "= 2625 元" in text
-    assert "手续费 2625 × 5% = 131.25 元（不低于 50 元）" in text and "可退 2625 − 131.25 = 2493.75 元" in text
+    assert "手续费 2625 × 5% = 131.25 元（不低于 50 元）" in text and "2625 − 131.25 = 2493.75 元，可退 2493.75 元" in text
     assert not text.startswith("不能") and "，不能，" not in text and "教材费不在退费范围内" in text
     _grounded(question, text, refs)
 
@@ -48,7 +48,7 @@ def test_chinese_numerals_and_the_level_fee_when_the_amount_paid_is_not_said():
     refs = _refs(*RULES, "（一级）：3600")
     text = compute_answer(question, refs)
     # 16 − 2 = 14; 3600 × 14 ÷ 16 = 3150; 3150 × 5% = 157.5; 3150 − 157.5 = 2992.5
-    assert "入门级（一级）：3600 元" in text and "可退 3150 − 157.5 = 2992.5 元" in text
+    assert "入门级（一级）：3600 元" in text and "3150 − 157.5 = 2992.5 元，可退 2992.5 元" in text
     _grounded(question, text, refs)
 
 
