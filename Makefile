@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint bench demo clean screenshots
+.PHONY: run test lint bench demo clean screenshots model serve-model
 
 $(STAMP): pyproject.toml requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -33,6 +33,13 @@ bench: $(STAMP)
 	for name in retrieval_quality retrieval_speed console_speed queue_speed tuning_speed grounding_quality answerability \
 		offline_answer_quality semantic_signal gaps memory_over_time security_checks; do \
 		echo "== bench.$$name"; $(PY) -m bench.$$name || exit 1; done
+
+# Optional local model (docs/models.md): never part of run, test or CI. XIAOE_MODEL_DIR picks the folder (.model).
+model:
+	bash tools/model.sh build
+
+serve-model:
+	bash tools/model.sh serve
 
 clean:
 	rm -rf $(VENV) .pytest_cache

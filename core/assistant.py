@@ -26,6 +26,7 @@ from core.answerability.rules import parse_rules
 from core.answerability.terms import TermAnalyzer
 from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
+from core.answering.own_case import rule_queries
 from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
 from core.checks.citations import remap
 from core.errors import ModelError
@@ -37,7 +38,7 @@ from core.reuse.guards import check, pick
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
 from core.stores.stale import suspend_stale
-from core.values import Failure, Gate, Outcome, RAGAnswer, Retrieval, Reuse, Usage
+from core.values import Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.reuse import ACTIVE
 
 
@@ -163,16 +164,42 @@ class Assistant:
         usage: dict[str, int] = {}
         start = time.perf_counter()
         try:
-            for piece in stream_text(gate, self.chat_model, usage=usage):
+            answering = self._with_rule_chunks(gate)
+            for piece in stream_text(answering, self.chat_model, usage=usage):
                 pieces.append(piece)
                 yield piece
-            answer = finish(gate, "".join(pieces))
+            answer = finish(answering, "".join(pieces))
         except ModelError as error:
             yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return
         spent = Usage(prompt_tokens=usage.get("input_tokens", 0), completion_tokens=usage.get("output_tokens", 0),
                       ms=round((time.perf_counter() - start) * 1000))
         yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent, reuse=reuse)
+
+    def _with_rule_chunks(self, gate: Gate) -> Gate:
+        """The gate the answer is written from: when the question states the student's own case and the passing
+        chunks lack a rule its computation needs (the level's tuition, a level's lessons: core.answering.own_case),
+        the chunk stating it joins them, after them. The decision (refuse or answer, which chunks passed) is the gate's."""
+        references = [(n, h.text) for n, h in enumerate(gate.hits, start=1)]
+        queries = rule_queries(gate.question, references)
+        if not queries:
+            return gate
+        have = {h.text for h in gate.hits}
+        extra: list[Hit] = []
+        for query in queries:
+            before = rule_queries(gate.question, references)
+            for hit in retrieve(query, self.index, 3):
+                if hit.text in have:
+                    continue
+                trial = [*references, (len(references) + 1, hit.text)]
+                if rule_queries(gate.question, trial) != before:  # it states a missing rule
+                    references, have = trial, have | {hit.text}
+                    extra.append(replace(hit, passed=True))
+                    break
+        if not extra:
+            return gate
+        kept = tuple(h for h in gate.candidates if h.passed)
+        return replace(gate, candidates=kept + tuple(extra) + tuple(h for h in gate.candidates if not h.passed))
 
     def outcome(self, gate: Gate) -> Outcome:
         """`outcome_stream` drained: the Outcome of a decided gate."""

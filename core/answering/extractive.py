@@ -13,11 +13,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.answerability.terms import credit
+from core.answering.own_case import compute_answer
 from core.checks.arithmetic import find_equations
+from core.checks.figures import extract_figures
 from core.checks.question_figures import find_mismatches, question_figures, shown
+from core.language.text import asked as asked_attributes
 from core.language.text import normalize
 from core.settings import REFUSAL_TEXT
 from core.values import Term
@@ -27,6 +30,22 @@ _LABEL_RE = re.compile(r"^\s*[问答][:：]\s*")
 _EXAMPLE_RE = re.compile(r"^\s*(?:示例|例如|比如|举例)")
 # A rule written as a formula of words: 「可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费」.
 _FORMULA_RE = re.compile(r"[\u4e00-\u9fff][ \t]*[×÷=][ \t]*[（(]?[ \t]*[\u4e00-\u9fff]")
+# Scope and purpose sentences of a document (「本说明介绍…」「本制度适用于…」「为…特制定本制度」) say what a
+# document is for, never what the student asked: they never stand as an answer.
+_PURPOSE_RE = re.compile(r"^\s*(?:本(?:说明|制度|手册|办法|规定|须知|规则|细则)(?!适用)|为.{0,40}特制定)")
+_SCOPE_RE = re.compile(r"^\s*本(?:说明|制度|手册|办法|规定|须知|规则|细则)适用")
+# A scope sentence answers only a question about whom the rules cover.
+_ASKS_SCOPE_RE = re.compile(r"适用|所有|全部|哪些学员|都一样|这套|按这")
+# Units that answer 「什么时候/多久」 and 「多少钱」 (core/data/asked_attributes.txt) when a sentence states them.
+_ATTRIBUTE_UNITS = {"时间": ("天", "工作日", "分钟", "小时", "周", "月", "年", "星期"), "金额": ("元", "块"), "人数": ("人",)}
+# A FAQ answer's leading yes/no answers its own question; quoted under another question it would read as
+# the answer to the student's (「不能，教材费不在退费范围内」 under 「退费能退多少」), so it goes.
+_YES_NO_RE = re.compile(r"^(?:可以|不可以|不能|能|不会|会|不用|要|不要|需要|不需要|一样|不一样|不包含|包含|不收费|收费|是的|是|不是)[，,]\s*")
+# The question's parts: 「口语课一共有几级？每级多少课时？」 is answered part by part.
+_PART_RE = re.compile(r"[^？?；;！!。\n]+")
+# A question asking how an amount is worked out is answered by the rule's formula first.
+_ASKS_HOW_RE = re.compile(r"怎么算|怎样算|如何算|怎么计算|如何计算|计算方法|计算公式|公式|算法|咋算")
+NEAREST_TEXT = "资料里没有直接回答这个问题，最接近的规定是："
 MAX_SENTENCES = 4
 # Keep sentences scoring at least this share of the best one (bench/offline_answer_quality.py).
 RELATIVE_CUTOFF = 0.3
@@ -68,7 +87,7 @@ def _split(number: int, text: str) -> list[_Sentence]:
         paragraph = body.strip() if _EXAMPLE_RE.match(body) else ""
         for raw in _SENTENCE_RE.findall(body):
             piece = raw.strip()
-            if len(normalize(piece)) < 4 or piece.endswith(("？", "?", "：", ":")):
+            if len(normalize(piece)) < 4 or piece.endswith(("？", "?", "：", ":")) or _PURPOSE_RE.match(piece):
                 continue
             worked = any(eq.has_calculation for eq in find_equations(piece))
             out.append(_Sentence(number, len(out), piece, question, paragraph or (piece if worked else ""),
@@ -84,11 +103,11 @@ def _content_words(keywords: Sequence[Term]) -> list[Term]:
     return [k for k in keywords if k.weight > 0]
 
 
-def touches(text: str, words: Sequence[Term], figures: Sequence[str] = ()) -> bool:
-    """Whether `text` holds a content word of the question: a third of a term (any glossary form,
-    `core.answerability.terms.credit`) or one of the question's figures as written (一级, 4200)."""
+def touches(text: str, words: Sequence[Term], figures: Sequence[str] = (), *, share: float = 1 / 3) -> bool:
+    """Whether `text` holds a content word of the question: `share` of a term (any glossary form,
+    `core.answerability.terms.credit`; 1.0 = a whole form) or one of the question's figures as written (一级, 4200)."""
     clean = normalize(text)
-    return any(credit(k, [clean], graded=True) >= 1 / 3 for k in words) or any(normalize(f) in clean for f in figures if f)
+    return any(credit(k, [clean], graded=share < 1) >= share for k in words) or any(normalize(f) in clean for f in figures if f)
 
 
 def _labelled(text: str, example: str) -> str:
@@ -144,6 +163,9 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     Both are weighted by how few of the offered sentences hold them; long sentences are damped.
     Sentences under `cutoff` times the best are left out, and so is filler (see the module doc).
     """
+    computed = compute_answer(question, references)
+    if computed is not None:  # the student's own case, worked out from the documents' rule
+        return computed
     pool = [s for number, text in references for s in _split(number, text)]
     asked = question_figures(question)
     if asked:
@@ -152,6 +174,9 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     settling = _settling_faq(question, pool, keywords)
     if settling:
         pool = [s for s in pool if not s.faq or s.faq == settling]
+    pool = [_without_yes_no(s) if s.faq and s.faq != settling else s for s in pool]
+    if not _ASKS_SCOPE_RE.search(question):
+        pool = [s for s in pool if not _SCOPE_RE.match(s.text)]
     wanted = _bigrams(question)
     matched = [(s, _bigrams(s.faq + s.text), normalize(s.faq + s.text)) for s in pool]
     held = [[credit(k, [clean], graded=True) for k in keywords] for *_, clean in matched]
@@ -171,18 +196,29 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
             scored.append((weight / (1 + len(sentence.text) / 80), sentence))
     if not scored:
         return REFUSAL_TEXT
-    # Filler goes: a sentence holding no content word of the question (its FAQ question counts,
-    # students ask in its words) — unless that would leave nothing, when the terms were poorly cut.
+    # Filler goes: a sentence of an answer holds a whole form of a content word of the question, or one
+    # of its figures as written (the settling FAQ's answer stands whole: students ask in its words).
+    kinds = asked_attributes(question)
     related = [(score, s) for score, s in scored
-               if (settling and s.faq == settling) or not words or touches(s.faq + s.text, words, own)]
-    scored = related or scored
+               if (settling and s.faq == settling) or not words or touches(s.text, words, own, share=1.0)
+               or (touches(s.text, words, own) and _states_asked(s.text, kinds))]
+    if not related:
+        return _nearest(scored)
+    scored = related
     best = max(score for score, _ in scored)
     first = [s for s in pool if settling and s.faq == settling]
     chosen, seen = list(first), {normalize(s.text) for s in first}
-    for score, sentence in sorted(scored, key=lambda item: (-item[0], item[1].number, item[1].position)):
+    ranked = sorted(scored, key=lambda item: (-item[0], item[1].number, item[1].position))
+    # A question of several parts (「一共有几级？每级多少课时？」): the best sentence for each part first.
+    for part_words in _parts(question, words):
+        pick = next((sentence for _, sentence in ranked if touches(sentence.text, part_words, share=1.0)), None)
+        if pick is not None and pick not in chosen and not _repeats(pick.text, seen):
+            chosen.append(pick)
+            seen.add(normalize(pick.text))
+    for score, sentence in ranked:
         if len(chosen) >= MAX_SENTENCES:
             break
-        if score >= cutoff * best and not _repeats(sentence.text, seen):
+        if score >= cutoff * best and sentence not in chosen and not _repeats(sentence.text, seen):
             chosen.append(sentence)
             seen.add(normalize(sentence.text))
     # The settling FAQ answer first, then in reference order (references come best-ranked first).
@@ -190,13 +226,51 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     formula = next((s for s in shown_order if s.formula), None) or \
         next((s for s in pool if s.formula and touches(s.text, words)), None)
     applies = bool(asked) and formula is not None and not any(s.example for s in shown_order)
-    if applies:  # the rule first, then how it applies to the student's own figures
-        shown_order = [formula] + [s for s in shown_order if s is not formula]
+    how = _ASKS_HOW_RE.search(question) and formula is None
+    if how:
+        formula = next((s for s in pool if s.formula), None)
+    if applies or (how and formula is not None):  # the rule first (then how it applies to the student's figures)
+        shown_order = [formula] + [s for s in shown_order if s is not formula][:MAX_SENTENCES - 1]
     text = _render(shown_order)
     if applies:
         figures = "、".join(dict.fromkeys(shown(k) for k in asked))
         text += APPLY_TEXT.format(figures=figures) + f"[{formula.number}]。"
     return text
+
+
+def _without_yes_no(sentence: _Sentence) -> _Sentence:
+    """A FAQ answer quoted under another question, without the yes/no that answered its own question."""
+    rest = _YES_NO_RE.sub("", sentence.text, count=1)
+    return replace(sentence, text=rest) if rest != sentence.text and len(normalize(rest)) >= 4 else sentence
+
+
+def _parts(question: str, words: Sequence[Term]) -> list[list[Term]]:
+    """Per part of a question of two or more parts, the content words written in that part."""
+    pieces = [normalize(p) for p in _PART_RE.findall(question)]
+    pieces = [p for p in pieces if len(p) >= 3]
+    if len(pieces) < 2:
+        return []
+    out = []
+    for piece in pieces:
+        mine = [k for k in words if normalize(k.typed or k.text) in piece]
+        if mine:
+            out.append(mine)
+    return out if len(out) >= 2 else []
+
+
+def _states_asked(text: str, kinds: frozenset[str]) -> bool:
+    """Whether a sentence states what the question asks for: a time or an amount (「7 个工作日」「100 元」)."""
+    if "金额" in kinds and re.search(r"免费|全额|不收", text):
+        return True
+    units = tuple(u for kind in kinds for u in _ATTRIBUTE_UNITS.get(kind, ()))
+    return bool(units) and any(f.text.rstrip().endswith(units) or ":" in f.text for f in extract_figures(text))
+
+
+def _nearest(scored: Sequence[tuple[float, _Sentence]]) -> str:
+    """When no sentence holds a whole content word of the question: the best-matching one, said as the
+    nearest point the documents make (not as the answer)."""
+    sentence = max(scored, key=lambda item: (item[0], -item[1].number, -item[1].position))[1]
+    return NEAREST_TEXT + _render([sentence])
 
 
 def _render(sentences: Sequence[_Sentence]) -> str:

@@ -3,8 +3,9 @@
 The lexical decision (core.answerability.decision) cannot tell 「闺女」 from 「孩子」; a reader can. When
 XIAOE_GRADER=band and a chat model is configured, `core.assistant.Assistant.grade` sends a
 question the gate refused *narrowly* (`in_band`) to the model once, with its passing chunks
-numbered, and asks for a structured verdict: answerable yes/no, the chunk numbers that hold the
-answer, one sentence of reason. A "yes" without an existing chunk number counts as "no"; any
+numbered, and asks for a structured verdict: first the quote (the chunk's sentence that answers, copied;
+the model decides after writing it, not before), then answerable yes/no, the chunk numbers that hold the
+answer, one sentence of reason. A "yes" without a quote or an existing chunk number counts as "no"; any
 failure of the call (timeout, 429, garbage) refuses, with the fault recorded. Clear answers and
 clear refusals never reach the model, and nothing passing the threshold means no call at all
 (the seed's rule).
@@ -31,21 +32,25 @@ from core.values import Band, Gate, Grade, Hit
 GRADER_CHUNK_CHARS = 600  # each chunk is cut to this many characters in the grader's prompt
 REASON_CHARS = 200  # the model's reason is cut to this many characters before it is stored or shown
 SYSTEM_PROMPT = (
-    "你是启明英语的资料核对员。下面给出学员的问题和若干编号的资料片段。请判断：这些片段里是否明确写了"
-    "能回答这个问题的内容。只是话题相近、需要猜测或编造的，都算不可答。"
-    "只输出一个 JSON 对象，不要输出其他文字，格式为："
-    '{"answerable": true 或 false, "chunks": [写有答案的片段编号], "reason": "一句话理由"}'
+    "你是启明英语的资料核对员。下面给出学员的问题和若干编号的资料片段。"
+    "先在片段里找出能回答这个问题的那一句，原样抄进 quote（找不到就写空字符串 \"\"）；"
+    "再根据抄出的这句话判断：它是否明确回答了学员问的事。只是话题相近、需要猜测或编造的，都算不可答；"
+    "学员给了自己的数字（学费、级别、已上课时）时，片段写有计算规则（公式、手续费、学费标准）就算可答。"
+    "只输出一个 JSON 对象，不要输出其他文字，字段按这个顺序："
+    '{"quote": "片段里回答问题的原句", "answerable": true 或 false, "chunks": [写有这句话的片段编号], '
+    '"reason": "一句话理由"}'
 )
 VERDICT_SCHEMA = {
     "title": "grader_verdict",
     "description": "资料片段能否回答学员的问题",
     "type": "object",
     "properties": {
+        "quote": {"type": "string", "description": "片段里回答问题的原句，原样抄出；没有就写空字符串"},
         "answerable": {"type": "boolean", "description": "片段里明确写了答案时为 true"},
         "chunks": {"type": "array", "items": {"type": "integer"}, "description": "写有答案的片段编号"},
         "reason": {"type": "string", "description": "一句话理由"},
     },
-    "required": ["answerable", "chunks", "reason"],
+    "required": ["quote", "answerable", "chunks", "reason"],
 }
 OUTCOME = "本次没有让模型判定，已拒答"
 
@@ -114,6 +119,9 @@ def verdict(value: object, chunk_count: int) -> tuple[bool, tuple[int, ...], str
     if not isinstance(value, dict):
         raise BadVerdict("模型的回复不是一个 JSON 对象")
     answerable, chunks, reason = value.get("answerable"), value.get("chunks", []), value.get("reason")
+    quote = value.get("quote")
+    if not isinstance(quote, str):
+        raise BadVerdict("回复里缺少引文 quote（片段里回答问题的原句，没有就写空字符串）")
     if not isinstance(answerable, bool):
         raise BadVerdict("回复里的 answerable 不是 true 或 false")
     if not isinstance(chunks, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in chunks):
@@ -123,6 +131,8 @@ def verdict(value: object, chunk_count: int) -> tuple[bool, tuple[int, ...], str
     reason = " ".join(reason.split())
     reason = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS] + "…"
     numbers = tuple(dict.fromkeys(chunks))
+    if answerable and not quote.strip():
+        return False, (), f"模型说可答，但没有抄出片段里回答问题的原句，按不可答处理。模型理由：{reason}"
     if answerable:
         bad = [c for c in numbers if not 1 <= c <= chunk_count]
         if not numbers or bad:

@@ -5,6 +5,8 @@ remaining lessons 10 of a student who took 6 of 16). Such a figure is supported 
 is the question's or a result the answer computed, the other is supported too (question, result or
 cited reference), and both operands are written in the answer, so a reader can follow the step.
 Left out: chains of two or more steps, and operands 0 and 1 (x + 0 and x × 1 explain anything).
+A sum needs both operands from the question or the answer's own results: adding a rule's figure to the
+student's (「8 = 2 + 6」, 2 lessons a week plus 6 taken) is an operation nobody made.
 """
 
 from __future__ import annotations
@@ -40,9 +42,12 @@ def derive(target: Figure, shown: dict[float, str], sources: set[float], support
     seconds = [v for v in shown if (v in supported or v in sources) and v not in (0, 1)]
     for a in firsts:
         for b in seconds:
-            for value, text in ((a + b, f"{shown[a]} + {shown[b]}"), (a - b, f"{shown[a]} − {shown[b]}"),
-                                (b - a, f"{shown[b]} − {shown[a]}"), (a * b, f"{shown[a]} × {shown[b]}"),
-                                (a / b, f"{shown[a]} ÷ {shown[b]}"), (b / a, f"{shown[b]} ÷ {shown[a]}")):
+            steps = [(a - b, f"{shown[a]} − {shown[b]}"), (b - a, f"{shown[b]} − {shown[a]}"),
+                     (a * b, f"{shown[a]} × {shown[b]}"), (a / b, f"{shown[a]} ÷ {shown[b]}"),
+                     (b / a, f"{shown[b]} ÷ {shown[a]}")]
+            if b in sources:
+                steps.insert(0, (a + b, f"{shown[a]} + {shown[b]}"))
+            for value, text in steps:
                 if abs(value - goal) <= TOLERANCE:
                     return f"{_label(target)} = {text}"
     return None

@@ -175,7 +175,8 @@ def _check_sentence(text: str, span: tuple[int, int], figures: tuple[Figure, ...
             shown = context.shown
             if any(_FORMULA_RE.search(hits[n - 1].page_content) for n in cited if 1 <= n <= len(hits)):
                 shown = {**context.asked, **shown}  # the cited rule relates the question's figures
-            how = derive(figure, shown, sources, allowed | context.earlier)
+            # Operands from the question, the answer's own results and the chunks this sentence cites.
+            how = derive(figure, shown, sources, allowed)
             if how:
                 derivations.append(how)
                 context.earlier.update(figure.keys)

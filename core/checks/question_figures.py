@@ -23,11 +23,13 @@ from core.checks.arithmetic import Equation, find_equations
 from core.checks.figures import extract_figures, format_number
 from core.values import Figure
 
-MONEY, LEVEL, LESSONS, WEEKS, DAYS = "money", "level", "lessons", "weeks", "days"
-KIND_NAMES = {MONEY: "金额", LEVEL: "级别", LESSONS: "课时", WEEKS: "周数", DAYS: "天数"}
+MONEY, LEVEL, LESSONS, WEEKS, DAYS, ORDINAL = "money", "level", "lessons", "weeks", "days", "ordinal"
+KIND_NAMES = {MONEY: "金额", LEVEL: "级别", LESSONS: "课时", WEEKS: "周数", DAYS: "天数", ORDINAL: "第几次"}
 _LEVEL_NAMES = {1: "一级", 2: "二级", 3: "三级", 4: "四级"}
-_UNIT_SHOWN = {MONEY: " 元", LESSONS: " 课时", WEEKS: " 周", DAYS: " 天"}
+_UNIT_SHOWN = {MONEY: " 元", LESSONS: " 课时", WEEKS: " 周", DAYS: " 天", ORDINAL: " 次"}
 TOTAL, RATE = "total", "rate"  # roles of a lesson count that is a rule, not this student's figure
+HALF = "half"  # 「上了一半」: half of the total lessons, whatever the total is
+_HALF_RE = re.compile(r"(?:上了|上过|已上|学了|上到|过了|听了)\s*(?:刚好|正好|差不多)?\s*(一半)(?!以上|多)")
 
 _MONEY_BEFORE = re.compile(r"(?:交|付|缴|花|学费|费用|价|钱|金额)[了过]?\s*$")
 _LESSON_BEFORE = re.compile(r"(?:课时|节课|上了|已上|上过|学了|听了|剩余|还剩|剩下|剩)\s*$")
@@ -69,6 +71,8 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False,
             kind = LEVEL
     elif written.endswith(("课时", "节", "课")) or (written.endswith("次") and after.startswith("课")):
         kind = LESSONS
+    elif written.startswith("第") and written.endswith("次"):
+        kind = ORDINAL
     elif written.endswith(("周", "星期")):
         kind = WEEKS
     elif written.endswith(("天", "工作日")):
@@ -90,8 +94,12 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False,
 
 
 def question_figures(question: str) -> tuple[KindedFigure, ...]:
-    kinded = (classify(question, f) for f in extract_figures(question))
-    return tuple(k for k in kinded if k is not None)
+    """The figures a question states, with their kinds (digits or Chinese numerals: 六个课时, 四千二, 第二次);
+    「上了一半」 is a lesson count of role HALF (value 0.5: half of whatever the total is)."""
+    kinded = [k for k in (classify(question, f) for f in extract_figures(question)) if k is not None]
+    for match in _HALF_RE.finditer(question):
+        kinded.append(KindedFigure(Figure(match.group(1), match.span(1), 0.5, False), LESSONS, HALF))
+    return tuple(sorted(kinded, key=lambda k: k.figure.span))
 
 
 @dataclass(frozen=True)
@@ -170,7 +178,11 @@ class Mismatch:
 
 
 def shown(figure: KindedFigure) -> str:
-    """How a figure is named in a message: 「4200 元」「二级」「6 课时」."""
+    """How a figure is named in a message: 「4200 元」「二级」「6 课时」「第 2 次」「一半课时」."""
+    if figure.role == HALF:
+        return "一半课时"
+    if figure.kind == ORDINAL:
+        return f"第 {format_number(figure.figure.value)} 次"
     return _shown(figure.kind, figure.figure.value)
 
 
@@ -195,6 +207,12 @@ def find_mismatches(text: str, spans: Sequence[tuple[int, int]], references: Seq
     allowed: dict[str, set[float]] = {}
     shown: dict[str, list[str]] = {}
     for k in asked:
+        if k.kind == ORDINAL:  # 第二次 names a rule's case (the transfer fee), no operand to compare
+            continue
+        if k.role == HALF:
+            allowed.setdefault(LESSONS, set()).update(round(t / 2, 6) for t in totals)
+            shown.setdefault(LESSONS, []).append("一半")
+            continue
         allowed.setdefault(k.kind, set()).add(k.key)
         shown.setdefault(k.kind, []).append(_shown(k.kind, k.figure.value))
     weeks = allowed.get(WEEKS, set())

@@ -68,3 +68,4 @@ MIN_ASKING_TERMS = 2  # corpus words an asking clause must name to stand on its 
 
 HAN_RE = re.compile(r"^[\u4e00-\u9fff]+$")
 NUMBER_RE = re.compile(r"^[0-9０-９.%]+$")
+

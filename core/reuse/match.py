@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.answerability.terms import credit
-from core.language.text import normalize
-from core.language.words import DATA
+from core.language.text import asked, normalize
 from core.values import Term
 
 
@@ -32,24 +31,6 @@ def similarity(new_terms: Sequence[Term], mentioned: str) -> float:
     if total <= 0:
         return 0.0
     return round(sum(t.weight * credit(t, [mentioned]) for t in terms) / total, 4)
-
-
-def _attributes() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    rows = []
-    for line in (DATA / "asked_attributes.txt").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.lstrip().startswith("#") and "：" in line:
-            name, words = line.split("：", 1)
-            rows.append((name.strip(), tuple(sorted(words.split(), key=len, reverse=True))))
-    return tuple(rows)
-
-
-ATTRIBUTES = _attributes()
-
-
-def asked(question: str) -> frozenset[str]:
-    """What the question asks for (时间, 方式, 金额 …: core/data/asked_attributes.txt), from its question words."""
-    text = normalize(question)
-    return frozenset(name for name, words in ATTRIBUTES if any(w in text for w in words))
 
 
 def asks_other(new: str, approved: str) -> frozenset[str] | None:

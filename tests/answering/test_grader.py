@@ -58,7 +58,7 @@ def test_the_band_question_is_narrowly_refused_by_the_gate_alone(assistant):
 
 
 def test_yes_with_a_valid_chunk_answers_after_one_grader_request(assistant, fake_openai):
-    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "片段1写了周末人工客服的时间"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了周末人工客服的时间"})
     result = assistant.ask(BAND_Q)
     assert grader_requests(fake_openai) == 1 and answer_requests(fake_openai) == 1
     assert not result.refused and result.text == ANSWER
@@ -71,11 +71,11 @@ def test_yes_with_a_valid_chunk_answers_after_one_grader_request(assistant, fake
 
 
 @pytest.mark.parametrize("reply, says", [
-    ({"answerable": True, "chunks": [9], "reason": "片段9写了"}, "没有给出存在的片段编号"),
-    ({"answerable": True, "chunks": [], "reason": "写了"}, "没有给出存在的片段编号"),
-    ({"answerable": False, "chunks": [], "reason": "片段只讲了工作日的客服时间"}, "模型判定不可答：片段只讲了工作日"),
+    ({"quote": "片段原句", "answerable": True, "chunks": [9], "reason": "片段9写了"}, "没有给出存在的片段编号"),
+    ({"quote": "片段原句", "answerable": True, "chunks": [], "reason": "写了"}, "没有给出存在的片段编号"),
+    ({"quote": "片段原句", "answerable": False, "chunks": [], "reason": "片段只讲了工作日的客服时间"}, "模型判定不可答：片段只讲了工作日"),
     ("好的，可以回答。", "模型判定失败，已拒答：模型的回复不是 JSON"),
-    ('{"answerable": "yes", "chunks": [1], "reason": "有"}', "answerable 不是 true 或 false"),
+    ('{"quote": "片段原句", "answerable": "yes", "chunks": [1], "reason": "有"}', "answerable 不是 true 或 false"),
 ], ids=["yes-bad-chunk", "yes-no-chunk", "no", "not-json", "wrong-type"])
 def test_every_other_verdict_refuses_with_a_chinese_reason(assistant, fake_openai, reply, says):
     scripted(fake_openai, reply)
@@ -117,20 +117,20 @@ def test_retries_are_the_answers_retries(corpus_index, fake_openai):
 
 @pytest.mark.parametrize("question", [CLEAR_ANSWER, CLEAR_REFUSAL])
 def test_clear_cases_make_no_grader_request(assistant, fake_openai, question):
-    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "x"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "x"})
     result = assistant.ask(question)
     assert grader_requests(fake_openai) == 0 and result.grade is None
     assert answer_requests(fake_openai) == (0 if question == CLEAR_REFUSAL else 1)
 
 
 def test_nothing_passing_the_threshold_makes_no_model_call(assistant, fake_openai):
-    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "x"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "x"})
     result = assistant.ask(BAND_Q, assistant.knobs.with_(threshold=1.0))
     assert result.refused and not fake_openai.requests  # the seed's rule
 
 
 def test_grader_off_or_no_model_never_grades(corpus_index, fake_openai):
-    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "x"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "x"})
     off = make(corpus_index, fake_openai, grader="off")
     assert off.ask(BAND_Q).refused and not fake_openai.requests
     offline = make(corpus_index, None)  # XIAOE_GRADER=band but no chat model configured
@@ -151,14 +151,14 @@ def test_band_edges(assistant):
 
 
 def test_the_strict_parser():
-    assert parse_verdict('```json\n{"answerable": false, "chunks": [], "reason": "无"}\n```')["answerable"] is False
-    for text in ("", "[1, 2]", 'answer: {"answerable": true}', '{"answerable": true} 以上'):
+    assert parse_verdict('```json\n{"quote": "片段原句", "answerable": false, "chunks": [], "reason": "无"}\n```')["answerable"] is False
+    for text in ("", "[1, 2]", 'answer: {"quote": "片段原句", "answerable": true}', '{"quote": "片段原句", "answerable": true} 以上'):
         with pytest.raises(BadVerdict):
             parse_verdict(text)
-    assert verdict({"answerable": True, "chunks": [2, 2], "reason": " 有 "}, 2) == (True, (2,), "有")
-    assert verdict({"answerable": True, "chunks": [1, 3], "reason": "有"}, 2)[0] is False
+    assert verdict({"quote": "片段原句", "answerable": True, "chunks": [2, 2], "reason": " 有 "}, 2) == (True, (2,), "有")
+    assert verdict({"quote": "片段原句", "answerable": True, "chunks": [1, 3], "reason": "有"}, 2)[0] is False
     with pytest.raises(BadVerdict):
-        verdict({"answerable": True, "chunks": [True], "reason": "有"}, 2)
+        verdict({"quote": "片段原句", "answerable": True, "chunks": [True], "reason": "有"}, 2)
 
 
 @pytest.mark.parametrize("name, value", [("grader", "on"), ("grader_band_coverage", 1.5),
@@ -182,7 +182,7 @@ def store(tmp_path):
 
 
 def test_a_graded_answer_queues_in_its_own_lane_with_verdict_and_cost(assistant, fake_openai, store):
-    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "片段1写了周末人工客服的时间"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了周末人工客服的时间"})
     result = assistant.ask(BAND_Q)
     item_id = store.record(outcome_of(result, "f"))
     item = store.get(item_id)
@@ -206,7 +206,7 @@ def test_a_grader_refusal_is_queued_as_a_refusal_with_the_fault(assistant, fake_
 
 
 def test_answers_the_grader_never_saw_have_no_stored_grade(assistant, fake_openai, store):
-    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "x"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "x"})
     item_id = store.record(outcome_of(assistant.ask(CLEAR_REFUSAL), "f"))
     assert store.grade(item_id) is None and store.get(item_id).origin == "refusal"
 
@@ -214,7 +214,7 @@ def test_answers_the_grader_never_saw_have_no_stored_grade(assistant, fake_opena
 def test_cli_ask_goes_through_the_grader(isolated_env, fake_openai, monkeypatch, capsys):
     from core.cli import main
 
-    scripted(fake_openai, {"answerable": True, "chunks": [1], "reason": "片段1写了"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了"})
     for name, value in {"XIAOE_GRADER": "band", "XIAOE_LLM_BASE_URL": fake_openai.base_url,
                         "XIAOE_LLM_MODEL": "fake-model", "XIAOE_LLM_MAX_RETRIES": "0"}.items():
         monkeypatch.setenv(name, value)
@@ -222,3 +222,14 @@ def test_cli_ask_goes_through_the_grader(isolated_env, fake_openai, monkeypatch,
     out = capsys.readouterr().out
     assert "模型判定：由模型判定可答：片段1写了" in out and "复核队列：已记入（模型判定可答）" in out
     assert grader_requests(fake_openai) == 1
+
+
+def test_the_grader_quotes_the_answering_sentence_before_its_verdict():
+    from core.answering.grader import SYSTEM_PROMPT, VERDICT_SCHEMA
+
+    assert SYSTEM_PROMPT.index('"quote"') < SYSTEM_PROMPT.index('"answerable"')
+    assert list(VERDICT_SCHEMA["properties"])[0] == "quote" and "quote" in VERDICT_SCHEMA["required"]
+    with pytest.raises(BadVerdict, match="quote"):
+        verdict({"answerable": True, "chunks": [1], "reason": "有"}, 2)
+    answerable, chunks, reason = verdict({"quote": " ", "answerable": True, "chunks": [1], "reason": "有"}, 2)
+    assert (answerable, chunks) == (False, ()) and "没有抄出" in reason

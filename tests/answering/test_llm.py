@@ -123,9 +123,9 @@ PAID = "我报的二级 交了4200 上了6节课 现在退能退多少"
 
 def test_offline_answer_applies_the_formula_to_the_students_own_figures(corpus_index):
     result = answer(PAID, corpus_index)  # the decision's gate, rerank and terms, as the Ask page
-    assert result.text.startswith("可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费[")
+    assert result.text.startswith("按资料：可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费[")
     assert "3420" not in result.text and "4800" not in result.text
-    assert "（二级、4200 元、6 课时）" in result.text
+    assert "2625 − 131.25 = 2493.75 元，可退 2493.75 元" in result.text  # computed from the formula, the fee rule, 16 课时
     assert result.problems == ()
 
 
@@ -157,3 +157,43 @@ def test_compose_answer_leaves_out_a_sentence_without_a_content_word():
     refs = ((1, "本制度适用于启明英语全部口语课学员。启明英语的口语课一共分为四级。"),)
     levels = Term("级", 0.56, ("级",), known=True, specificity=0.3)
     assert compose_answer("有几级", refs, (levels,)) == "启明英语的口语课一共分为四级[1]。"
+
+
+# --- no filler (docs/grounding.md「无关句（填充句）的定义」) ---------------------------------------
+
+LEVELS_DOC = ("本说明介绍启明英语口语课的级别设置、课时安排、学费标准和报读方式，供学员报名前参考。\n\n"
+              "启明英语的口语课一共分为四级。\n\n每一级都是 16 课时，每课时 45 分钟。每周上 2 课时，八周结课。")
+SCOPE_DOC = "为让学员清楚了解退费和转班的办理规则，特制定本制度。\n\n本制度适用于启明英语全部口语课学员。"
+
+
+def _term(text, weight=1.0):
+    return Term(text, weight, (text,), known=True, specificity=0.5)
+
+
+def test_purpose_and_scope_sentences_never_pad_an_answer():
+    text = compose_answer("口语课一共有几级", ((1, LEVELS_DOC), (2, SCOPE_DOC)), (_term("口语课"), _term("几级", 0.6)))
+    assert "本说明介绍" not in text and "本制度适用于" not in text and "特制定" not in text
+    assert "一共分为四级[1]" in text
+
+
+def test_a_scope_sentence_answers_a_question_about_scope():
+    text = compose_answer("退费制度适用于哪些学员", ((1, SCOPE_DOC),), (_term("退费制度"), _term("适用")))
+    assert "本制度适用于启明英语全部口语课学员[1]" in text and "特制定" not in text
+
+
+def test_a_multi_part_question_is_answered_part_by_part_each_cited():
+    refs = ((1, LEVELS_DOC),)
+    text = compose_answer("口语课一共有几级？每级多少课时？", refs, (_term("一共"), _term("课时")))
+    assert "一共分为四级[1]" in text and "课时" in text.split("四级[1]")[1]
+
+
+def test_an_faq_yes_no_is_not_quoted_under_another_question():
+    faq = "问：教材费能退吗？\n答：不能，教材费不在退费范围内。"
+    text = compose_answer("退费的时候教材费怎么算", ((1, faq),), (_term("教材费"), _term("退费")))
+    assert text == "教材费不在退费范围内[1]。"
+
+
+def test_only_filler_left_says_the_nearest_point_instead():
+    refs = ((1, "已上课时超过总课时的一半（即超过 8 课时）后，不再受理退费申请。"),)
+    text = compose_answer("上了多少课时以后就不能退了", refs, (_term("不能退"),))
+    assert text.startswith("资料里没有直接回答这个问题，最接近的规定是：") and text.endswith("[1]。")

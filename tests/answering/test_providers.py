@@ -84,7 +84,9 @@ def test_answer_from_a_real_model_is_checked_against_the_students_figures(fake_o
     assert [p.code for p in result.problems] == codes
     assert result.flagged is bool(codes)
     system = fake_openai.requests[0].body["messages"][0]["content"]
-    assert "必须用学员自己的数字代入公式计算" in system
+    assert "必须用学员自己的数字一步一步算出结果" in system and "不要因为要计算而拒答" in system
+    # the refusal is only for documents with neither the answer nor a rule to compute it
+    assert system.index("只有参考资料里既没有答案、也没有能算出答案的规则时") > system.index("一步一步算出结果")
 
 def test_answer_good_cited_reply_is_not_flagged(fake_openai, tmp_path, corpus_index):
     fake_openai.reply = GOOD

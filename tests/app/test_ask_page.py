@@ -256,7 +256,7 @@ def test_ask_page_marks_a_grader_answer_and_queues_it_in_its_lane(open_app, app_
     import json
 
     fake_openai.script = lambda body: json.dumps(
-        {"answerable": True, "chunks": [1], "reason": "片段1写了<b>客服</b>时间"}, ensure_ascii=False
+        {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了<b>客服</b>时间"}, ensure_ascii=False
     ) if "response_format" in body else "人工客服周末也在线[1]。"
     monkeypatch.setenv("XIAOE_GRADER", "band")
     monkeypatch.setenv("XIAOE_LLM_BASE_URL", fake_openai.base_url)

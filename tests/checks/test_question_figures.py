@@ -6,7 +6,7 @@ import pytest
 
 from bench.grounding_quality import QUESTION_CASES_CSV, load_cases, predicted_codes, select_chunk
 from core.checks.grounding import BAD_ARITHMETIC, QUESTION_MISMATCH, UNSUPPORTED_NUMBER, check_grounding
-from core.checks.question_figures import LESSONS, LEVEL, MONEY, WEEKS, question_figures
+from core.checks.question_figures import LESSONS, LEVEL, MONEY, ORDINAL, WEEKS, question_figures
 from core.corpus.loader import load_documents
 from core.values import Problem
 from tests.paths import ROOT
@@ -104,3 +104,50 @@ def test_question_cases_cover_reuse_correct_slip_and_restatement():
 @pytest.mark.parametrize("case", QUESTION_CASES, ids=[f"row{i + 2}" for i in range(len(QUESTION_CASES))])
 def test_check_grounding_matches_expected_codes_on_question_cases(case):
     assert predicted_codes(case) == case.expected, case.answer
+
+
+# --- Chinese numerals, both directions (#34) ---------------------------------------------------------
+
+TWO_LESSONS = "我报的二级 交了四千二 上了两节课 现在退能退多少"
+# Worked by hand: 16 − 2 = 14; 4200 × 14 ÷ 16 = 3675; 3675 × 5% = 183.75; 3675 − 183.75 = 3491.25.
+OWN_TWO = "剩余 14 课时，4200 × 14 ÷ 16 = 3675 元，手续费 3675 × 5% = 183.75 元，可退 3675 − 183.75 = 3491.25 元[1]。"
+
+
+def test_a_remainder_derived_from_chinese_numeral_lessons_is_not_flagged():
+    report = check_grounding(OWN_TWO, [EXAMPLE], TWO_LESSONS)
+    assert report.ok, report.problems
+    assert "14 = 16 − 2" in report.verdicts[0].derivations
+
+
+@pytest.mark.parametrize("question", ["三级交了四千八 上了六个课时 能退多少", "三级交了4800 上了六节课 能退多少",
+                                      "我三级的 交了四千八百元 上了6个课时 退多少"])
+def test_the_worked_example_reused_for_a_chinese_numeral_question_is_flagged(question):
+    assert QUESTION_MISMATCH in _codes(REUSED, question=question)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("三级上了六个课时了能退多少", [(LEVEL, 3), (LESSONS, 6)]),
+    ("一级三千六百元，上了一半了还能退吗", [(LEVEL, 1), (MONEY, 3600), (LESSONS, 0.5)]),
+    ("这是第二次转班了 要钱吗", [(ORDINAL, 2)]),
+    ("交了四千二 上了两节课", [(MONEY, 4200), (LESSONS, 2)]),
+])
+def test_question_figures_read_chinese_numerals(question, expected):
+    assert [(k.kind, k.figure.value) for k in question_figures(question)] == expected
+
+
+def test_half_the_lessons_allows_half_the_total():
+    # 「上了一半」 of 16 is 8 taken, 8 left: an answer computing with 8 is this student's case.
+    own = "剩余 8 课时，4800 × 8 ÷ 16 = 2400 元，手续费 2400 × 5% = 120 元，可退 2400 − 120 = 2280 元[1]。"
+    assert QUESTION_MISMATCH not in _codes(own, question="三级 四千八 上了一半了 能退多少")
+    assert QUESTION_MISMATCH in _codes(REUSED, question="三级 四千八 上了一半了 能退多少")
+
+
+def test_a_sum_of_a_rule_figure_and_the_students_is_no_derivation():
+    from core.checks.derivation import derive
+    from core.values import Figure
+
+    eight = Figure("8 课时", (0, 4), 8.0, False)
+    shown = {2.0: "2", 6.0: "6", 16.0: "16"}
+    assert derive(eight, shown, sources={6.0}, supported={2.0}) is None  # 「8 = 2 + 6」: nobody added them
+    assert derive(Figure("10", (0, 2), 10.0, False), shown, sources={6.0}, supported={16.0}) == "10 = 16 − 6"
+    assert derive(eight, shown, sources={6.0, 2.0}, supported=set()) in ("8 = 6 + 2", "8 = 2 + 6")

@@ -18,7 +18,7 @@ def test_eval_with_model_prints_the_estimate_and_the_table(isolated_env, fake_op
         if "response_format" not in body:
             return "见资料[1]。"
         said_no = "食堂" in body["messages"][-1]["content"] or "周末" in body["messages"][-1]["content"]
-        return json.dumps({"answerable": not said_no, "chunks": [] if said_no else [1], "reason": "脚本"})
+        return json.dumps({"quote": "片段原句", "answerable": not said_no, "chunks": [] if said_no else [1], "reason": "脚本"})
 
     fake_openai.script = script
     monkeypatch.setenv("XIAOE_LLM_BASE_URL", fake_openai.base_url)

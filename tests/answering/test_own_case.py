@@ -1,0 +1,120 @@
+"""The student's own case computed from the documents' rules (core.answering.own_case, core.checks.case_rules)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answering.own_case import compute_answer, rule_queries
+from core.checks.grounding import check_grounding
+from core.checks.student_case import read_case
+from core.corpus.loader import load_documents
+from tests.paths import ROOT
+
+DOCS = load_documents(ROOT / "corpus")
+
+
+def _refs(*needles: str) -> tuple[tuple[int, str], ...]:
+    """The corpus chunks holding each needle, numbered [1], [2] … (a chunk once)."""
+    chosen: list[str] = []
+    for needle in needles:
+        text = next(d.page_content for d in DOCS if needle in d.page_content)
+        if text not in chosen:
+            chosen.append(text)
+    return tuple(enumerate(chosen, start=1))
+
+
+RULES = ("可退金额 =", "手续费为", "不再受理退费", "（二级）：4200", "每一级都是")
+
+
+def _grounded(question: str, text: str, refs) -> None:
+    from langchain_core.documents import Document
+
+    report = check_grounding(text, [Document(page_content=t) for _, t in refs], question)
+    assert report.ok, report.problems
+
+
+def test_the_headline_refund_is_computed_step_by_step_and_grounded():
+    question = "我报的二级 交了4200 上了6节课 现在退能退多少"
+    refs = _refs(*RULES)
+    text = compute_answer(question, refs)
+    assert "剩余课时 = 16 − 6 = 10" in text and "= 2625 元" in text
+    assert "手续费 2625 × 5% = 131.25 元（不低于 50 元）" in text and "2625 − 131.25 = 2493.75 元，可退 2493.75 元" in text
+    assert not text.startswith("不能") and "，不能，" not in text and "教材费不在退费范围内" in text
+    _grounded(question, text, refs)
+
+
+def test_chinese_numerals_and_the_level_fee_when_the_amount_paid_is_not_said():
+    question = "老师 我报的一级 上了两节课 想退了 能退多少钱"
+    refs = _refs(*RULES, "（一级）：3600")
+    text = compute_answer(question, refs)
+    # 16 − 2 = 14; 3600 × 14 ÷ 16 = 3150; 3150 × 5% = 157.5; 3150 − 157.5 = 2992.5
+    assert "入门级（一级）：3600 元" in text and "3150 − 157.5 = 2992.5 元，可退 2992.5 元" in text
+    _grounded(question, text, refs)
+
+
+def test_the_minimum_fee_applies():
+    question = "二级 实付 800 上了8节课 能退多少"
+    text = compute_answer(question, _refs(*RULES))
+    # 800 × 8 ÷ 16 = 400; 5% = 20 < 50 → 50; 400 − 50 = 350
+    assert "低于最低 50 元，按 50 元收" in text and "= 350 元" in text
+
+
+def test_more_than_half_attended_is_a_condition_with_no_amount():
+    text = compute_answer("三级交了四千八 上了十节课 还能退吗", _refs(*RULES))
+    assert "超过了 8 课时" in text and "不再受理退费" in text and "可退 " not in text
+
+
+def test_before_the_start_the_whole_tuition():
+    text = compute_answer("报了四级 还没开课 想退 能退多少", _refs("开课前申请退费", "（四级）：5600", *RULES))
+    assert "可退 5600 元" in text
+
+
+def test_a_missing_figure_is_named():
+    text = compute_answer("二级 交了4200 想退 能退多少", _refs(*RULES))
+    assert "还需要知道：已上课时（是否已开课）" in text and "可退 " not in text
+    text = compute_answer("上了3节课 能退多少", _refs(*RULES[:3]))
+    assert "实付学费（或报的级别）" in text
+
+
+def test_transfer_fees_and_level_differences():
+    refs = _refs("从第二次转班起", "开课后 4 课时内", "转到不同级别", "（二级）：4200")
+    assert "转班手续费 100 元" in compute_answer("我已经换过一次班了 再换要多少钱", refs)
+    assert "转班手续费免费" in compute_answer("第一次转班 上了2节 要钱吗", refs)
+    text = compute_answer("从二级转到三级 第一次转 要补多少", refs)
+    assert "三级 4800 − 二级 4200 = 600 元，需补 600 元" in text
+    text = compute_answer("三级换到一级 才上了两节 第一次转 差价退多少", refs)
+    assert "可退差价 1200 元" in text
+
+
+def test_the_rule_is_read_from_the_documents_not_from_code():
+    # Another school's numbers: 20 lessons, 10% fee with a 80 元 minimum, 6000 paid, 5 taken.
+    refs = ((1, "每一级都是 20 课时。\n\n可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费\n\n"
+                "手续费为 实付学费 ×（剩余课时 ÷ 总课时）的 10%，单笔最低 80 元。\n\n"
+                "已上课时超过总课时的一半（即超过 10 课时）后，不再受理退费申请。"),)
+    text = compute_answer("交了6000 上了5节课 能退多少", refs)
+    # 20 − 5 = 15; 6000 × 15 ÷ 20 = 4500; 10% = 450; 4500 − 450 = 4050
+    assert "剩余课时 = 20 − 5 = 15" in text and "450 元（不低于 80 元）" in text and "= 4050 元" in text
+
+
+def test_no_case_no_computation_and_queries_for_missing_rules():
+    assert compute_answer("退费怎么算", _refs(*RULES)) is None
+    assert rule_queries("我报的二级 上了6节课 能退多少", _refs("可退金额 =", "手续费为")) == (
+        "每一级 课时", "已上课时超过总课时的一半 不再受理退费", "二级 学费")
+
+
+@pytest.mark.parametrize(("question", "level", "target", "paid", "taken", "times"), [
+    ("我报的二级 交了4200 上了6节课", 2, None, 4200, 6, None),
+    ("从二级换到一级 才上了两节 第一次转", 2, 1, None, 2, 1),
+    ("三级升四级 上了3节 补多少 第二次转", 3, 4, None, 3, 2),
+    ("进阶级 交了四千二 上了六个课时", 2, None, 4200, 6, None),
+])
+def test_read_case(question, level, target, paid, taken, times):
+    case = read_case(question)
+    assert (case.level, case.target, case.paid, case.taken, case.times) == (level, target, paid, taken, times)
+
+
+def test_no_amount_without_the_rule_that_stops_a_refund():
+    # Without the over-half rule among the references, 12 of 16 attended would get 「可退 1140 元」.
+    refs = _refs("可退金额 =", "手续费为", "（二级）：4200", "每一级都是")
+    assert compute_answer("三级 交了4800 上了12次课 退多少", refs) is None
+    assert "已上课时超过总课时的一半 不再受理退费" in rule_queries("三级 交了4800 上了12次课 退多少", refs)
