@@ -100,6 +100,10 @@ def test_review_item_expected_refusal_in_one_click_and_missing_mark(open_app, qu
     assert not at.exception
     item = review.get(item_id)
     assert (item.status, item.expected.detail) == ("approved", "分期付款")
+    # approved, it left the 待复核 list (the pane shows only listed items): list every status and open it again
+    at.selectbox(key="f_status").set_value("全部")
+    at.session_state["review_item"] = item_id
+    at.run()
     at.button(key=f"missing_{item_id}").click().run()
     assert review.get(item_id).missing is not None
     assert any("已标为「资料没写」" in s.value for s in at.success)

@@ -44,7 +44,7 @@ def grid_rows(page) -> list[list[str]]:
 
 def test_tuning_e2e_saved_knobs_flip_the_predicted_question_on_the_ask_page(page, tuning_server, idle, tmp_path):
     page.goto(f"{tuning_server.url}/tuning")
-    page.locator("[data-testid=stMetric]").first.wait_for()
+    page.locator("[data-testid=stMetric]").first.wait_for(timeout=120_000)  # first run: index and set retrieval
     idle(page)
     before = metric(page, "误拒")
 
