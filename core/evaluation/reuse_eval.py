@@ -29,7 +29,7 @@ from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review import ReviewStore
 from core.stores.roles import User
-from core.stores.stale import requeue_stale
+from core.stores.stale import refresh_after_save
 from core.values import Hit
 
 EVALUATOR = User("reuse-eval", "复用评测", "admin")
@@ -138,7 +138,7 @@ def _run_row(case: ReuseCase, settings: Settings) -> ReuseRow:
             admin = CorpusAdmin(db, settings.corpus_dir)
             current, _sha = admin.read(case.edit.source)
             admin.save(EVALUATOR, case.edit.source, current.replace(case.edit.old, case.edit.new))
-            requeue_stale(db, {case.edit.source}, EVALUATOR.label)
+            refresh_after_save(admin, case.edit.source, EVALUATOR.label)  # what the Sources page does after a save
         new = open_assistant(settings, with_model=False).respond(case.new_question)
         if new.reused is not None:
             return ReuseRow(case.id, case.kind, case.expect, True, "", "", confirmed)
