@@ -221,7 +221,7 @@ try:
     pages = max(1, -(-len(found) // SHOWN))
     if int(st.session_state.get("g_page", 1)) > pages:  # a narrower search has fewer pages
         st.session_state["g_page"] = 1
-    page_no = int(st.number_input(f"页码（共 {pages} 页，每页 {SHOWN} 条）", min_value=1, max_value=pages, step=1,
+    page_no = int(st.number_input(f"页码（共 {pages:d} 页，每页 {SHOWN:d} 条）", min_value=1, max_value=pages, step=1,
                                   key="g_page")) if pages > 1 else 1
     shown = found[(page_no - 1) * SHOWN:page_no * SHOWN]
     counts = impacts(glossary, shown)

@@ -76,7 +76,7 @@ def render_compare(assistant, retrieval: Retrieval, current: Knobs, default: Kno
 def _decision(title: str, knobs: Knobs, gate: Gate) -> None:
     st.markdown(f"**{title}**：{md_escape(knobs.describe())}")
     # Plain Markdown, not st.success/st.warning: those are kept for the answer's own verdict on this page.
-    verdict = ":orange[**拒答**]" if gate.refused else f":green[**作答**]（命中 {len(gate.hits)} 个片段）"
+    verdict = "**✗ 拒答**" if gate.refused else f"**✓ 作答**（命中 {len(gate.hits):d} 个片段）"
     st.markdown(f"{verdict}：{md_escape(gate.reason)}")
     if gate.decision is not None:
         st.table(view.signal_frame(gate.decision))

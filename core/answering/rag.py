@@ -103,7 +103,10 @@ def finish(gate: Gate, text: str) -> RAGAnswer:
     citations = check_refs(text, docs, require=not model_refused)
     grounding = None if model_refused else check_grounding(text, docs, gate.question)
     problems = (*citations.problems, *(grounding.problems if grounding else ()))
-    return RAGAnswer(question=gate.question, text=text, hits=hits, candidates=gate.candidates,
+    # The passing candidates in the references' order: whoever reads [n] from the candidates (the queue, the
+    # approval checks, approved answers' citations, 资料已更新) must find the chunk the answer cites.
+    candidates = (*hits, *(h for h in gate.candidates if not h.passed))
+    return RAGAnswer(question=gate.question, text=text, hits=hits, candidates=candidates,
                      threshold=gate.threshold, k=gate.k, refused=model_refused, model_called=True,
                      problems=tuple(problems), reason="模型认为参考资料不足以回答" if model_refused else gate.reason,
                      knobs=gate.knobs, decision=gate.decision, citations=citations, grounding=grounding,

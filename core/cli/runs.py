@@ -31,8 +31,8 @@ def register(subparsers) -> None:
     listing.set_defaults(handler=list_runs)
 
     comparing = actions.add_parser("compare", help="逐题比较两次运行：哪些题的结果变了、参数和资料哪里不同")
-    comparing.add_argument("before", metavar="运行A", help="先前的运行名")
-    comparing.add_argument("after", metavar="运行B", help="之后的运行名")
+    comparing.add_argument("before", metavar="先前的运行", help="先前的运行名")
+    comparing.add_argument("after", metavar="之后的运行", help="之后的运行名")
     comparing.add_argument("--json", action="store_true", help="以 JSON 输出")
     comparing.set_defaults(handler=compare_runs)
 

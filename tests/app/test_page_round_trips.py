@@ -53,4 +53,8 @@ def test_page_round_trips_an_ask_rerun_reads_the_sign_in_once(signed_in):
         event.remove(db.engine, "before_cursor_execute", seen)
     assert not at.exception
     sign_in = [s for s in statements if SIGN_IN_TABLES.search(s)]
-    assert len(sign_in) == 1, sign_in
+    resumes = [s for s in sign_in if "JOIN accounts" in s]
+    assert len(resumes) == 1, sign_in  # the router's gate: one resume for the whole rerun
+    # the one state-changing call of an ask (the question into 「我最近问过」) re-checks the session inside
+    # its own transaction (#29): the session row, then the account
+    assert len(sign_in) == 3 and "FROM sessions" in sign_in[1] and "FROM accounts" in sign_in[2], sign_in
