@@ -40,7 +40,8 @@ def ask(page, server, question: str) -> None:
 
 def comparison(page, signal: str) -> str:
     """The 比较 cell of one signal's row in the decision table."""
-    table = page.locator("[data-testid=stTable] table").filter(has=page.locator("thead th", has_text="比较")).first
+    table = page.locator("[data-testid=stTable] table:visible").filter(  # not the collapsed 对比两组参数 tables
+        has=page.locator("thead th", has_text="比较")).first
     headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
     row = table.locator("tbody tr").filter(has=page.locator("th", has_text=signal)).first
     cells = [c.strip() for c in row.locator("th, td").all_inner_texts()]
