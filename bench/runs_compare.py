@@ -96,18 +96,9 @@ def core_compare_ms() -> tuple[list[float], int, int]:
 def apptest_ms() -> list[tuple[float, float]]:
     """(wall ms, CPU ms) of the tuning page's script thread, the 运行记录 tab comparing A → B."""
     import streamlit as st
-    from streamlit.runtime.scriptrunner import script_runner
     from streamlit.testing.v1 import AppTest
 
-    runs: list[tuple[float, float]] = []
-    original = script_runner.ScriptRunner._run_script_thread
-
-    def timed_thread(self) -> None:
-        start, cpu = time.perf_counter(), time.thread_time()
-        try:
-            original(self)
-        finally:
-            runs.append(((time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000))
+    from bench.tuning_speed import timed_script_runs
 
     st.cache_data.clear()
     st.cache_resource.clear()
@@ -119,16 +110,13 @@ def apptest_ms() -> list[tuple[float, float]]:
     at.selectbox(key="tune_compare_b").set_value("B").run()
     assert not at.exception, at.exception
     assert any("A → B" in m.value for m in at.markdown), "the compare view was not drawn"
-    script_runner.ScriptRunner._run_script_thread = timed_thread
     out = []
-    try:
+    with timed_script_runs() as runs:
         for _ in range(RERUNS):
             runs.clear()
             at.run()
             assert not at.exception, at.exception
             out.append((sum(w for w, _ in runs), sum(c for _, c in runs)))
-    finally:
-        script_runner.ScriptRunner._run_script_thread = original
     return out
 
 

@@ -19,6 +19,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,22 +113,11 @@ def apptest_slider_ms(qset, tab: str) -> list[tuple[float, float]]:
     waiting for a core; the CPU time does not. `tab` is the tab left open (only it is drawn).
     """
     import streamlit as st
-    from streamlit.runtime.scriptrunner import script_runner
     from streamlit.testing.v1 import AppTest
 
     from core.settings import Settings
     from core.stores.db import Database
     from core.stores.question_sets import QuestionSetStore
-
-    runs: list[tuple[float, float]] = []
-    original = script_runner.ScriptRunner._run_script_thread
-
-    def timed_thread(self) -> None:
-        start, cpu = time.perf_counter(), time.thread_time()
-        try:
-            original(self)
-        finally:
-            runs.append(((time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000))
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(XIAOE_DATA_DIR=tmp, XIAOE_AUTH="off")
@@ -140,18 +131,38 @@ def apptest_slider_ms(qset, tab: str) -> list[tuple[float, float]]:
         at.session_state["tune_tab"] = tab
         at.run()
         assert not at.exception, at.exception
-        script_runner.ScriptRunner._run_script_thread = timed_thread
-        try:
+        with timed_script_runs() as runs:
             out = []
             for value in (0.00, 0.01, 0.03, 0.05, 0.08, 0.10, 0.02, 0.04, 0.06, 0.09, 0.12, 0.07):
                 runs.clear()
                 at.slider(key="tune_threshold").set_value(value).run()
                 assert not at.exception, at.exception
                 out.append((sum(w for w, _ in runs), sum(c for _, c in runs)))
-        finally:
-            script_runner.ScriptRunner._run_script_thread = original
         db.dispose()
     return out
+
+
+
+@contextmanager
+def timed_script_runs() -> Iterator[list[tuple[float, float]]]:
+    """Inside the block, every AppTest script-thread run appends (wall ms, CPU ms of that thread) to the list."""
+    from streamlit.runtime.scriptrunner import script_runner
+
+    runs: list[tuple[float, float]] = []
+    original = script_runner.ScriptRunner._run_script_thread
+
+    def timed_thread(self) -> None:
+        start, cpu = time.perf_counter(), time.thread_time()
+        try:
+            original(self)
+        finally:
+            runs.append(((time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000))
+
+    script_runner.ScriptRunner._run_script_thread = timed_thread
+    try:
+        yield runs
+    finally:
+        script_runner.ScriptRunner._run_script_thread = original
 
 
 if __name__ == "__main__":

@@ -61,3 +61,24 @@ def open_app(app_env: AppEnv) -> Callable[..., AppTest]:
         return at
 
     return open_
+
+
+@pytest.fixture
+def open_page(open_app: Callable[..., AppTest]) -> Callable[..., AppTest]:
+    """`open_page(page, **session_state)`: the router run, the state set, then `page` run without an exception."""
+
+    def open_(page: str, **state) -> AppTest:
+        at = open_app()
+        for key, value in state.items():
+            at.session_state[key] = value
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        return at
+
+    return open_
+
+
+@pytest.fixture
+def tuning(open_page: Callable[..., AppTest]) -> Callable[..., AppTest]:
+    """`tuning(**session_state)`: the 阈值调优 page opened with that state."""
+    return lambda **state: open_page("app_pages/tuning.py", **state)

@@ -32,17 +32,8 @@ def store(app_env) -> ReviewStore:
     return store
 
 
-def open_review(open_app, **state):
-    at = open_app()
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def test_one_decided_item_is_added_with_its_edited_key_phrase(store, open_app):
-    at = open_review(open_app, f_status="已通过")
+def test_one_decided_item_is_added_with_its_edited_key_phrase(store, open_page):
+    at = open_page(PAGE, f_status="已通过")
     at.session_state["review_item"] = 1
     at.run()
     opened = [b for b in at.button if b.key == "to_set_1"]
@@ -57,8 +48,8 @@ def test_one_decided_item_is_added_with_its_edited_key_phrase(store, open_app):
         "退费怎么算？", "02-退费与转班制度.md", "三、退费计算口径", "全额退费", 1)
 
 
-def test_bulk_adds_the_decided_items_of_the_filter_once(store, open_app):
-    at = open_review(open_app, f_status="全部")
+def test_bulk_adds_the_decided_items_of_the_filter_once(store, open_page):
+    at = open_page(PAGE, f_status="全部")
     at.toggle(key="to_set_bulk_open").set_value(True).run()
     assert not at.exception, at.exception
     at.button(key="to_set_bulk").click().run()

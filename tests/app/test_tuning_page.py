@@ -28,18 +28,6 @@ TABS = ("逐题结果", "分数分布", "指标曲线", "假如改参数", "误�
         "默认值修改记录")
 
 
-@pytest.fixture
-def tuning(open_app):
-    def open_(**state):
-        at = open_app()
-        for key, value in state.items():
-            at.session_state[key] = value
-        at.switch_page(PAGE).run()
-        assert not at.exception, at.exception
-        return at
-    return open_
-
-
 def counts(at) -> dict[str, int]:
     return {m.label: int(m.value) for m in at.metric if m.label in OUTCOMES}
 

@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
 from core.settings import Settings
 from core.stores.db import Database
 from core.stores.runs import RunStore
 
 PAGE = "app_pages/tuning.py"
-
-
-@pytest.fixture
-def tuning(open_app):
-    def open_(**state):
-        at = open_app()
-        for key, value in state.items():
-            at.session_state[key] = value
-        at.switch_page(PAGE).run()
-        assert not at.exception, at.exception
-        return at
-    return open_
 
 
 def frames(at, column: str):
