@@ -1,4 +1,5 @@
-"""同义词表 in a real browser: a consultant's proposal is unused until an admin approves it; CSV export → import round-trip."""
+"""同义词表 in a real browser: a consultant's proposal is unused until an admin approves it, and the admin sees which real
+questions it flips before confirming; CSV export → import round-trip."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def glossary_server(start_server):
 
 def sign_in(browser, server, idle, username: str):
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="zh-CN", accept_downloads=True)
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(30_000)  # an upper bound: the import re-checks every labelled question
     page = context.new_page()
     page.goto(server.url)
     idle(page)
@@ -91,3 +92,27 @@ def test_glossary_e2e_csv_round_trip(browser, glossary_server, idle, tmp_path):
     page.get_by_text("已导入 1 条新的同义词").first.wait_for()
     assert {(e.term, e.synonym) for e in glossary_server.glossary.load().entries} == before
     context.close()
+
+
+def test_glossary_e2e_approval_lists_the_real_questions_it_flips_before_confirming(browser, glossary_server, idle):
+    from core.stores.review import ReviewStore
+    from core.stores.roles import User
+    from core.values import Problem, RAGAnswer
+
+    asked = "你们的雅思保过班多少钱？"  # refused today (the school teaches no IELTS); in the queue, so asked lately
+    db = Database(f"sqlite:///{glossary_server.data_dir / 'xiaoe.sqlite3'}")
+    ReviewStore(db).enqueue(
+        RAGAnswer(question=asked, text="这件事资料里没写", hits=(), candidates=(), threshold=0.0, k=3, refused=True,
+                  model_called=False, problems=(Problem("refused", "资料外的词"),)), origin="refusal")
+    glossary_server.glossary.propose(User("amy", "顾问 Amy", "consultant"), "口语课", "雅思")
+    context, page = sign_in(browser, glossary_server, idle, "boss")
+    page.get_by_text("雅思 → 口语课").first.wait_for()
+    page.get_by_role("button", name="批准…", exact=True).click()
+    page.get_by_text("雅思保过班多少钱").first.wait_for()  # listed under 拒答 → 回答 before anything is approved
+    assert page.get_by_text("拒答 → 回答（1）").first.is_visible()
+    assert [(p.term, p.synonym) for p in glossary_server.glossary.proposals()] == [("口语课", "雅思")]
+    page.get_by_role("button", name="确认批准").click()
+    page.get_by_text("已批准提议").first.wait_for()
+    assert glossary_server.glossary.proposals() == ()
+    context.close()
+    db.dispose()
