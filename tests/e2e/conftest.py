@@ -42,7 +42,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if HERE in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.e2e)
             # A real browser on a busy 2-core machine now and then misses one 30 s wait (a lost key press, a
-            # rerun that settles late); such a test runs once more, and `-ra` lists it as RERUN. A failure
+            # rerun that settles late); such a test runs once more (an R in the progress line, 「1 rerun」 in the total). A failure
             # that repeats still fails the run. Only browser tests get this (tests/test_e2e_reruns.py).
             item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=2))
             if not CHROMIUM.exists():
