@@ -15,7 +15,7 @@ QUESTION = "我报的二级 交了4200 上了6节课 现在退能退多少"
 REUSED = "剩余 12 课时，4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 180 元，可退 3420 元[2]。"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # one per test run: a rerun (tests/e2e/conftest.py) starts from an empty queue and a fresh model log
 def reusing_server(start_server):
     """The console with its chat model behind XIAOE_LLM_BASE_URL: a local fake that copies the example."""
     with scripted_model_server(start_server, REUSED) as pair:

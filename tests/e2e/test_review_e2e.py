@@ -14,7 +14,7 @@ FABRICATED = "口语课一共六级，每级 12 课时[7]"
 QUESTION = "启明英语的口语课一共有几级？"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # one per test run: a rerun (tests/e2e/conftest.py) starts from an empty queue and a fresh model log
 def scripted_server(start_server):
     """The console with its chat model behind XIAOE_LLM_BASE_URL: a local fake that always fabricates."""
     with scripted_model_server(start_server, FABRICATED) as pair:
