@@ -15,7 +15,7 @@ from tests.e2e.conftest import doc_shot
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # one per test run: a rerun (tests/e2e/conftest.py) meets no entry the first attempt added or deleted
 def glossary_server(start_server):
     server = start_server(extra_env={"XIAOE_AUTH": "on"})
     db = Database(f"sqlite:///{server.data_dir / 'xiaoe.sqlite3'}")

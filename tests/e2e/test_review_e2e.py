@@ -53,6 +53,8 @@ def test_review_e2e_fabricated_answer_is_queued_then_rejected(page, scripted_ser
     page.get_by_role("button", name="驳回", exact=True).click()
     page.get_by_text(f"#{item.id} 已驳回").first.wait_for()  # shown as a message and a toast
     idle(page)
+    page.goto(f"{server.url}/review?item={item.id}")  # the item's link, opened again, shows the decided status
+    idle(page)
     page.get_by_text(f"#{item.id} · 已驳回").wait_for()
     page.screenshot(path=str(tmp_path / "rejected.png"))
     doc_shot(page, README_SHOT.name)  # the README's picture of the queue (make screenshots)
