@@ -201,3 +201,18 @@ def scripted_model_server(start_server: Callable[..., Server], reply: str) -> It
                                       "XIAOE_LLM_API_KEY": "sk-test-not-a-real-key", "XIAOE_LLM_MAX_RETRIES": "0"}), fake
     finally:
         fake.close()
+
+
+def act_until_visible(act: Callable[[], None], locator, *, tries: int, timeout_ms: int) -> bool:
+    """Do `act` until `locator` shows (each try waits `timeout_ms`); True once it did. For what a busy machine may
+    miss once: a key press lost during a rerun, an edit the index holder has not picked up on its 2 s poll yet."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(tries):
+        act()
+        try:
+            locator.first.wait_for(timeout=timeout_ms)
+            return True
+        except PlaywrightTimeout:
+            continue
+    return False

@@ -5,12 +5,12 @@ other words is then answered from it (「已审答案 … 第 1 次使用」); a
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
 from core.stores.roles import User
+from tests.e2e.conftest import act_until_visible
 
 pytestmark = pytest.mark.e2e
 
@@ -31,14 +31,9 @@ def ask(page, server, idle, question: str) -> None:
 def answered_from_the_edit(page, server, idle, question: str, expected: str, *, tries: int = 12) -> None:
     """Ask until the answer shows `expected`: the server's holder picks another instance's edit up on its next
     poll (every 2 s) and rebuilds in the background, so a question asked at once may still meet the old index."""
-    for _ in range(tries):
-        ask(page, server, idle, question)
-        try:
-            page.get_by_text(expected).first.wait_for(timeout=5_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    raise AssertionError(f"the served answer never showed {expected!r} after the edit")
+    shown = act_until_visible(lambda: ask(page, server, idle, question), page.get_by_text(expected),
+                              tries=tries, timeout_ms=5_000)
+    assert shown, f"the served answer never showed {expected!r} after the edit"
 
 
 def flag(page, idle) -> None:
