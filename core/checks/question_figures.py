@@ -85,6 +85,8 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False,
             kind = LESSONS
     if kind is None:
         return None
+    if kind == LESSONS and written.startswith("一") and figure.value == 1 and not _LESSON_BEFORE.search(before):
+        return None  # 「一节课多长时间」「每节课」: "a lesson" as the unit, not a count the student took (上了一节课 is)
     role = ""
     if kind == LESSONS and (after_divide or _TOTAL_BEFORE.search(before)):
         role = TOTAL

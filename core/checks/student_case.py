@@ -21,7 +21,7 @@ _LEVEL_NAME_RE = re.compile("|".join(sorted(map(re.escape, LEVEL_NAMES), key=len
 _LATIN_LEVEL_RE = re.compile(r"level\s*([1-4])\b", re.IGNORECASE)
 _BEFORE_RE = re.compile(r"开课前|开课之前|还没开课|没开课|没有开课|还没开始上|开课以前|没上过课|一节(?:课)?都(?:还)?没上")
 _AFTER_RE = re.compile(r"开课后|开课以后|开课之后|已经开课|开课了|上了|已上|上过|学了|上咗")
-_TIMES_RE = re.compile(r"第\s*([一二两三四五六七八九十\d]+)\s*[次回]")
+_TIMES_RE = re.compile(r"(?:第|头)\s*([一二两三四五六七八九十\d]+)\s*[次回]|(头)[次回]")  # 第二次, 头一回 / 头回 (the first)
 _AGAIN_RE = re.compile(r"再转|又要转|又想转|再次转|再换|又要换|又想换|(?:转|换|调)过(?:一次|1次|一回)")
 _AGE_RE = re.compile(r"([一二三四五六七八九十\d]{1,3})\s*岁")
 _SPAN_RE = re.compile(r"([半一二两三四五六七八九十\d]{1,3})\s*(个月|年)")
@@ -75,7 +75,7 @@ def case_facts(question: str) -> dict[str, frozenset[object]]:
     elif _AFTER_RE.search(question):
         facts.setdefault("started", set()).add("after")
     for match in _TIMES_RE.finditer(question):
-        written = match.group(1)
+        written = match.group(1) or "一"  # 头回 is the first time
         value = float(written) if written.isdigit() else float(_SMALL.get(written, 0)) or None
         if value is not None:
             facts.setdefault("times", set()).add(value)

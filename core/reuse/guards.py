@@ -6,7 +6,8 @@
    documents cannot even reach is not answered by an old answer);
 4. chunks — every cited chunk is among the new question's retrieved candidates;
 5. case — the student's own case is the same (core.reuse.case): amounts, lessons, level, started, which time;
-6. match — the new question asks for nothing the approved one did not (time, way, amount …), and the approved
+6. match — the new question asks for nothing the approved question did not ask and its answer does not state
+   (time, way, amount …: an answer stating 「4800 元」 gives an amount), and the approved
    question and answer mention enough of its terms (core.reuse.match) to reach the reuse threshold
    (calibrated by `python -m core calibrate`, core/data/calibration.json).
 The first guard that fails is the reason; a near match that failed only at `case` is what the page offers as
@@ -44,7 +45,7 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     differ = differences(retrieval.question, answer.question)
     if differ:
         return stop("case", "；".join(differ))
-    other = asks_other(retrieval.question, answer.question)
+    other = asks_other(retrieval.question, answer.question, answer.text)
     if other:
         return stop("match", f"这个问题还问了{'、'.join(sorted(other))}")
     if score < threshold:

@@ -12,6 +12,7 @@ number of people, reason (core/data/asked_attributes.txt) — is compared apart 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.answerability.terms import credit
@@ -33,8 +34,22 @@ def similarity(new_terms: Sequence[Term], mentioned: str) -> float:
     return round(sum(t.weight * credit(t, [mentioned]) for t in terms) / total, 4)
 
 
-def asks_other(new: str, approved: str) -> frozenset[str] | None:
-    """None when the new question asks for nothing the approved one did not ask for; else what it asks beyond it
-    (「分级测试要多长时间」 时间 against 「分级测试要收费吗」 金额; 「能转线下吗？线下班每班几个人」 adds 人数)."""
-    extra = asked(new) - asked(approved)
+# What an approved answer gives, by the form of its figures: an amount in 元, a span or a time of day, a headcount.
+# A new question asking for one of these is asking what the answer already states (「流利级多少钱」 against an
+# approved 「三级学费多少 → 学费 4800 元」), even when the approved question did not use a question word for it.
+_STATED = (("金额", re.compile(r"\d\s*元|免费")),
+           ("时间", re.compile(r"\d\s*(?:分钟|小时|个工作日|工作日|天|周|个月|月|年)|\d{1,2}\s*[:：点]\s*\d{0,2}")),
+           ("人数", re.compile(r"\d\s*(?:人|名)")))
+
+
+def stated(answer: str) -> frozenset[str]:
+    """What kinds of thing the approved answer's text states (金额, 时间, 人数), read from its figures."""
+    return frozenset(name for name, pattern in _STATED if pattern.search(answer))
+
+
+def asks_other(new: str, approved: str, answer: str = "") -> frozenset[str] | None:
+    """None when the new question asks for nothing the approved question asked or its answer states; else what it
+    asks beyond them (「分级测试要多长时间」 时间 against 「分级测试要收费吗 → 免费」; 「能转线下吗？线下班每班几个人」
+    adds 人数 when the answer states no headcount)."""
+    extra = asked(new) - asked(approved) - stated(answer)
     return extra or None

@@ -80,6 +80,10 @@ def test_question_mismatch_reads_a_level_as_its_fee():
     ("四级5600元上了三节课", [(LEVEL, 4), (MONEY, 5600), (LESSONS, 3)]),
     ("二级医院的证明可以吗", []),
     ("口语课一共有几级", []),
+    ("一节课多长时间", []),  # "a lesson" as the unit, not a lesson the student took
+    ("一节课都没上 能全退吗", []),
+    ("三级 上过一节课 退多少", [(LEVEL, 3), (LESSONS, 1)]),
+    ("只上了1节课", [(LESSONS, 1)]),
 ])
 def test_question_figures_reads_numerals_units_and_lesson_words(question, expected):
     assert [(k.kind, k.figure.value) for k in question_figures(question)] == expected

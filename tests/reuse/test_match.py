@@ -42,4 +42,16 @@ def test_a_question_without_weighted_words_fits_nothing():
 ])
 def test_a_new_question_asking_for_something_else_is_not_the_same(new, approved, other):
     assert asks_other(new, approved) == (frozenset(other) if other else None)
+
+
+@pytest.mark.parametrize("new, approved, answer, other", [
+    ("流利级多少钱啊", "三级学费多少", "流利级（三级）的单报学费是 4800 元。", None),  # the answer states an amount
+    ("退课要扣多少手续费啊", "退费手续费怎么算的", "手续费为 5%，不低于 50 元。", None),
+    ("流利级多少钱啊", "三级学费多少", "学费按级别收取，见学费标准。", {"金额"}),  # no amount stated
+    ("分级测试要多长时间", "分级测试要收费吗", "分级测试免费。", {"时间"}),  # 免费 is an amount, not a time
+    ("一个班几个人", "一节课多长时间", "每课时 45 分钟。", {"人数"}),
+    ("一节课上多久", "一个班多少人", "每班不超过 8 人。", {"时间"}),
+])
+def test_what_the_approved_answer_states_is_not_asked_beyond_it(new, approved, answer, other):
+    assert asks_other(new, approved, answer) == (frozenset(other) if other else None)
     assert asked("几点到几点可以找人工") == {"时间"}
