@@ -2,9 +2,10 @@
 
 The new question's terms come from the answerability analyzer (weights and glossary forms: core.values.Term).
 The similarity is the weighted share of them that the approved question and answer mention — as a word or a
-glossary form, counted the way the gate counts a word in a chunk (core.answerability.terms.credit) — with the
-student's own figures left out (the case guard compares those: core.reuse.case). 「三级教材费多少」 against an
-approved 「三级学费多少 → 流利级（三级）学费 4800 元」 scores only 三级's share, as 教材费 is not mentioned.
+glossary form, with the offline answerer's graded credit for a word written with a gap or in part
+(core.answerability.terms.credit) — with the student's own figures and level words left out (the case guard
+compares those: core.reuse.case). 「三级教材费多少」 against an approved 「三级学费多少 → 流利级（三级）学费 4800 元」
+scores little, as 教材费 is not mentioned.
 Worked example: new terms 学费 0.9 and 分期 1.0, the approved text mentions 学费 only: 0.9 / 1.9 = 0.47.
 The gate's terms leave question words out (weight 0), so what a question asks for — time, way, amount, place,
 number of people, reason (core/data/asked_attributes.txt) — is compared apart (`asks_other`).
@@ -16,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from core.answerability.terms import credit
+from core.checks.student_case import case_facts
 from core.language.text import asked, normalize
 from core.values import Term
 
@@ -26,12 +28,14 @@ def mentioned_text(question: str, answer: str, terms: Sequence[Term]) -> str:
 
 
 def similarity(new_terms: Sequence[Term], mentioned: str) -> float:
-    """The weighted share of the new question's terms (figures aside) found in `mentioned`, in [0, 1]."""
-    terms = [t for t in new_terms if not t.is_number]
+    """The weighted share of the new question's terms found in `mentioned`, in [0, 1]. The student's figures and
+    level words (商务级, 三级: the case guard compares those) are left out; a word earns the offline answerer's
+    graded credit (退回 against 退 in 「退 4322.5 元」, 到帐 against 到账 through the glossary)."""
+    terms = [t for t in new_terms if not t.is_number and "level" not in case_facts(t.text)]
     total = sum(t.weight for t in terms)
     if total <= 0:
         return 0.0
-    return round(sum(t.weight * credit(t, [mentioned]) for t in terms) / total, 4)
+    return round(sum(t.weight * credit(t, [mentioned], graded=True) for t in terms) / total, 4)
 
 
 # What an approved answer gives, by the form of its figures: an amount in 元, a span or a time of day, a headcount.

@@ -28,6 +28,19 @@ def test_the_students_figures_are_left_to_the_case_guard():
     assert similarity((term("学费", 0.9), term("6", 0.5, number=True)), mentioned) == 1.0
 
 
+def test_level_words_are_left_to_the_case_guard():
+    # 商务级 is 四级: the case guard compares levels; an answer that says 四级 only is not less similar for it
+    mentioned = mentioned_text("四级5600 上了3节课 退费能退多少", "可退 4322.5 元。", ())
+    assert similarity((term("商务级", 1.0), term("退费", 0.8)), mentioned) == 1.0
+    assert similarity((term("商务级", 1.0), term("分期", 0.8)), mentioned) == 0.0
+
+
+def test_a_word_found_in_part_earns_part_of_its_weight():
+    mentioned = mentioned_text("退款多久能到账", "原路退回，3 个工作日内到账。", ())
+    assert 0.0 < similarity((term("退回款", 1.0),), mentioned) < 1.0  # 退回 of 退回款: the pairs found
+    assert similarity((term("分期", 1.0),), mentioned) == 0.0
+
+
 def test_a_question_without_weighted_words_fits_nothing():
     assert similarity((), "学费") == 0.0
 
