@@ -28,6 +28,7 @@ from ui.approved_view import near_lines, reused_line
 from ui.ask_memory import PICKED, latest_question, remember, render_compare, render_recent
 from ui.auth import authorize, guard_page, signed_in_name
 from ui.escape import md_escape
+from ui.knob_state import hold
 from ui.review_view import review_url
 from ui.source_view import source_url
 from ui.state import get_assistant, get_glossary, get_index, get_review_store, get_settings
@@ -36,6 +37,7 @@ RUN = "ask_run"        # the last question asked: {"retrieval", "fingerprint", "
 RESULT = "ask_result"  # what came of it: {"outcome", "answer", "queued", "queue_error"}
 REGENERATE = "_ask_regenerate"  # set by the 「按新参数重新回答」 button
 DEFAULTS = "_ask_defaults"
+KNOB_KEYS = ("threshold", "k", "min_coverage", "max_unknown_weight")  # the sliders' keys, named as Knobs fields
 EXAMPLE = "启明英语的口语课一共有几级？"
 
 
@@ -68,8 +70,8 @@ def slider_defaults(knobs: Knobs) -> Knobs:
     Read once per session; when an admin saves new defaults, the sliders move to them once."""
     if st.session_state.get(DEFAULTS) != knobs:
         st.session_state[DEFAULTS] = knobs
-        st.session_state.update(threshold=knobs.threshold, k=knobs.k, min_coverage=knobs.min_coverage,
-                                max_unknown_weight=knobs.max_unknown_weight)
+        st.session_state.update({key: getattr(knobs, key) for key in KNOB_KEYS})
+    hold(KNOB_KEYS)  # the browser redraws the server's values (ui.knob_state)
     return knobs
 
 

@@ -40,6 +40,7 @@ from core.settings import Settings
 from ui.auth import authorize, current_user, guard_page, require
 from ui.escape import md_escape
 from ui.impact_view import show_impact
+from ui.knob_state import hold
 from ui.state import (
     base_settings,
     get_assistant,
@@ -131,6 +132,7 @@ def knob_sliders(settings: Settings, decides: bool) -> Knobs:
     defaults = settings.knobs
     for name, key in KNOB_KEYS.items():
         st.session_state.setdefault(key, getattr(defaults, name))
+    hold(KNOB_KEYS.values())  # the browser redraws the server's values (ui.knob_state)
     left, right = st.columns([3, 1])
     threshold = left.slider(f"{LABELS['threshold']}（排序分 ≥ 阈值才算命中）", 0.0, 1.0, step=0.01, format="%.2f",
                             key=KNOB_KEYS["threshold"], help=HELP["threshold"])
