@@ -34,11 +34,13 @@ from core.knobs import MAX_TOP_K, Knobs
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
+from core.reuse.drift import related_change
 from core.reuse.guards import check, pick
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
+from core.stores.corpus_versions import changes_since, newest_generation
 from core.stores.stale import suspend_stale
-from core.values import Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
+from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.reuse import ACTIVE
 
 
@@ -55,6 +57,7 @@ class Assistant:
     fingerprint: str = ""
     approved: ApprovedStore | None = None  # approved answers to reuse (None: reuse off)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
+    _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
 
     @property
     def offline(self) -> bool:
@@ -122,12 +125,25 @@ class Assistant:
         if not found:
             return None
         candidate_hashes = {sha256_text(h.text) for h in retrieval.candidates}
+        corpus = newest_generation(self.approved.db)  # the database's corpus, which may be ahead of this index
         results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
-                         candidate_hashes, self.settings.reuse_threshold) for a in found]
+                         candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus))
+                   for a in found]
         for result in results:
             if result.failed == "stale" and result.answer.status == ACTIVE:
                 suspend_stale(self.approved.db, result.answer, result.detail)
         return Reuse(pick(results), tuple(results), self.settings.reuse_threshold)
+
+    def _drift(self, answer: ApprovedAnswer, corpus: int) -> str:
+        """What the documents changed since `answer` was approved that says what it says (core.reuse.drift),
+        read from the corpus versions in the database, so an instance whose index has not caught up with another
+        instance's save sees it too; read once per answer version and database `corpus` generation."""
+        if answer.status != ACTIVE:
+            return ""
+        key = (answer.id, answer.version, corpus)
+        if key not in self._drifts:
+            self._drifts[key] = related_change(answer.text, changes_since(self.approved.db, answer.approved_at))
+        return self._drifts[key]
 
     def _terms_of(self, question: str):
         if question not in self._terms:

@@ -1,5 +1,6 @@
 """Approved answers through the one chain: served for a repeat question, never for another student's case, never
-after a chunk it cites changed — on both engines and across two instances sharing one database."""
+after a chunk it cites changed, nor after the same fact changed where it does not cite it — on both engines and
+across two instances sharing one database."""
 
 from __future__ import annotations
 
@@ -95,3 +96,66 @@ def test_two_instances_never_serve_an_answer_whose_chunk_changed_on_either(tmp_p
     load_or_build(b)
     assert "4900 元" in (b.corpus_dir / LEVELS_FILE).read_text(encoding="utf-8")
     assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused is None
+
+
+LESSON = "一节课多长时间？"
+
+
+def approve_lesson_answer(settings: Settings) -> int:
+    """A consultant approves 「每课时 45 分钟」 citing the FAQ of the levels file (section 二 says it too)."""
+    review = ReviewStore(open_database(settings.db_url))
+    outcome = open_assistant(settings, with_model=False).respond(LESSON)
+    item_id = review.record(outcome) or review.enqueue(outcome.answer, origin="manual", flagged_by="李老师",
+                                                         fingerprint=outcome.fingerprint)
+    item = review.get(item_id)
+    passed = [h for h in item.candidates if h.passed] or list(item.candidates)
+    faq = next(n for n, h in enumerate(passed, start=1) if h.heading.endswith("常见问题") and "45 分钟" in h.text)
+    review.decide(item_id, action="approve", reviewer="李老师", expected_version=item.version,
+                  corrected_answer=f"每课时 45 分钟[{faq}]。")
+    answer = ApprovedStore(open_database(settings.db_url)).for_item(item_id)
+    assert all(c.heading.endswith("常见问题") for c in answer.citations)  # section 二 is not cited
+    return answer.id
+
+
+def edit_levels(settings: Settings, old: str, new: str) -> None:
+    admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+    text, _ = admin.read(LEVELS_FILE)
+    assert text.count(old) == 1
+    admin.save(ADMIN, LEVELS_FILE, text.replace(old, new))
+
+
+def test_the_same_fact_changed_in_a_section_it_does_not_cite_stops_it(one):
+    """Regression: the documents say 45 分钟 in 二、课时安排 and in the FAQ; the answer cites the FAQ. Changing
+    section 二 alone left every cited hash intact, and the old answer was served (6 of 54 stale rows of the
+    development reuse set, v2r019 on the second blind set)."""
+    answer_id = approve_lesson_answer(one)
+    edit_levels(one, "都是 16 课时，每课时 45 分钟", "都是 16 课时，每课时 60 分钟")
+    load_or_build(one)
+    outcome = open_assistant(one, with_model=False).respond(LESSON)
+    assert outcome.reused is None
+    result = outcome.reuse.result_for(answer_id)
+    assert result.failed == "stale" and "每课时 60 分钟" in result.detail
+    assert ApprovedStore(open_database(one.db_url)).get(answer_id).status == "suspended"
+    stale = ReviewStore(open_database(one.db_url)).list(Filters(lane="stale", status="pending"))
+    assert [i.question for i in stale.items] == [LESSON]
+
+
+def test_an_edit_to_an_unrelated_sentence_of_the_same_file_keeps_it_served(one):
+    answer_id = approve_lesson_answer(one)
+    edit_levels(one, "商务级（四级）：5600 元", "商务级（四级）：5800 元")
+    load_or_build(one)
+    outcome = open_assistant(one, with_model=False).respond(LESSON)
+    assert outcome.reused is not None and outcome.reused.id == answer_id
+
+
+def test_another_instance_stops_it_before_its_own_index_has_the_edit(tmp_path, database_url):
+    a, b = instance(tmp_path, "a", database_url), instance(tmp_path, "b", database_url)
+    answer_id = approve_lesson_answer(a)
+    assert open_assistant(b, with_model=False).respond(LESSON).reused.id == answer_id
+    edit_levels(a, "都是 16 课时，每课时 45 分钟", "都是 16 课时，每课时 60 分钟")
+    # B asks first, on its old index (same fingerprint as at the approval): the database's versions stop it
+    outcome = open_assistant(b, with_model=False).respond(LESSON)
+    assert outcome.reused is None and outcome.reuse.result_for(answer_id).failed == "stale"
+    assert ApprovedStore(open_database(a.db_url)).get(answer_id).status == "suspended"
+    load_or_build(a)
+    assert open_assistant(a, with_model=False).respond(LESSON).reused is None

@@ -1,7 +1,9 @@
 """The guards an approved answer must pass to be served for a new question, checked in order (core.values.reuse.GUARDS).
 
 1. retired — the answer is in use (not retired, not suspended because a cited chunk changed);
-2. stale — every chunk it cites is, by content hash, in the corpus served now;
+2. stale — every chunk it cites is, by content hash, in the corpus served now, and no sentence saying what the
+   answer says changed anywhere in the documents since it was approved (core.reuse.drift; the caller passes
+   what it found as `drift`);
 3. no_passing — the gate keeps at least one chunk at the threshold for the new question (a question the
    documents cannot even reach is not answered by an old answer);
 4. chunks — every cited chunk is among the new question's retrieved candidates;
@@ -25,7 +27,8 @@ from core.values.reuse import ACTIVE
 
 
 def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
-          corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float) -> GuardResult:
+          corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float,
+          drift: str = "") -> GuardResult:
     """The guards for one approved answer against one new question, in order."""
     score = similarity(retrieval.terms, mentioned_text(answer.question, answer.text, approved_terms))
 
@@ -36,7 +39,9 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
         return stop("retired", answer.status_label)
     changed = [c for c in answer.citations if c.sha256 not in corpus_hashes]
     if changed:
-        return stop("stale", "、".join(f"{c.source} · {c.heading or '文首'}" for c in changed))
+        return stop("stale", "所引的" + "、".join(f"「{c.source} · {c.heading or '文首'}」" for c in changed) + "已修改")
+    if drift:
+        return stop("stale", drift)
     if not gate.hits:
         return stop("no_passing", gate.reason)
     missing = [c for c in answer.citations if c.sha256 not in candidate_hashes]

@@ -29,7 +29,7 @@ from sqlalchemy import select as sa_select
 
 from core.clock import as_utc
 from core.corpus.files import MAX_NAME_BYTES
-from core.stores.db import Migration, Schema, append_only, create_tables
+from core.stores.db import Database, Migration, Schema, append_only, create_tables
 
 BASELINE_ACTOR = "（改动前的原文件）"  # a state found on disk: written outside the console or before it
 ACTION_LABELS = {"baseline": "原有版本", "upload": "上传", "edit": "在线编辑", "restore": "恢复旧版"}
@@ -174,3 +174,35 @@ def as_version(row) -> CorpusVersion:
                          size=row.size, actor=row.actor, at=as_utc(row.at), content=row.content)
 
 
+
+
+def newest_generation(db: Database) -> int:
+    """`generation` read on its own: it changes whenever any instance records a version."""
+    db.migrate(CORPUS_SCHEMA)
+    with db.read("读取资料版本") as conn:
+        return generation(conn)
+
+
+def changes_since(db: Database, since: datetime) -> dict[str, tuple[str | None, str]]:
+    """source → (its text in force at `since`, None when the file came later; its newest text) for every file
+    with a version recorded after `since`. Empty when nothing changed (or nothing was ever recorded). A file whose
+    first version is a baseline recorded after `since` (the disk state a later save found unrecorded) had that
+    text at `since`."""
+    db.migrate(CORPUS_SCHEMA)
+    since = as_utc(since)
+    with db.read("读取资料版本") as conn:
+        rows = conn.execute(sa_select(corpus_versions.c.source, corpus_versions.c.version, corpus_versions.c.at,
+                                      corpus_versions.c.action)
+                            .order_by(corpus_versions.c.source, corpus_versions.c.version)).all()
+        by_source: dict[str, list] = {}
+        for row in rows:
+            by_source.setdefault(row.source, []).append(row)
+        out: dict[str, tuple[str | None, str]] = {}
+        for source, versions in by_source.items():
+            if as_utc(versions[-1].at) <= since:
+                continue
+            before = [v for v in versions if as_utc(v.at) <= since] or [
+                v for v in versions[:1] if v.action == "baseline"]  # first recorded by the save after: the state then
+            old = content_of(conn, source, before[-1].version) if before else None
+            out[source] = (old, content_of(conn, source, versions[-1].version))
+    return out

@@ -135,9 +135,10 @@ def stale_changes(admin, item) -> tuple[StaleChange, ...]:
 
 
 def suspend_stale(db: Database, answer: ApprovedAnswer, changed: str) -> bool:
-    """Stop serving an approved answer whose cited chunk changed, and send its item back to 资料已更新 for
-    re-approval; True if this call suspended it (another instance may have done it first)."""
-    if not ApprovedStore(db).suspend(answer.id, reason=f"所引资料已修改：{changed}", actor=SYSTEM_ACTOR,
+    """Stop serving an approved answer the documents no longer back (`changed`: the stale guard's detail, a cited
+    chunk changed or a sentence saying the same thing did), and send its item back to 资料已更新 for re-approval;
+    True if this call suspended it (another instance may have done it first)."""
+    if not ApprovedStore(db).suspend(answer.id, reason=f"资料已修改：{changed}", actor=SYSTEM_ACTOR,
                                      expected_version=answer.version):
         return False
     if answer.item_id is None:
@@ -148,7 +149,7 @@ def suspend_stale(db: Database, answer: ApprovedAnswer, changed: str) -> bool:
     except StoreError:
         return True
     if item.status != "pending":
-        message = f"{STALE_LABEL}：已审答案 #{answer.id} 所引的「{changed}」已修改，已暂停使用，请按新资料重新通过。"
+        message = f"{STALE_LABEL}：已审答案 #{answer.id} 已暂停使用（{changed}），请按新资料重新通过。"
         store.bulk_decide({item.id: item.version}, action="reopen", reviewer=SYSTEM_ACTOR, note=message,
                           add_reason=Problem(STALE_CODE, message))
     return True

@@ -16,7 +16,7 @@ GUARDS = ("retired", "stale", "no_passing", "chunks", "case", "match")
 NEAR_SIMILARITY = 0.5
 GUARD_LABELS = {
     "retired": "已停用或暂停",
-    "stale": "所引资料已修改",
+    "stale": "资料已修改",
     "no_passing": "没有达到阈值的片段",
     "chunks": "所引片段不在这次检索结果里",
     "case": "学员的情况不同",
