@@ -22,6 +22,7 @@ _LEVEL_SHOWN = {1: "一级", 2: "二级", 3: "三级", 4: "四级"}
 _TRANSFER_RE = re.compile(r"转班|换班|调班|换时段|转线上|转线下|换到线|转到线|再转|再换|转过|换过|调过|第.{1,2}次转|第.{1,2}次换")
 _DIFFERENCE_RE = re.compile(r"差价|补多少|补钱|要补|多退少补|退多少差|升|降|转到|换到|转去|换去|转回|换回|调到")
 _REFUND_RE = re.compile(r"退")
+_AMOUNT_RE = re.compile(r"多少|几多|补|退|差价|钱")
 MISSING_TEXT = "要算出你的金额，还需要知道：{missing}"
 FINAL_REFUND, FINAL_PAY, FINAL_BACK, FINAL_FEE = "可退", "需补", "可退差价", "转班手续费"
 
@@ -55,13 +56,25 @@ def compute_answer(question: str, references: Sequence[tuple[int, str]]) -> str 
 
 
 def _asks_difference(case: StudentCase, question: str) -> bool:
-    """A level change: a level is named and the question asks for the difference or names a move."""
+    """A level change: a level is named and the question asks for the difference or names a move (「二级转一级
+    … 退多少」: a move to another level asking an amount is the difference, whatever the transfer fee)."""
+    if case.target is not None and case.level is not None and case.target != case.level \
+            and _AMOUNT_RE.search(question):
+        return True
     return (case.target is not None or bool(case.levels)) and bool(_DIFFERENCE_RE.search(question)) \
         and not (case.target is None and _REFUND_RE.search(question) and "差价" not in question)
 
 
 def _paid(case: StudentCase, book: RuleBook) -> tuple[float, Rule | None, str] | None:
-    """The amount paid: the question's, else the tuition of the student's level (cited), else None."""
+    """The tuition paid: the question's amount (less the documents' textbook fee when the student says it is
+    included: 「连教材一共交了 3880」), else the tuition of the student's level (cited), else None."""
+    if case.paid is not None and case.with_textbook:
+        if book.textbook_fee is None:
+            return None
+        rule, fee = book.textbook_fee
+        tuition = case.paid - fee
+        return tuition, rule, (f"你交的 {format_number(case.paid)} 元含教材费，{_clause(rule)}，实付学费 = "
+                               f"{format_number(case.paid)} − {format_number(fee)} = {format_number(tuition)} 元。")
     if case.paid is not None:
         return case.paid, None, ""
     tuition = book.tuition(case.level)
@@ -79,7 +92,8 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     missing = []
     if paid is None:
         missing.append("实付学费（或报的级别）")
-    if case.taken is None and not case.half and case.started is not False:
+    if case.taken is None and not case.half and case.started is not False \
+            and (case.weeks is None or book.weekly is None):
         missing.append("已上课时（是否已开课）")
     if case.started is False and book.before_start is not None:
         if paid is None:
@@ -96,9 +110,14 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     amount, paid_rule, note = paid
     total_rule, total = book.total
     steps: list[str] = []
+    week_rule = None
     if case.half:
         taken = total / 2
         steps.append(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}")
+    elif case.taken is None and case.weeks is not None and book.weekly is not None:
+        week_rule, rate = book.weekly  # 「上了两周」: the documents' lessons a week
+        taken = case.weeks * rate
+        steps.append(f"已上课时 = {format_number(case.weeks)} 周 × {format_number(rate)} 课时 = {format_number(taken)}")
     else:
         taken = case.taken or 0.0
     text = note + "".join(parts)
@@ -134,7 +153,7 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     if final is None:  # a word of the formula neither the student's figures nor the rules fill
         return None
     steps.append(f"{final_expr} = {format_number(final)} 元，{FINAL_REFUND} {format_number(final)} 元")
-    marks = _marks(book.formula, book.fee, total_rule, paid_rule)
+    marks = _marks(book.formula, book.fee, total_rule, paid_rule, week_rule)
     condition = ""
     if book.over_half is not None:
         stop, threshold = book.over_half
@@ -238,6 +257,10 @@ def rule_queries(question: str, references: Sequence[tuple[int, str]]) -> tuple[
         out.append("每一级 课时")
     if refund and book.over_half is None and case.started is not False:
         out.append("已上课时超过总课时的一半 不再受理退费")
+    if refund and case.with_textbook and book.textbook_fee is None:
+        out.append("教材费 每级")
+    if refund and case.taken is None and case.weeks is not None and book.weekly is None:
+        out.append("每周 课时")
     wanted = [case.level] if refund and case.paid is None else []
     if difference:
         wanted = [case.level, case.target]

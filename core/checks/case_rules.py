@@ -1,8 +1,8 @@
 """The documents' rules for a student's own case, read from the cited references, and worked out step by step.
 
 Nothing here knows the school's numbers: the refund formula (「可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费」),
-the fee rule (「手续费为 … 的 5%，单笔最低 50 元」), the lessons of a level (「每一级都是 16 课时」), the fee table
-(「进阶级（二级）：4200 元」), the over-half stop (「超过总课时的一半（即超过 8 课时）后，不再受理退费」), the
+the fee rule (「手续费为 … 的 5%，单笔最低 50 元」), the lessons of a level (「每一级都是 16 课时」) and of a week
+(「每周上 2 课时」), the fee table (「进阶级（二级）：4200 元」), the textbook fee (「教材费每级 280 元」), the over-half stop (「超过总课时的一半（即超过 8 课时）后，不再受理退费」), the
 before-start rule (「开课前…全额退还」), the transfer rules (「4 课时内…免费转班一次」「从第二次…每次收取 100 元」)
 and the level difference (「按两个级别的学费差价多退少补」) are found in the reference texts by their words, and
 their figures are read there. Values are worked out by core.checks.arithmetic's parser on the formula with the
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from core.checks.arithmetic import evaluate, tokenize
 from core.checks.figures import extract_figures, format_number
-from core.checks.question_figures import LESSONS, MONEY, TOTAL, classify
+from core.checks.question_figures import LESSONS, MONEY, RATE, TOTAL, classify
 
 _SENTENCE_RE = re.compile(r"[^。！？；\n]+")
 _LABEL_RE = re.compile(r"^\s*[问答][:：]\s*")
@@ -58,6 +58,8 @@ class RuleBook:
     over_half: tuple[Rule, float] | None = None  # the stop, with its lesson threshold
     before_start: Rule | None = None
     textbook: Rule | None = None
+    textbook_fee: tuple[Rule, float] | None = None  # 教材费每级 280 元
+    weekly: tuple[Rule, float] | None = None  # 每周上 2 课时
     free_transfer: tuple[Rule, float] | None = None  # the free first transfer, with its lesson window
     transfer_fee: tuple[Rule, int, float] | None = None  # from which transfer on, how much each time
     level_difference: Rule | None = None
@@ -121,6 +123,9 @@ def read_rules(references: Sequence[tuple[int, str]]) -> RuleBook:
         totals = [k for k in kinded if k.kind == LESSONS and k.role == TOTAL]
         if totals and "total" not in found and re.search(r"每一?级", rule.text):
             found["total"] = (rule, totals[0].figure.value)
+        rates = [k for k in kinded if k.kind == LESSONS and k.role == RATE]
+        if rates and "weekly" not in found:
+            found["weekly"] = (rule, rates[0].figure.value)
     for rule in _sentences(references):
         text = rule.text
         if "over_half" not in found and "一半" in text and re.search(r"不再受理|不予|不能退|不退", text):
@@ -131,6 +136,10 @@ def read_rules(references: Sequence[tuple[int, str]]) -> RuleBook:
             found["before_start"] = rule
         if "textbook" not in found and "教材费" in text and re.search(r"不在退费范围|不予退|不退", text):
             found["textbook"] = rule
+        if "textbook_fee" not in found and "教材费" in text and not re.search(r"退|差价", text):
+            amount = next((f for f in extract_figures(text) if f.text.rstrip().endswith("元")), None)
+            if amount is not None:
+                found["textbook_fee"] = (rule, amount.value)
         if "free_transfer" not in found and "免费" in text and "转班" in text:
             window = _lesson_figure(text, "")
             if window is not None:

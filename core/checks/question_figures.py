@@ -29,10 +29,10 @@ _LEVEL_NAMES = {1: "一级", 2: "二级", 3: "三级", 4: "四级"}
 _UNIT_SHOWN = {MONEY: " 元", LESSONS: " 课时", WEEKS: " 周", DAYS: " 天", ORDINAL: " 次"}
 TOTAL, RATE = "total", "rate"  # roles of a lesson count that is a rule, not this student's figure
 HALF = "half"  # 「上了一半」: half of the total lessons, whatever the total is
-_HALF_RE = re.compile(r"(?:上了|上过|已上|学了|上到|过了|听了)\s*(?:刚好|正好|差不多)?\s*(一半)(?!以上|多)")
+_HALF_RE = re.compile(r"(?:上了|上过|已上|学了|上到|过了|听了|上满|上完|学完)\s*(?:刚好|正好|差不多)?\s*(一半)(?!以上|多)")
 
 _MONEY_BEFORE = re.compile(r"(?:交|付|缴|花|学费|费用|价|钱|金额)[了过]?\s*$")
-_LESSON_BEFORE = re.compile(r"(?:课时|节课|上了|已上|上过|学了|听了|剩余|还剩|剩下|剩)\s*$")
+_LESSON_BEFORE = re.compile(r"(?:课时|节课|上了|已上|上过|学了|听了|上完|上满|学完|上到|剩余|还剩|剩下|剩)\s*(?:第)?\s*$")
 _TOTAL_BEFORE = re.compile(r"(?:总课时|都是|每级|每一级|一共|共)\s*$")
 _RATE_BEFORE = re.compile(r"每周上?\s*$")
 _RESULT_BEFORE = re.compile(r"(?:可退|能退|应退|实退|退还|退回|退你|退给|拿回|需补|要补|补交|补差|多退|少补|还剩|剩余|剩下)"
@@ -69,7 +69,8 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False,
     elif written.endswith("级"):
         if 1 <= figure.value <= 4 and not after.startswith(("及", "医院", "别")):
             kind = LEVEL
-    elif written.endswith(("课时", "节", "课")) or (written.endswith("次") and after.startswith("课")):
+    elif written.endswith(("课时", "节", "课")) or (written.endswith("次") and (
+            after.startswith("课") or _LESSON_BEFORE.search(before))):  # 上过4次 = 4 lessons
         kind = LESSONS
     elif written.startswith("第") and written.endswith("次"):
         kind = ORDINAL

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     r = result.reuse
     if r is not None:
         print(f"已审答案复用相似度下限：{r.threshold:.2f}（最优区域 {r.plateau[0]:.2f}–{r.plateau[1]:.2f}，"
-              f"校准文件里的值 {calibration().reuse_threshold:.2f}）；开发用复用题集 {r.rows} 行到了这一关："
+              f"校准文件里的值 {calibration().reuse_threshold:.2f}）；开发用复用题集和测过的复用盲测集 {r.rows} 行到了这一关："
               f"该复用的 {r.should} 行中复用 {r.reused_right}，不该复用的 {r.should_not} 行中复用 {r.reused_wrong}，"
               f"代价 {r.cost}")
     if args.save_run:

@@ -2,7 +2,9 @@
 the gate's knobs are calibrated; `python -m core calibrate --write` writes it to core/data/calibration.json.
 
 The development reuse set (bench/data/reuse_dev.csv: a consultant-approved answer, a new question, whether it
-should be reused) was written for this; the blind reuse set (bench/data/reuse_set.csv) never takes part. Each row
+should be reused) was written for this; a blind reuse set joins it only after its one measurement (reuse_set.csv and
+reuse_set_v2.csv have had theirs, as the measured answerability sets join the gate's calibration); the newest blind
+set (reuse_set_v3.csv) never takes part before it is measured. Each row
 is approved as `eval --reuse` approves it (its sentences cited against the chunks the approved question
 retrieves), then every guard but the threshold is applied to the new question as the Assistant applies it; the
 rule below picks the threshold from the similarities of the rows that reached it. Stale rows do not depend on the
@@ -27,10 +29,10 @@ from core.settings import PROJECT_ROOT
 from core.values import ApprovedAnswer, Citation
 from core.values.reuse import ACTIVE
 
-DEV_SET = PROJECT_ROOT / "bench" / "data" / "reuse_dev.csv"
+DEV_SETS = tuple(PROJECT_ROOT / "bench" / "data" / name for name in ("reuse_dev.csv", "reuse_set.csv", "reuse_set_v2.csv"))
 WRONG_REUSE_COST = 5  # a wrong approved answer served with a consultant's name on it, against a missed reuse (1)
 GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(71))  # 0.30 … 1.00
-RULE = (f"代价最低：开发用复用题集里每个该复用却没复用的行记 1，每个不该复用却复用了的行记 {WRONG_REUSE_COST}"
+RULE = (f"代价最低：开发用复用题集和已测过一次的复用盲测集里每个该复用却没复用的行记 1，每个不该复用却复用了的行记 {WRONG_REUSE_COST}"
         "（带着顾问名字的错误答案比转人工代价高得多）；代价最低的阈值连成一片时取中间。")
 
 
@@ -78,8 +80,8 @@ def similarities(assistant: Assistant, cases: Sequence[ReuseCase]) -> list[tuple
     return out
 
 
-def calibrate_reuse(assistant: Assistant, path: Path = DEV_SET) -> ReuseCalibration:
-    scored = similarities(assistant, read_reuse_set(path))
+def calibrate_reuse(assistant: Assistant, paths: Sequence[Path] = DEV_SETS) -> ReuseCalibration:
+    scored = [s for path in paths for s in similarities(assistant, read_reuse_set(path))]
     should = [s for right, s in scored if right]
     should_not = [s for right, s in scored if not right]
     costs = {t: sum(s < t for s in should) + WRONG_REUSE_COST * sum(s >= t for s in should_not) for t in GRID}

@@ -1,9 +1,7 @@
 """The student's own case in a question: the facts an approved answer depends on, to compare two questions.
 
-The case is read by core.checks.student_case (the offline answerer computes from the same reader). Figures come from core.checks.question_figures (amount paid, level, lessons attended, weeks, days, with
-Chinese numerals as it reads them); on top of that: a level named by its name (入门级 = 一级 …), the level
-to change to (转到四级), whether the course has started (开课前 / 还没开课 vs 开课后 / 上了 N 节), which time it
-is (第二次 转班, 已经转过一次), an age (12 岁), a span (半年, 6 个月) and dates (3 月 5 号). Two questions have the same case when they state the same facts; a fact only one of
+The case is read by core.checks.student_case (the offline answerer computes from the same reader; the facts it
+reads are listed there). Two questions have the same case when they state the same facts; a fact only one of
 them states is a difference (an approved answer for 「三级学费」 is not the answer to 「三级上了 6 节能退多少」).
 Deliberately left out: anything the documents do not decide on (names, reasons, feelings).
 """
@@ -24,6 +22,9 @@ def differences(new: str, approved: str) -> list[str]:
     return out
 
 
+_WORDS = {"received": "已领", "not_received": "没领", "included": "含教材费"}
+
+
 def _shown(values: frozenset[object] | None) -> str:
     if not values:
         return "没说"
@@ -35,6 +36,8 @@ def _shown(values: frozenset[object] | None) -> str:
             words.append("开课后")
         elif value == "half":
             words.append("一半")
+        elif value in _WORDS:
+            words.append(_WORDS[value])
         elif isinstance(value, float):
             words.append(f"{value:g}")
         else:

@@ -38,12 +38,16 @@ def similarity(new_terms: Sequence[Term], mentioned: str) -> float:
     return round(sum(t.weight * credit(t, [mentioned], graded=True) for t in terms) / total, 4)
 
 
-# What an approved answer gives, by the form of its figures: an amount in 元, a span or a time of day, a headcount.
+# What an approved answer gives, by the form of its figures: an amount in 元, a span or a time of day, a headcount,
+# an upper or a lower bound (「每班不超过 8 人」 answers 「一个班最多几个人」; 「单笔最低 50 元」 does not answer
+# 「手续费最多收多少」).
 # A new question asking for one of these is asking what the answer already states (「流利级多少钱」 against an
 # approved 「三级学费多少 → 学费 4800 元」), even when the approved question did not use a question word for it.
 _STATED = (("金额", re.compile(r"\d\s*元|免费")),
            ("时间", re.compile(r"\d\s*(?:分钟|小时|个工作日|工作日|天|周|个月|月|年)|\d{1,2}\s*[:：点]\s*\d{0,2}")),
-           ("人数", re.compile(r"\d\s*(?:人|名)")))
+           ("人数", re.compile(r"\d\s*(?:人|名)")),
+           ("上限", re.compile(r"最多|最高|最长|至多|不超过|不多于|以内")),
+           ("下限", re.compile(r"最低|最少|至少|不低于|不少于|起")))
 
 
 def stated(answer: str) -> frozenset[str]:

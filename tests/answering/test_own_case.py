@@ -118,3 +118,34 @@ def test_no_amount_without_the_rule_that_stops_a_refund():
     refs = _refs("可退金额 =", "手续费为", "（二级）：4200", "每一级都是")
     assert compute_answer("三级 交了4800 上了12次课 退多少", refs) is None
     assert "已上课时超过总课时的一半 不再受理退费" in rule_queries("三级 交了4800 上了12次课 退多少", refs)
+
+
+def test_a_total_that_includes_the_textbook_is_reduced_by_the_documents_textbook_fee():
+    # 3880 = 3600 + 280: refunds are computed on the tuition; v2f13 was computed on 3880 (a wrong amount)
+    refs = _refs("教材费每级", *RULES)
+    text = compute_answer("我报的一级，连教材一共交了3880，上了6节，能退多少？", refs)
+    assert "实付学费 = 3880 − 280 = 3600 元" in text and "可退 2137.5 元" in text
+    _grounded("我报的一级，连教材一共交了3880，上了6节，能退多少？", text, refs)
+    before = compute_answer("流利级没开课 学费+教材一共交了5080 教材已经领了 退费退多少",
+                            _refs("教材费每级", "开课前申请退费", *RULES))
+    assert "可退 4800 元" in before
+    # the textbook's own amount stated: the other amount is the tuition
+    assert "可退 4800 元" in compute_answer("三级学费4800+教材280 课还没开始 退的话能退多少",
+                                           _refs("教材费每级", "开课前申请退费", *RULES))
+    # without the textbook fee among the references, no amount: it is looked up
+    no_fee_table = _refs("可退金额 =", "手续费为", "不再受理退费", "每一级都是")
+    assert compute_answer("二级 学费加教材一共交了4480 上了2节 退多少", no_fee_table) is not None
+    assert "可退 " not in compute_answer("二级 学费加教材一共交了4480 上了2节 退多少", no_fee_table)
+    assert "教材费 每级" in rule_queries("二级 学费加教材一共交了4480 上了2节 退多少", no_fee_table)
+
+
+def test_weeks_attended_are_lessons_by_the_documents_lessons_a_week():
+    text = compute_answer("商务级上了两周了 一节都没落 想退 能退多少", _refs("（四级）：5600", *RULES))
+    assert "已上课时 = 2 周 × 2 课时 = 4" in text and "可退 3990 元" in text
+
+
+def test_a_move_between_two_named_levels_asking_an_amount_is_the_level_difference():
+    refs = _refs("从第二次转班起", "开课后 4 课时内", "转到不同级别", "（二级）：4200")
+    text = compute_answer("二级转一级 上了一节课 第一次转 退多少", refs)  # v2f59 answered the transfer fee only
+    assert "可退差价 600 元" in text
+    assert "需补 1400 元" in compute_answer("进阶转商务 上了2节 第一次转班 补多少", refs)

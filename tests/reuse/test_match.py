@@ -68,3 +68,15 @@ def test_a_new_question_asking_for_something_else_is_not_the_same(new, approved,
 def test_what_the_approved_answer_states_is_not_asked_beyond_it(new, approved, answer, other):
     assert asks_other(new, approved, answer) == (frozenset(other) if other else None)
     assert asked("几点到几点可以找人工") == {"时间"}
+
+
+@pytest.mark.parametrize("new, approved, answer, extra", [
+    ("退费手续费最多收多少？", "退费手续费最低收多少？", "退费手续费单笔最低 50 元。", {"上限"}),  # d159 was served
+    ("转班手续费最低收多少", "退费手续费最多收多少", "退费手续费最高 500 元。", {"下限"}),
+])
+def test_a_maximum_is_not_answered_by_a_minimum_nor_the_other_way_round(new, approved, answer, extra):
+    assert asks_other(new, approved, answer) == extra
+
+
+def test_an_answer_stating_a_bound_answers_a_question_asking_for_it():
+    assert asks_other("一个班最多几个同学", "一个班多少人", "口语课是小班授课，每班不超过 8 人。") is None
