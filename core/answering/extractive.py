@@ -63,6 +63,8 @@ class _Sentence:
     faq: str  # the FAQ question this sentence answers, or ""
     example: str  # the whole worked example this sentence belongs to (「示例：…」 or arithmetic), or ""
     formula: bool  # states a rule as a formula of words
+    lead: str = ""  # the sentence ending in 「：」 that introduces this one's paragraph (「单报学费如下：」), or ""
+    opens: bool = False  # the first sentence after its lead: the two are shown together, as the document has them
 
 
 def _bigrams(text: str) -> set[str]:
@@ -73,10 +75,16 @@ def _bigrams(text: str) -> set[str]:
 def _split(number: int, text: str) -> list[_Sentence]:
     """The reference's sentences. A FAQ answer remembers its question (students ask in its words);
     the question line itself is never shown. Every sentence of a 「示例：」 paragraph remembers the
-    whole paragraph, so it can be judged as one case and shown with its label."""
+    whole paragraph, so it can be judged as one case and shown with its label. A line ending in 「：」 is never
+    shown alone: it is the `lead` of the next paragraph's sentences (「小E 不会自行编造答案，而是统一回复：」 before the
+    sentence it quotes), matched with them, and shown with the first of them, which follows it in the document."""
     out: list[_Sentence] = []
-    question = ""
+    question, lead, led = "", "", False
     for line in text.splitlines():
+        if not line.strip():
+            if led:  # the paragraph a lead introduced has ended
+                lead, led = "", False
+            continue
         label = _LABEL_RE.match(line)
         if label and line.lstrip().startswith("问"):
             question = line[label.end():]
@@ -87,11 +95,15 @@ def _split(number: int, text: str) -> list[_Sentence]:
         paragraph = body.strip() if _EXAMPLE_RE.match(body) else ""
         for raw in _SENTENCE_RE.findall(body):
             piece = raw.strip()
+            if piece.endswith(("：", ":")) and not label and len(normalize(piece)) >= 4 and piece == body.strip():
+                lead, led = piece, False  # 「…统一回复：」「单报学费如下：」「…公式为：」 introduces what follows
+                continue
             if len(normalize(piece)) < 4 or piece.endswith(("？", "?", "：", ":")) or _PURPOSE_RE.match(piece):
                 continue
             worked = any(eq.has_calculation for eq in find_equations(piece))
             out.append(_Sentence(number, len(out), piece, question, paragraph or (piece if worked else ""),
-                                 bool(_FORMULA_RE.search(piece)) and not worked))
+                                 bool(_FORMULA_RE.search(piece)) and not worked, lead, bool(lead) and not led))
+            led = led or bool(lead)
     return out
 
 
@@ -178,7 +190,7 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     if not _ASKS_SCOPE_RE.search(question):
         pool = [s for s in pool if not _SCOPE_RE.match(s.text)]
     wanted = _bigrams(question)
-    matched = [(s, _bigrams(s.faq + s.text), normalize(s.faq + s.text)) for s in pool]
+    matched = [(s, _bigrams(s.faq + s.lead + s.text), normalize(s.faq + s.lead + s.text)) for s in pool]
     held = [[credit(k, [clean], graded=True) for k in keywords] for *_, clean in matched]
     df: dict[str, int] = {}
     for _, grams, _ in matched:
@@ -200,8 +212,8 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     # of its figures as written (the settling FAQ's answer stands whole: students ask in its words).
     kinds = asked_attributes(question)
     related = [(score, s) for score, s in scored
-               if (settling and s.faq == settling) or not words or touches(s.text, words, own, share=1.0)
-               or (touches(s.text, words, own) and _states_asked(s.text, kinds))]
+               if (settling and s.faq == settling) or not words or touches(_shown(s), words, own, share=1.0)
+               or (touches(_shown(s), words, own) and _states_asked(s.text, kinds))]
     if not related:
         return _nearest(scored)
     scored = related
@@ -236,6 +248,11 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
         figures = "、".join(dict.fromkeys(shown(k) for k in asked))
         text += APPLY_TEXT.format(figures=figures) + f"[{formula.number}]。"
     return text
+
+
+def _shown(sentence: _Sentence) -> str:
+    """The words a sentence is shown with: its lead too when it opens the lead's paragraph (core docs above)."""
+    return sentence.lead + sentence.text if sentence.opens else sentence.text
 
 
 def _without_yes_no(sentence: _Sentence) -> _Sentence:
@@ -275,12 +292,13 @@ def _nearest(scored: Sequence[tuple[float, _Sentence]]) -> str:
 
 def _render(sentences: Sequence[_Sentence]) -> str:
     """Each sentence with its [n]; the chosen sentences of one worked example are shown together,
-    joined by 「，」 under one label, where the first of them would stand."""
+    joined by 「，」 under one label, where the first of them would stand; the first sentence after a lead with
+    its lead."""
     out: list[str] = []
     done: set[tuple[int, str]] = set()
     for sentence in sentences:
-        if not sentence.example:
-            out.append(f"{sentence.text.rstrip('。！；;，,')}[{sentence.number}]。")
+        if not sentence.example:  # the document's own words, in its own order
+            out.append(f"{_shown(sentence).rstrip('。！；;，,')}[{sentence.number}]。")
             continue
         group = (sentence.number, sentence.example)
         if group in done:

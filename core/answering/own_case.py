@@ -101,7 +101,18 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
         amount, rule, note = paid
         text = note + _cite(book.before_start) + f"你还没开课：{FINAL_REFUND} {format_number(amount)} 元{_marks(book.before_start, rule)}。"
         return text[:-1] + _textbook(book) + "。"
+    if case.taken is not None and book.over_half is not None and case.taken > book.over_half[1]:
+        stop, threshold = book.over_half  # 「上了10节课 还能退吗」: no amount is needed to say no
+        return (f"你已上 {format_number(case.taken)} 课时，超过了 {format_number(threshold)} 课时："
+                + _clause(stop) + _textbook(book) + "。")
     if missing:
+        condition = ""
+        if case.taken is not None and book.over_half is not None:  # 「刚好上完第 8 节」: still refundable
+            stop, threshold = book.over_half
+            condition = (f"你已上 {format_number(case.taken)} 课时，没有超过 {format_number(threshold)} 课时，"
+                         f"可以退费（超过 {format_number(threshold)} 课时后不再受理退费）[{stop.number}]。")
+            return "".join(parts) + condition + _missing("、".join(missing), book.formula) + (
+                ("另外" + _clause(book.textbook) + "。") if book.textbook is not None else "")
         return "".join(parts) + _missing("、".join(missing), book.formula) + _stops(book)
     if book.total is None or book.over_half is None:
         # Without a level's lessons, or without the rule saying when a refund stops, no amount can be

@@ -37,6 +37,7 @@ _TOTAL_BEFORE = re.compile(r"(?:总课时|都是|每级|每一级|一共|共)\s*
 _RATE_BEFORE = re.compile(r"每周上?\s*$")
 _RESULT_BEFORE = re.compile(r"(?:可退|能退|应退|实退|退还|退回|退你|退给|拿回|需补|要补|补交|补差|多退|少补|还剩|剩余|剩下)"
                             r"[^，。；,\d]{0,3}$")
+_TOGETHER_AFTER = set("儿退去交办走上来")  # after 「一块」: together (一块儿, 一块退), not an amount
 _EXAMPLE_LABEL = re.compile(r"示例[：:是中]|例如|比如|举例|举个例子")
 _ADDRESSES_STUDENT = re.compile(r"[你您]")
 
@@ -65,8 +66,12 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False,
     written = figure.text.rstrip()
     kind = None
     if written.endswith(("元", "块")):
+        if written.endswith("块") and figure.value == 1 and after[:1] in _TOGETHER_AFTER:
+            return None  # 「一块儿退」「一块退给我」: together, not 1 元
         kind = MONEY
     elif written.endswith("级"):
+        if written.startswith("一") and before.endswith(("低", "高", "上", "下", "降", "升")):
+            return None  # 「换到低一级」「升一级」: one level up or down, not level 1
         if 1 <= figure.value <= 4 and not after.startswith(("及", "医院", "别")):
             kind = LEVEL
     elif written.endswith(("课时", "节", "课")) or (written.endswith("次") and (

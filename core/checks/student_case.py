@@ -41,9 +41,14 @@ _TEXTBOOK_RE = re.compile(r"(教材|书本|课本|书)(?:已经|也|都)?(?:领|
 _WITH_TEXTBOOK_RE = re.compile(r"(?:连|加上?|和|跟|\+|＋|含|包括|带)\s*(?:教材|书本|课本|书)(?:费)?|"
                                r"(?:教材|书本|课本)(?:费)?(?:一共|总共|合计|在内|一起)")
 _TEXTBOOK_AMOUNT_RE = re.compile(r"(?:教材|书本|课本|书)(?:费)?\s*(?:是|花了|交了)?\s*(?:\d|[二两三四五六七八九]|一(?![共起下]))")
+# An amount that is the textbook's own price (「教材那280」「那280的书本费」「另外教材280也交了」), not what the
+# student paid for the course.
+_TEXTBOOK_BEFORE_RE = re.compile(r"(?:教材|书本|课本|书)(?:费)?(?:那|这|的|是|要|花了|交了)?\s*$")
+_TEXTBOOK_AFTER_RE = re.compile(r"^\s*(?:元|块)?(?:钱)?(?:的|那)?(?:本)?(?:教材|书本|课本|书)")
 _NO_TEXTBOOK_RE = re.compile(r"(?:教材|书本|课本|书)(?:也|都)?(?:还)?没(?:有)?(?:领|拿)")
 _LEVEL_WORD = r"(入门级|进阶级|流利级|商务级|入门|进阶|流利|商务|[一二三四1-4]级|(?:level|L)\s*[1-4](?![0-9]))"
-_TARGET_RE = re.compile(r"(?:转到|换到|升到|降到|转去|换去|改到|转成|换成|转回|换回|调到|转入|转|换|升|降|到)\s*" + _LEVEL_WORD,
+_TARGET_RE = re.compile(r"(?:转到|换到|升到|降到|降回|升回|转去|换去|改到|转成|换成|转回|换回|调到|调回|转入|转|换|升|降|到)\s*"
+                        + _LEVEL_WORD,
                         re.IGNORECASE)
 _DATE_RE = re.compile(r"(\d{1,2}|[一二三四五六七八九十]{1,3})\s*月\s*(?:(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号])?")
 _HALF_RE = re.compile(r"(?:上|过|学)(?:了|满|完|到)?\s*(?:刚好|正好|差不多)?\s*一半")
@@ -79,11 +84,19 @@ class StudentCase:
             or bool(self.levels) or self.half
 
 
+def textbook_price(question: str, span: tuple[int, int]) -> bool:
+    """Whether the figure at `span` is the textbook's price the student mentions, not an amount they paid."""
+    return bool(_TEXTBOOK_BEFORE_RE.search(question[max(0, span[0] - 8):span[0]])
+                or _TEXTBOOK_AFTER_RE.match(question[span[1]:span[1] + 8]))
+
+
 def case_facts(question: str) -> dict[str, frozenset[object]]:
     """{fact kind: the values the question states}; only kinds it states are present."""
     facts: dict[str, set[object]] = {}
     for figure in question_figures(question):
         if figure.role or figure.kind == ORDINAL:  # a rule the student repeats (每周 2 课时); times below
+            continue
+        if figure.kind == MONEY and textbook_price(question, figure.figure.span):
             continue
         facts.setdefault(figure.kind, set()).add(figure.key)
     for match in _LEVEL_NAME_RE.finditer(question):
@@ -180,7 +193,8 @@ def read_case(question: str) -> StudentCase:
         named.append((match.start(), int(match.group(1))))
     levels = tuple(dict.fromkeys(lv for _, lv in sorted(named)))
     targets = [level_number(m.group(1)) for m in _TARGET_RE.finditer(text)]
-    own = [k for k in figures if not k.role or k.role == HALF]
+    own = [k for k in figures if (not k.role or k.role == HALF)
+           and not (k.kind == MONEY and textbook_price(text, k.figure.span))]
     paid = next((k.figure.value for k in own if k.kind == MONEY), None)
     taken = next((k.figure.value for k in own if k.kind == LESSONS and k.role != HALF), None)
     weeks = next((k.figure.value for k in own if k.kind == WEEKS), None)

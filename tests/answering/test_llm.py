@@ -197,3 +197,24 @@ def test_only_filler_left_says_the_nearest_point_instead():
     refs = ((1, "已上课时超过总课时的一半（即超过 8 课时）后，不再受理退费申请。"),)
     text = compose_answer("上了多少课时以后就不能退了", refs, (_term("不能退"),))
     assert text.startswith("资料里没有直接回答这个问题，最接近的规定是：") and text.endswith("[1]。")
+
+
+# --- a line ending in 「：」 introduces what follows (round 4) -----------------------------------------------
+
+QUOTE_DOC = "遇到资料里没有的问题，小E 不会自行编造答案，而是统一回复：\n\n这件事资料里没写，我不能替你们编，请转人工。"
+FEES_DOC = "各级口语课的单报学费如下：\n\n入门级（一级）：3600 元\n进阶级（二级）：4200 元\n\n教材费每级 280 元。"
+
+
+def test_a_quoted_sentence_is_shown_with_the_line_that_introduces_it_never_alone():
+    # 「你会不会瞎编答案啊」 was answered with the refusal sentence alone, which reads as a refusal
+    text = compose_answer("你会不会瞎编答案啊", ((1, QUOTE_DOC),), (_term("瞎编", 0.9), _term("答案")))
+    assert text.startswith("遇到资料里没有的问题，小E 不会自行编造答案，而是统一回复：这件事资料里没写")
+    assert text != REFUSAL_TEXT and text.endswith("[1]。")
+
+
+def test_the_lead_counts_for_its_paragraph_but_is_shown_only_with_the_line_after_it():
+    first = compose_answer("一级学费多少", ((1, FEES_DOC),), (_term("一级", 0.6), _term("学费")))
+    assert first.startswith("各级口语课的单报学费如下：入门级（一级）：3600 元[1]")
+    second = compose_answer("二级学费多少", ((1, FEES_DOC),), (_term("二级", 0.6), _term("学费")))
+    assert "进阶级（二级）：4200 元[1]" in second and "如下：进阶级" not in second  # the document's own order
+    assert normalize("进阶级（二级）：4200 元") in normalize(FEES_DOC)

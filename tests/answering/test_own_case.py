@@ -149,3 +149,22 @@ def test_a_move_between_two_named_levels_asking_an_amount_is_the_level_differenc
     text = compute_answer("二级转一级 上了一节课 第一次转 退多少", refs)  # v2f59 answered the transfer fee only
     assert "可退差价 600 元" in text
     assert "需补 1400 元" in compute_answer("进阶转商务 上了2节 第一次转班 补多少", refs)
+
+
+def test_more_than_half_says_no_even_when_the_amount_paid_is_not_said():
+    # 「上了10节课 还能退吗」 was answered 「还需要知道：实付学费」: no amount is needed to say no
+    text = compute_answer("上了10节课了还能退吗", _refs(*RULES))
+    assert "超过了 8 课时" in text and "不再受理退费" in text and "还需要知道" not in text
+    eight = compute_answer("刚好上完第8节 还能退费吗", _refs(*RULES))
+    assert "没有超过 8 课时，可以退费" in eight and "还需要知道：实付学费" in eight
+
+
+@pytest.mark.parametrize("question", [
+    "退学费的时候教材那280也一起退吗",  # the textbook's price, not what the student paid for the course
+    "退费的时候，当初单交的那 280 书本费会一块儿退给我吗",  # and 一块儿 is "together", not 1 元
+    "觉得课太难想换到低一级 多交的钱会退吗",  # 低一级 is one level down, not level 1
+])
+def test_figures_that_are_not_the_students_case_start_no_computation(question):
+    case = read_case(question)
+    assert case.paid is None and case.levels == ()
+    assert compute_answer(question, _refs(*RULES)) is None
