@@ -62,10 +62,10 @@ def run_ask(args: argparse.Namespace) -> int:
 def render_report(result: RAGAnswer, knobs: Knobs, *, queued: int | None, queue_used: bool) -> str:
     """The seed-style plain-text report: candidates, decision, answer, citation table, check result."""
     lines = [f"问题：{result.question}", f"参数：{knobs.describe()}",
-             f"召回 {len(result.candidates)} 条（按排序分）："]
-    for hit in result.candidates:
+             f"召回 {len(result.candidates)} 条（命中的在前，编号就是回答里的出处编号 [n]）："]
+    for number, hit in enumerate(result.candidates, start=1):
         state = "命中" if hit.passed else "低于阈值"
-        lines.append(f"  [{hit.rank}] 排序分 {hit.value:.3f}（检索分 {hit.score:.3f}）  {state}  "
+        lines.append(f"  [{number}] 排序分 {hit.value:.3f}（检索分 {hit.score:.3f}，检索第 {hit.rank} 名）  {state}  "
                      f"{hit.source} · {hit.heading}")
     if result.decision is not None:
         lines.append("判断：" + "；".join(f"{s.name_zh} {s.compared}" for s in result.decision.signals[:3]))

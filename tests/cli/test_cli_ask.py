@@ -94,3 +94,18 @@ def test_cli_ask_calls_the_configured_model(isolated_env, capsys, monkeypatch, f
     data = json.loads(capsys.readouterr().out)
     assert fake_openai.count("/v1/chat/completions") == 1
     assert data["model"] == "fake-chat" and data["answer"] == "启明英语的口语课一共分为四级[1]。"
+
+
+def test_cli_ask_numbers_the_candidates_as_the_answer_cites_them(isolated_env, capsys):
+    """The candidate list was numbered by retrieval rank ([1] [3] [1] [2] for the refund question, with a rule
+    chunk added): now [n] there is the [n] of the answer and of the citation table."""
+    assert main(["ask", "我报的二级 交了4200 上了6节课 现在退能退多少", "--no-queue"]) == 0
+    out = capsys.readouterr().out
+    listed = {line.split("]")[0].strip(" ["): line.rsplit("  ", 1)[1] for line in out.splitlines()
+              if line.startswith("  [") and "排序分" in line}
+    assert list(listed) == [str(n) for n in range(1, len(listed) + 1)]
+    table = [line for line in out.splitlines() if line.startswith("[") and ".md" in line]
+    assert table
+    for row in table:
+        number, source, heading = row.split("  ")[:3]
+        assert listed[number.strip("[]")] == f"{source} · {heading}"
