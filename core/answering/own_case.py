@@ -19,7 +19,8 @@ from core.checks.figures import format_number
 from core.checks.student_case import StudentCase, read_case
 
 _LEVEL_SHOWN = {1: "一级", 2: "二级", 3: "三级", 4: "四级"}
-_TRANSFER_RE = re.compile(r"转班|换班|调班|换时段|转线上|转线下|换到线|转到线|再转|再换|转过|换过|调过|第.{1,2}次转|第.{1,2}次换")
+_TRANSFER_RE = re.compile(r"转班|换班|调班|换时段|转线上|转线下|换到线|转到线|再转|再换|转过|换过|调过|第.{1,2}次转|第.{1,2}次换|"
+                          r"(?:转|换|调)了.{1,3}次班")
 _DIFFERENCE_RE = re.compile(r"差价|补多少|补钱|要补|多退少补|退多少差|升|降|转到|换到|转去|换去|转回|换回|调到")
 _REFUND_RE = re.compile(r"退")
 _AMOUNT_RE = re.compile(r"多少|几多|补|退|差价|钱")
@@ -92,7 +93,7 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     missing = []
     if paid is None:
         missing.append("实付学费（或报的级别）")
-    if case.taken is None and not case.half and case.started is not False \
+    if case.taken is None and not case.half and case.started is not False and case.remaining is None \
             and (case.weeks is None or book.weekly is None):
         missing.append("已上课时（是否已开课）")
     if case.started is False and book.before_start is not None:
@@ -125,6 +126,9 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     if case.half:
         taken = total / 2
         steps.append(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}")
+    elif case.taken is None and case.remaining is not None:  # 「还剩十节没上」
+        taken = total - case.remaining
+        steps.append(f"已上课时 = {format_number(total)} − {format_number(case.remaining)} = {format_number(taken)}")
     elif case.taken is None and case.weeks is not None and book.weekly is not None:
         week_rule, rate = book.weekly  # 「上了两周」: the documents' lessons a week
         taken = case.weeks * rate
@@ -135,7 +139,9 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     if book.over_half is not None:
         stop, threshold = book.over_half
         if taken > threshold:
-            return (note + f"你已上 {format_number(taken)} 课时，超过了 {format_number(threshold)} 课时："
+            derived = "，".join(_spaced(step) for step in steps)  # 已上课时 = 16 − 3 = 13 (from 还剩三节)
+            return (note + (f"按你的数字：{derived}{_marks(total_rule, week_rule)}。" if derived else "")
+                    + f"你已上 {format_number(taken)} 课时，超过了 {format_number(threshold)} 课时："
                     + _clause(stop) + _textbook(book) + "。")
     remaining = total - taken
     steps.append(f"剩余课时 = {format_number(total)} − {format_number(taken)} = {format_number(remaining)}")

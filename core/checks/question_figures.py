@@ -29,6 +29,9 @@ _LEVEL_NAMES = {1: "一级", 2: "二级", 3: "三级", 4: "四级"}
 _UNIT_SHOWN = {MONEY: " 元", LESSONS: " 课时", WEEKS: " 周", DAYS: " 天", ORDINAL: " 次"}
 TOTAL, RATE = "total", "rate"  # roles of a lesson count that is a rule, not this student's figure
 HALF = "half"  # 「上了一半」: half of the total lessons, whatever the total is
+REMAINING = "remaining"  # 「还剩十节没上」: the lessons left
+_REMAINING_BEFORE = re.compile(r"(?:还剩|剩下|剩余|剩|还有|没上的|未上的)\s*$")
+_NOT_TAKEN_AFTER = re.compile(r"\s*(?:课时|节课|节|课)?\s*(?:没上|没有上|未上|还没上)")
 _HALF_RE = re.compile(r"(?:上了|上过|已上|学了|上到|过了|听了|上满|上完|学完)\s*(?:刚好|正好|差不多)?\s*(一半)(?!以上|多)")
 
 _MONEY_BEFORE = re.compile(r"(?:交|付|缴|花|学费|费用|价|钱|金额)[了过]?\s*$")
@@ -74,6 +77,9 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False,
             return None  # 「换到低一级」「升一级」: one level up or down, not level 1
         if 1 <= figure.value <= 4 and not after.startswith(("及", "医院", "别")):
             kind = LEVEL
+    elif written.endswith("课") and after.startswith("程"):  # 「交了四千八 课程还没开始」: 课 is the course's
+        if _MONEY_BEFORE.search(before) or figure.value >= 100:
+            kind = MONEY
     elif written.endswith(("课时", "节", "课")) or (written.endswith("次") and (
             after.startswith("课") or _LESSON_BEFORE.search(before))):  # 上过4次 = 4 lessons
         kind = LESSONS
@@ -98,6 +104,8 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False,
         role = TOTAL
     elif kind == LESSONS and _RATE_BEFORE.search(before):
         role = RATE
+    elif kind == LESSONS and (_REMAINING_BEFORE.search(before) or _NOT_TAKEN_AFTER.match(text, end)):
+        role = REMAINING  # 「还剩十节没上」: the lessons left, not the ones taken
     return KindedFigure(figure, kind, role)
 
 

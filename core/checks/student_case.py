@@ -16,14 +16,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.checks.question_figures import HALF, KIND_NAMES, LESSONS, LEVEL, MONEY, ORDINAL, WEEKS, question_figures
+from core.checks.question_figures import (
+    HALF,
+    KIND_NAMES,
+    LESSONS,
+    LEVEL,
+    MONEY,
+    ORDINAL,
+    REMAINING,
+    WEEKS,
+    question_figures,
+)
 
 LEVEL_NAMES = {"入门级": 1, "进阶级": 2, "流利级": 3, "商务级": 4, "入门": 1, "进阶": 2, "流利": 3, "商务": 4}
 _LEVEL_NAME_RE = re.compile("|".join(sorted(map(re.escape, LEVEL_NAMES), key=len, reverse=True)))
 # level 2, Level2, L2 (a digit after it would make another number: L23)
 _LATIN_LEVEL_RE = re.compile(r"(?:level|(?<![A-Za-z])L)\s*([1-4])(?![0-9])", re.IGNORECASE)
 _BEFORE_RE = re.compile(r"开课前|开课之前|还没开课|没开课|没有开课|还没开始上|开课以前|没上过课|一节(?:课)?都(?:还)?没上|"
-                        r"课(?:也|都)?还没(?:开始|开)|还没(?:有)?上课|没上课(?:之前|以前|前)|尚未开课|才开课|开课还早")
+                        r"课(?:程)?(?:也|都)?还没(?:开始|开)|还没(?:有)?上课|没上课(?:之前|以前|前)|尚未开课|才开课|开课还早")
 # Said in words; a lesson count the student took (上了 6 节, 上完四课时, 上满一半) says it too (read_case, case_facts).
 # A bare 「上了」 or 「学了」 does not: 「不想上了」「中途不学了」 can be said before the course starts.
 _AFTER_RE = re.compile(r"开课后|开课以后|开课之后|已经开课|开课了|已开课|上课了|上过课|已经在上|上咗")
@@ -34,12 +44,18 @@ _AGAIN_RE = re.compile(r"再转|又要转|又想转|再次转|再换|又要换|�
 _AGE_RE = re.compile(r"([一二三四五六七八九十\d]{1,3})\s*岁")
 _SPAN_RE = re.compile(r"([半一二两三四五六七八九十\d]{1,3})\s*(个月|年)")
 _CLOCK_RE = re.compile(r"(早上|上午|中午|下午|傍晚|晚上|夜里|半夜|凌晨)?\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*(?:点|时|[:：](?=\d{2}))")
+_MINOR_RE = re.compile(r"未成年|没成年|还没成年|不满\s*18|未满\s*18")
+_ADULT_RE = re.compile(r"已经成年|已成年|成年了|是成年人|满\s*18|过了\s*18")
 _CLOCK_AFTER = re.compile(r"钟|半|以后|之后|以前|之前|前|后|到|多|左右")
 _LATE = ("下午", "傍晚", "晚上", "夜里", "半夜")
 _TEXTBOOK_RE = re.compile(r"(教材|书本|课本|书)(?:已经|也|都)?(?:领|拿)(?:了|过|到)|(?:领|拿)(?:了|过|到)(?:教材|书本|课本|书)")
 # The amount paid includes the textbook: 「连教材一共交了3880」「学费加教材 4480」「学费+教材一共交了5080」.
-_WITH_TEXTBOOK_RE = re.compile(r"(?:连|加上?|和|跟|\+|＋|含|包括|带)\s*(?:教材|书本|课本|书)(?:费)?|"
-                               r"(?:教材|书本|课本)(?:费)?(?:一共|总共|合计|在内|一起)")
+_WITH_TEXTBOOK_RE = re.compile(r"(?:连|加上?|和|跟|\+|＋|含|包括|包含|带)\s*(?:教材|书本|课本|书)(?:费)?|"
+                               r"(?:教材|书本|课本)(?:费)?(?:一共|总共|合计|在内|一起)|"
+                               r"(?:含|包括|包含|里面有|里头有|其中有)\s*[\d一二两三四五六七八九十百]*\s*(?:元|块)?(?:的)?"
+                               r"(?:教材|书本|课本|书)")
+_INCLUDES_TEXTBOOK_RE = re.compile(r"(?:含|包括|包含|里面有|里头有|其中有)\s*[\d一二两三四五六七八九十百]*\s*(?:元|块)?(?:的)?"
+                                   r"(?:教材|书本|课本|书)")
 _TEXTBOOK_AMOUNT_RE = re.compile(r"(?:教材|书本|课本|书)(?:费)?\s*(?:是|花了|交了)?\s*(?:\d|[二两三四五六七八九]|一(?![共起下]))")
 # An amount that is the textbook's own price (「教材那280」「那280的书本费」「另外教材280也交了」), not what the
 # student paid for the course.
@@ -55,7 +71,8 @@ _HALF_RE = re.compile(r"(?:上|过|学)(?:了|满|完|到)?\s*(?:刚好|正好|�
 _SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 FACT_NAMES = {**KIND_NAMES, "started": "是否已开课", "times": "第几次", "target": "要转到的级别", "age": "年龄",
               "span": "时长", "date": "日期", "half": "已上课时", "clock": "钟点", "textbook": "教材是否已领",
-              "with_textbook": "金额是否含教材费"}
+              "with_textbook": "金额是否含教材费",
+              "remaining": "剩余课时", "adult": "是否成年"}
 
 
 @dataclass(frozen=True)
@@ -70,6 +87,7 @@ class StudentCase:
     weeks: float | None = None
     started: bool | None = None  # False: 开课前; True: 开课后 / lessons attended
     with_textbook: bool = False  # the amount paid includes the textbook fee (连教材一共交了 3880)
+    remaining: float | None = None  # lessons left (还剩十节没上)
     times: int | None = None  # which transfer this is (第二次, 已经转过一次 → 2)
 
     @property
@@ -80,8 +98,16 @@ class StudentCase:
     @property
     def states_figures(self) -> bool:
         """Whether the question states a figure of the student's own (开课前 alone is a general question)."""
-        return any(v is not None for v in (self.paid, self.taken, self.weeks, self.target, self.times)) \
+        return any(v is not None for v in (self.paid, self.taken, self.weeks, self.target, self.times, self.remaining)) \
             or bool(self.levels) or self.half
+
+
+def includes_textbook(question: str) -> bool:
+    """Whether the amount the student says they paid includes the textbook fee (「连教材一共交了3880」「交了4480
+    含280教材费」); 「学费4800+教材280」 states the textbook's own amount, so the 4800 is the tuition."""
+    if _INCLUDES_TEXTBOOK_RE.search(question):
+        return True
+    return bool(_WITH_TEXTBOOK_RE.search(question)) and not _TEXTBOOK_AMOUNT_RE.search(question)
 
 
 def textbook_price(question: str, span: tuple[int, int]) -> bool:
@@ -94,6 +120,9 @@ def case_facts(question: str) -> dict[str, frozenset[object]]:
     """{fact kind: the values the question states}; only kinds it states are present."""
     facts: dict[str, set[object]] = {}
     for figure in question_figures(question):
+        if figure.role == REMAINING:  # 还剩十节没上: not the same case as 上了十节
+            facts.setdefault("remaining", set()).add(figure.key)
+            continue
         if figure.role or figure.kind == ORDINAL:  # a rule the student repeats (每周 2 课时); times below
             continue
         if figure.kind == MONEY and textbook_price(question, figure.figure.span):
@@ -107,7 +136,8 @@ def case_facts(question: str) -> dict[str, frozenset[object]]:
         facts.setdefault("half", set()).add("half")
     if _BEFORE_RE.search(question):
         facts.setdefault("started", set()).add("before")
-    elif _AFTER_RE.search(question) or any(v > 0 for v in facts.get("lessons", ())) or "half" in facts:
+    elif _AFTER_RE.search(question) or any(v > 0 for v in facts.get("lessons", ())) or "half" in facts \
+            or "remaining" in facts:
         facts.setdefault("started", set()).add("after")
     for match in _TIMES_RE.finditer(question):
         written = match.group(1) or "一"  # 头回 is the first time
@@ -134,7 +164,11 @@ def case_facts(question: str) -> dict[str, frozenset[object]]:
         # 晚上十点, 22点, 21:00, 十点以后; not 「便宜一点」「快一点」 (a bit), nor the 号 of a date
         if match.group(1) or match.group(2).isdigit() or _CLOCK_AFTER.match(question, match.end()):
             facts.setdefault("clock", set()).add(_hour(match.group(1) or "", match.group(2)))
-    if "money" in facts and _WITH_TEXTBOOK_RE.search(question) and not _TEXTBOOK_AMOUNT_RE.search(question):
+    if _MINOR_RE.search(question):
+        facts["adult"] = {"minor"}  # the documents decide who applies for a minor (the guardian)
+    elif _ADULT_RE.search(question):
+        facts["adult"] = {"adult"}
+    if "money" in facts and includes_textbook(question):
         facts["with_textbook"] = {"included"}  # 连教材一共交了 3880: not the same amount as 交了 3880
     if _NO_TEXTBOOK_RE.search(question):
         facts["textbook"] = {"not_received"}
@@ -198,14 +232,14 @@ def read_case(question: str) -> StudentCase:
     paid = next((k.figure.value for k in own if k.kind == MONEY), None)
     taken = next((k.figure.value for k in own if k.kind == LESSONS and k.role != HALF), None)
     weeks = next((k.figure.value for k in own if k.kind == WEEKS), None)
+    remaining = next((k.figure.value for k in figures if k.kind == LESSONS and k.role == REMAINING), None)
     half = any(k.role == HALF for k in figures)
     facts = case_facts(text)
     started = None
     if "started" in facts:
         started = "after" in facts["started"]
     times = min(facts["times"]) if "times" in facts else None
-    # 「学费4800+教材280」 states the textbook's own amount: the 4800 is the tuition
-    with_textbook = paid is not None and bool(_WITH_TEXTBOOK_RE.search(text)) and not _TEXTBOOK_AMOUNT_RE.search(text)
+    with_textbook = paid is not None and includes_textbook(text)
     return StudentCase(levels=levels, target=targets[-1] if targets else None, paid=paid, taken=taken, half=half,
-                       with_textbook=with_textbook,
+                       with_textbook=with_textbook, remaining=remaining,
                        weeks=weeks, started=started, times=int(times) if times else None)

@@ -2,9 +2,9 @@
 the gate's knobs are calibrated; `python -m core calibrate --write` writes it to core/data/calibration.json.
 
 The development reuse set (bench/data/reuse_dev.csv: a consultant-approved answer, a new question, whether it
-should be reused) was written for this; a blind reuse set joins it only after its one measurement (reuse_set.csv and
-reuse_set_v2.csv have had theirs, as the measured answerability sets join the gate's calibration); the newest blind
-set (reuse_set_v3.csv) never takes part before it is measured. Each row
+should be reused) was written for this; a blind reuse set joins it only after its one measurement (reuse_set.csv,
+reuse_set_v2.csv and reuse_set_v3.csv have had theirs, as the measured answerability sets join the gate's
+calibration); a new blind set never takes part before it is measured. Each row
 is approved as `eval --reuse` approves it (its sentences cited against the chunks the approved question
 retrieves), then every guard but the threshold is applied to the new question as the Assistant applies it; the
 rule below picks the threshold from the similarities of the rows that reached it. Stale rows do not depend on the
@@ -29,11 +29,14 @@ from core.settings import PROJECT_ROOT
 from core.values import ApprovedAnswer, Citation
 from core.values.reuse import ACTIVE
 
-DEV_SETS = tuple(PROJECT_ROOT / "bench" / "data" / name for name in ("reuse_dev.csv", "reuse_set.csv", "reuse_set_v2.csv"))
-WRONG_REUSE_COST = 5  # a wrong approved answer served with a consultant's name on it, against a missed reuse (1)
+DEV_SETS = tuple(PROJECT_ROOT / "bench" / "data" / name
+                 for name in ("reuse_dev.csv", "reuse_set.csv", "reuse_set_v2.csv", "reuse_set_v3.csv"))
 GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(71))  # 0.30 … 1.00
-RULE = (f"代价最低：开发用复用题集和已测过一次的复用盲测集里每个该复用却没复用的行记 1，每个不该复用却复用了的行记 {WRONG_REUSE_COST}"
-        "（带着顾问名字的错误答案比转人工代价高得多）；代价最低的阈值连成一片时取中间。")
+# Round 3 priced a wrong reuse at 5 missed ones; with the blind sets measured since, that price let one served answer
+# to another question through (d158: 「转班手续费最低收多少」 given the answer about the refund fee). Issue #31 asks for
+# no wrong reuse at all, so a threshold that serves any row that must not be reused is out, whatever it gains.
+RULE = ("开发用复用题集和已测过一次的复用盲测集上，不该复用的行一行也不能复用（#31 的要求：带着顾问名字的错误答案不能发给学员）；"
+        "满足这一条的阈值里取没复用的该复用行最少的，这样的阈值连成一片时取中间。")
 
 
 @dataclass(frozen=True)
@@ -84,9 +87,9 @@ def calibrate_reuse(assistant: Assistant, paths: Sequence[Path] = DEV_SETS) -> R
     scored = [s for path in paths for s in similarities(assistant, read_reuse_set(path))]
     should = [s for right, s in scored if right]
     should_not = [s for right, s in scored if not right]
-    costs = {t: sum(s < t for s in should) + WRONG_REUSE_COST * sum(s >= t for s in should_not) for t in GRID}
+    costs = {t: sum(s < t for s in should) for t in GRID if not any(s >= t for s in should_not)}
     best = min(costs.values())
-    run = _longest_run([t for t in GRID if costs[t] == best])
+    run = _longest_run([t for t in GRID if costs.get(t) == best])
     threshold = run[len(run) // 2]
     return ReuseCalibration(threshold=threshold, plateau=(run[0], run[-1]), rows=len(scored), should=len(should),
                             should_not=len(should_not), reused_right=sum(s >= threshold for s in should),

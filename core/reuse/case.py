@@ -22,7 +22,7 @@ def differences(new: str, approved: str) -> list[str]:
     return out
 
 
-_WORDS = {"received": "已领", "not_received": "没领", "included": "含教材费"}
+_WORDS = {"received": "已领", "not_received": "没领", "included": "含教材费", "minor": "未成年", "adult": "成年"}
 
 
 def _shown(values: frozenset[object] | None) -> str:

@@ -9,7 +9,8 @@
 4. chunks — every cited chunk is among the new question's retrieved candidates;
 5. case — the student's own case is the same (core.reuse.case): amounts, lessons, level, started, which time;
 6. match — the new question asks for nothing the approved question did not ask and its answer does not state
-   (time, way, amount …: an answer stating 「4800 元」 gives an amount), and the approved
+   (time, way, amount …: an answer stating 「4800 元」 gives an amount), is not a yes/no question where the approved
+   one asked for a quantity (time, amount, headcount, count), and the approved
    question and answer mention enough of its terms (core.reuse.match) to reach the reuse threshold
    (calibrated by `python -m core calibrate`, core/data/calibration.json).
 The first guard that fails is the reason; a near match that failed only at `case` is what the page offers as
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from core.reuse.case import differences
-from core.reuse.match import asks_other, mentioned_text, similarity
+from core.reuse.match import asks_other, asks_yes_no_instead, mentioned_text, similarity
 from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.reuse import ACTIVE
 
@@ -53,6 +54,9 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     other = asks_other(retrieval.question, answer.question, answer.text)
     if other:
         return stop("match", f"这个问题还问了{'、'.join(sorted(other))}")
+    instead = asks_yes_no_instead(retrieval.question, answer.question)
+    if instead:
+        return stop("match", f"已审问题问的是{'、'.join(sorted(instead))}，这个问题问的是能不能、是不是")
     if score < threshold:
         return stop("match", f"相似度 {score:.2f} < {threshold:.2f}")
     return GuardResult(answer, score)

@@ -47,7 +47,8 @@ _STATED = (("金额", re.compile(r"\d\s*元|免费")),
            ("时间", re.compile(r"\d\s*(?:分钟|小时|个工作日|工作日|天|周|个月|月|年)|\d{1,2}\s*[:：点]\s*\d{0,2}")),
            ("人数", re.compile(r"\d\s*(?:人|名)")),
            ("上限", re.compile(r"最多|最高|最长|至多|不超过|不多于|以内")),
-           ("下限", re.compile(r"最低|最少|至少|不低于|不少于|起")))
+           ("下限", re.compile(r"最低|最少|至少|不低于|不少于|起")),
+           ("数量", re.compile(r"\d\s*(?:节|课时|次|周|个星期)")))
 
 
 def stated(answer: str) -> frozenset[str]:
@@ -61,3 +62,16 @@ def asks_other(new: str, approved: str, answer: str = "") -> frozenset[str] | No
     adds 人数 when the answer states no headcount)."""
     extra = asked(new) - asked(approved) - stated(answer)
     return extra or None
+
+
+# What a yes/no question looks like (「能直接升下一级吗」「要交钱不」); the quantities an answer is asked for.
+_YES_NO = re.compile(r"吗|能不能|可不可以|可以不|行不行|能否|是否|有没有|是不是|\S不[？?！!。]?$|没[？?！!。]?$")
+_QUANTITIES = frozenset({"时间", "金额", "人数", "数量"})
+
+
+def asks_yes_no_instead(new: str, approved: str) -> frozenset[str] | None:
+    """What the approved question asked for that the new one, a yes/no question, does not: its answer states a
+    quantity the new question did not ask about (「一个级别要学多久 → 八周结课」 does not answer 「一个级别学完能直接
+    升下一级吗」). None when the new question asks for the same quantities, or is not a yes/no question."""
+    missed = (asked(approved) & _QUANTITIES) - asked(new)
+    return missed if missed and _YES_NO.search(new.strip()) else None

@@ -168,3 +168,25 @@ def test_figures_that_are_not_the_students_case_start_no_computation(question):
     case = read_case(question)
     assert case.paid is None and case.levels == ()
     assert compute_answer(question, _refs(*RULES)) is None
+
+
+def test_lessons_left_are_not_lessons_taken():
+    # v3f15/v3f20/v3f45 (third blind set): 「还剩十节没上」 was read as 10 taken (a no), 「还剩三节」 as 3 taken
+    text = compute_answer("四级的 还剩十节没上 现在退能退多少", _refs("（四级）：5600", *RULES))
+    assert "已上课时 = 16 − 10 = 6" in text and "可退 3325 元" in text
+    over = compute_answer("一级还剩三节课没上 想退 能退多少", _refs(*RULES))
+    assert "已上课时 = 16 − 3 = 13" in over and "不再受理退费" in over and "可退 " not in over
+
+
+def test_the_course_is_not_a_lesson_count_and_included_textbooks_are_read_in_more_words():
+    # v3f41: 「交了四千八 课程还没开始」 was read as 4800 lessons taken
+    text = compute_answer("我报的三级交了四千八 课程还没开始 现在申请退费退多少", _refs("开课前申请退费", *RULES))
+    assert "可退 4800 元" in text
+    # v3f10 / v3f24: the amount includes the textbook, said after it
+    assert "可退 3491.25 元" in compute_answer("交了4480 含280教材费 二级 上了两次课 退费多少", _refs(*RULES))
+    assert "可退 3705 元" in compute_answer("流利级 交了五千零八十 这里面有教材费 上了三节 退费能退多少", _refs(*RULES))
+
+
+def test_a_transfer_said_as_transferred_n_times_is_a_transfer():
+    refs = _refs("从第二次转班起", "开课后 4 课时内", "转到不同级别")
+    assert "转班手续费 100 元" in compute_answer("前面已经转了两次班了 现在第三次 还是同级别 要多少手续费", refs)

@@ -50,6 +50,8 @@ def test_the_same_case_written_differently_has_no_differences(a, b):
     ("L1 上了五节课 能退多少", "二级上了五节课 能退多少", "级别"),
     ("一级转三级要补多少", "一级转二级要补多少", "要转到的级别"),
     ("一级连教材一共交了3880 上了6节 能退多少", "一级交了3880 上了6节 能退多少", "金额是否含教材费"),
+    ("学员已经成年了 退费家长能代办吗", "孩子还没成年 退费谁来申请", "是否成年"),  # v3r175 was served
+    ("四级的 还剩十节没上 现在退能退多少", "四级的 上了十节了 现在退能退多少", "剩余课时"),
 ])
 def test_a_different_case_is_named(a, b, what):
     found = differences(a, b)

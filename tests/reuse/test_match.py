@@ -80,3 +80,18 @@ def test_a_maximum_is_not_answered_by_a_minimum_nor_the_other_way_round(new, app
 
 def test_an_answer_stating_a_bound_answers_a_question_asking_for_it():
     assert asks_other("一个班最多几个同学", "一个班多少人", "口语课是小班授课，每班不超过 8 人。") is None
+
+
+def test_a_count_is_not_answered_by_a_duration():
+    # v3r010 (third blind set) served 「每课时45分钟」 for 「每周上几节课」
+    assert asks_other("每周上几节课", "小E 每节课多长时间", "每课时45分钟。") == {"数量"}
+    assert asks_other("一个级别要上几节课", "一个级别要上多少节课", "每一级都是 16 课时。") is None
+
+
+def test_a_yes_no_question_is_not_answered_by_the_quantity_another_question_asked_for():
+    from core.reuse.match import asks_yes_no_instead
+
+    # d030 / v2r013: 「一个级别要学多久 → 八周结课」 does not answer whether one can move up
+    assert asks_yes_no_instead("一个级别学完能直接升下一级吗？", "一个级别要学多久才能结课？") == {"时间"}
+    assert asks_yes_no_instead("分级测试要交钱不", "分级测试收费吗") is None  # both ask the amount (收费/要钱)
+    assert asks_yes_no_instead("一个班最多几个人", "一个班多少人") is None  # not a yes/no question
