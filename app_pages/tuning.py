@@ -40,7 +40,7 @@ from core.settings import Settings
 from ui.auth import authorize, current_user, guard_page, require
 from ui.escape import md_escape
 from ui.impact_view import show_impact
-from ui.knob_state import hold
+from ui.knob_state import hold, touched
 from ui.state import (
     base_settings,
     get_assistant,
@@ -135,15 +135,19 @@ def knob_sliders(settings: Settings, decides: bool) -> Knobs:
     hold(KNOB_KEYS.values())  # the browser redraws the server's values (ui.knob_state)
     left, right = st.columns([3, 1])
     threshold = left.slider(f"{LABELS['threshold']}（排序分 ≥ 阈值才算命中）", 0.0, 1.0, step=0.01, format="%.2f",
-                            key=KNOB_KEYS["threshold"], help=HELP["threshold"])
-    k = right.slider(f"{LABELS['k']}（最多保留前几个片段）", 1, MAX_TOP_K, key=KNOB_KEYS["k"], help=HELP["k"])
+                            key=KNOB_KEYS["threshold"], help=HELP["threshold"],
+                            on_change=touched, args=(KNOB_KEYS["threshold"],))
+    k = right.slider(f"{LABELS['k']}（最多保留前几个片段）", 1, MAX_TOP_K, key=KNOB_KEYS["k"], help=HELP["k"],
+                     on_change=touched, args=(KNOB_KEYS["k"],))
     coverage, unknown = defaults.min_coverage, defaults.max_unknown_weight
     if decides:
         left, right = st.columns(2)
         coverage = left.slider(LABELS["min_coverage"], 0.0, 1.0, step=0.01, format="%.2f",
-                               key=KNOB_KEYS["min_coverage"], help=HELP["min_coverage"])
+                               key=KNOB_KEYS["min_coverage"], help=HELP["min_coverage"],
+                               on_change=touched, args=(KNOB_KEYS["min_coverage"],))
         unknown = right.slider(LABELS["max_unknown_weight"], 0.0, 1.0, step=0.01, format="%.2f",
-                               key=KNOB_KEYS["max_unknown_weight"], help=HELP["max_unknown_weight"])
+                               key=KNOB_KEYS["max_unknown_weight"], help=HELP["max_unknown_weight"],
+                               on_change=touched, args=(KNOB_KEYS["max_unknown_weight"],))
     return Knobs(threshold=threshold, k=k, min_coverage=coverage, max_unknown_weight=unknown)
 
 
