@@ -43,6 +43,9 @@ if not rows:
 answer = answers[rows[0]]
 st.subheader(f"#{answer.id} · {answer.status_label} · 第 {answer.version} 版")
 st.text(answer.question)
+if answer.questions:
+    st.markdown(f"**顾问认定的同一个问题的其他问法**（{len(answer.questions)} 条，复用时一并比对）")
+    st.text("\n".join(answer.questions))
 with st.container(border=True):
     st.text(answer.text)
 st.markdown("**所引片段**：" + ("；".join(f"\\[{c.number}\\] {md_escape(c.source)} · {md_escape(c.heading or '文首')}"

@@ -28,13 +28,14 @@ from ui.approved_view import near_lines, reused_line
 from ui.ask_memory import PICKED, latest_question, remember, render_compare, render_recent
 from ui.auth import authorize, guard_page, signed_in_name
 from ui.escape import md_escape
-from ui.knob_state import hold
+from ui.knob_state import hold, touched
 from ui.review_view import review_url
 from ui.source_view import source_url
-from ui.state import get_assistant, get_glossary, get_index, get_review_store, get_settings
+from ui.state import get_approved_store, get_assistant, get_glossary, get_index, get_review_store, get_settings
 
 RUN = "ask_run"        # the last question asked: {"retrieval", "fingerprint", "glossary"}
 RESULT = "ask_result"  # what came of it: {"outcome", "answer", "queued", "queue_error"}
+LINKED = "_ask_linked"  # (ok, message) after 「这是同一个问题」
 REGENERATE = "_ask_regenerate"  # set by the 「按新参数重新回答」 button
 DEFAULTS = "_ask_defaults"
 KNOB_KEYS = ("threshold", "k", "min_coverage", "max_unknown_weight")  # the sliders' keys, named as Knobs fields
@@ -79,15 +80,16 @@ def knob_sliders(defaults: Knobs, decides: bool) -> Knobs:
     """The four knobs as sliders, each with its one Chinese label."""
     left, right = st.columns(2)
     threshold = left.slider(f"{LABELS['threshold']}：排序分 ≥ 阈值的片段才算命中", 0.0, 1.0, step=0.01,
-                            key="threshold", help=HELP["threshold"])
-    k = right.slider(f"{LABELS['k']}：最多保留的片段数", 1, MAX_TOP_K, step=1, key="k", help=HELP["k"])
+                            key="threshold", help=HELP["threshold"], on_change=touched, args=("threshold",))
+    k = right.slider(f"{LABELS['k']}：最多保留的片段数", 1, MAX_TOP_K, step=1, key="k", help=HELP["k"],
+                     on_change=touched, args=("k",))
     coverage, unknown = defaults.min_coverage, defaults.max_unknown_weight
     if decides:
         left, right = st.columns(2)
         coverage = left.slider(LABELS["min_coverage"], 0.0, 1.0, step=0.01, key="min_coverage",
-                               help=HELP["min_coverage"])
+                               help=HELP["min_coverage"], on_change=touched, args=("min_coverage",))
         unknown = right.slider(LABELS["max_unknown_weight"], 0.0, 1.0, step=0.01, key="max_unknown_weight",
-                               help=HELP["max_unknown_weight"])
+                               help=HELP["max_unknown_weight"], on_change=touched, args=("max_unknown_weight",))
     return Knobs(threshold=threshold, k=k, min_coverage=coverage, max_unknown_weight=unknown)
 
 
@@ -168,6 +170,7 @@ def render_answer(run: dict, result: dict, current: Gate, user) -> None:
         st.info(reused_line(outcome.reused))
     for line in near_lines(outcome.reuse):
         st.caption(line)
+    render_link(outcome, run["retrieval"].question, user)
     render_grade(answer)
     if answer.refused:
         render_refusal(answer, current.decision)
@@ -188,6 +191,30 @@ def render_answer(run: dict, result: dict, current: Gate, user) -> None:
         render_verdicts(answer)
         render_citations(answer)
     render_flag(answer, run["fingerprint"], user, outcome)
+
+
+def render_link(outcome: Outcome, question: str, user) -> None:
+    """A near miss stopped only by its words (guard `match`): the consultant can say it is the same question; the
+    wording joins that approved answer (its case, amounts and what it asks are still checked) and 小E answers again."""
+    notice = st.session_state.pop(LINKED, None)
+    if notice:
+        (st.success if notice[0] else st.error)(md_escape(notice[1]))
+    if outcome.reuse is None or not user.can("link_question"):
+        return
+    for near in outcome.reuse.near:
+        if near.failed == "match":
+            st.button(f"这是同一个问题，加入已审答案 #{md_escape(str(near.answer.id))} 的问法", key=f"link_{near.answer.id}",
+                      on_click=link_wording, args=(user, near.answer.id, question))
+
+
+def link_wording(user, answer_id: int, question: str) -> None:
+    try:
+        get_approved_store().link_question(user, answer_id, question, authorize=authorize())
+    except XiaoEError as error:
+        st.session_state[LINKED] = (False, str(error))
+    else:
+        st.session_state[LINKED] = (True, f"已把这个问法加入已审答案 #{answer_id}，下面按它重新回答。")
+        st.session_state[REGENERATE] = True
 
 
 def render_grade(answer: RAGAnswer) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from core.assistant import open_assistant
 from core.retrieval.store import load_or_build
-from core.settings import Settings
+from core.settings import DEFAULT_REUSE_THRESHOLD, Settings
 from core.stores.approved import ApprovedStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.corpus_sync import sync_corpus
@@ -159,3 +159,17 @@ def test_another_instance_stops_it_before_its_own_index_has_the_edit(tmp_path, d
     assert ApprovedStore(open_database(a.db_url)).get(answer_id).status == "suspended"
     load_or_build(a)
     assert open_assistant(a, with_model=False).respond(LESSON).reused is None
+
+
+def test_a_wording_a_consultant_links_is_reused_afterwards_but_never_for_another_case_or_a_yes_no(tmp_path, database_url):
+    calibrated = instance(tmp_path, "a", database_url).with_(reuse_threshold=DEFAULT_REUSE_THRESHOLD)
+    answer_id = approve_fee_answer(calibrated)
+    before = open_assistant(calibrated, with_model=False).respond("三级课价格")
+    assert before.reused is None and before.reuse.result_for(answer_id).failed == "match"  # the words differ
+    ApprovedStore(open_database(calibrated.db_url)).link_question(User("amy", "李老师", "consultant"), answer_id,
+                                                                   "三级课价格")
+    after = open_assistant(calibrated, with_model=False)
+    assert after.respond("三级的课什么价格").reused.id == answer_id
+    assert after.respond("三级课价格 我上了6节课").reuse.result_for(answer_id).failed == "case"
+    assert after.respond("四级课价格").reuse.result_for(answer_id).failed == "case"
+    assert after.respond("三级课价格能打折吗").reused is None

@@ -8,10 +8,11 @@
    documents cannot even reach is not answered by an old answer);
 4. chunks — every cited chunk is among the new question's retrieved candidates;
 5. case — the student's own case is the same (core.reuse.case): amounts, lessons, level, started, which time;
-6. match — the new question asks for nothing the approved question did not ask and its answer does not state
+6. match — the new question asks for nothing the approved question did not ask and the answer does not state
    (time, way, amount …: an answer stating 「4800 元」 gives an amount), is not a yes/no question where the approved
-   one asked for a quantity (time, amount, headcount, count), and the approved
-   question and answer mention enough of its terms (core.reuse.match) to reach the reuse threshold
+   one asked for a quantity (time, amount, headcount, count), and the approved question — or a wording a consultant
+   linked to it as the same question (ApprovedStore.link_question) — and the answer mention enough of its terms
+   (core.reuse.match) to reach the reuse threshold
    (calibrated by `python -m core calibrate`, core/data/calibration.json).
 The first guard that fails is the reason; a near match that failed only at `case` is what the page offers as
 「相似已审答案（情况不同：…）」. Nothing here writes: suspending a stale answer is the caller's step.
@@ -19,7 +20,7 @@ The first guard that fails is the reason; a near match that failed only at `case
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from core.reuse.case import differences
 from core.reuse.match import asks_other, asks_yes_no_instead, mentioned_text, similarity
@@ -27,11 +28,15 @@ from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.reuse import ACTIVE
 
 
-def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
+def check(answer: ApprovedAnswer, terms_of: Callable[[str], Sequence[Term]], retrieval: Retrieval, gate: Gate,
           corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float,
           drift: str = "") -> GuardResult:
-    """The guards for one approved answer against one new question, in order."""
-    score = similarity(retrieval.terms, mentioned_text(answer.question, answer.text, approved_terms))
+    """The guards for one approved answer against one new question, in order. `terms_of` gives the analyzer's terms
+    of a wording: the similarity is the closest of the approved question and every wording a consultant linked to it
+    (ApprovedAnswer.phrasings); what is asked (amount, yes/no …) and the student's case are always the approved
+    question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through."""
+    score = max(similarity(retrieval.terms, mentioned_text(q, answer.text, terms_of(q) if q == answer.question else ()))
+                for q in answer.phrasings)  # a linked wording counts by its own words: no glossary forms (钱 → 学费)
 
     def stop(name: str, detail: str = "") -> GuardResult:
         return GuardResult(answer, score, name, detail)

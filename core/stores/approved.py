@@ -26,6 +26,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     func,
     or_,
     select,
@@ -35,6 +36,7 @@ from sqlalchemy import (
 from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.language.text import question_key
+from core.reuse.case import differences
 from core.stores.db import Database, Migration, Schema, append_only, create_tables
 from core.stores.roles import Authorize, User, require
 from core.values import ApprovedAnswer, Citation
@@ -74,6 +76,20 @@ approved_citations = Table(
 # The reuse step looks approved answers up by the (file, section) of the new question's candidates.
 Index("ix_approved_citations_place", approved_citations.c.source, approved_citations.c.heading)
 
+# Other wordings of an approved question: a consultant saw a near miss stopped only because the words differ and
+# said it is the same question (core.reuse.guards then matches a new question against every wording).
+approved_questions = Table(
+    "approved_questions", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("answer_id", Integer, ForeignKey("approved_answers.id"), nullable=False),
+    Column("question", Text, nullable=False),
+    Column("question_key", String(64), nullable=False),
+    Column("actor", String(MAX_NAME_CHARS), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("answer_id", "question_key", name="uq_approved_questions_key"),
+)
+Index("ix_approved_questions_answer", approved_questions.c.answer_id)
+
 approved_history = Table(
     "approved_history", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -94,8 +110,9 @@ APPROVED_SCHEMA = Schema("approved_answers", (
     Migration(1, "approved answers, their citations and history",
               create_tables(approved_answers, approved_citations, approved_history)),
     Migration(2, "approved-answer history is append-only", append_only("approved_history")),
+    Migration(3, "other wordings linked to an approved question", create_tables(approved_questions)),
 ))
-ACTION_LABELS = {"approve": "通过", "suspend": "暂停", "retire": "停用"}
+ACTION_LABELS = {"approve": "通过", "suspend": "暂停", "retire": "停用", "link": "加入问法"}
 
 
 def key_of(question: str) -> str:
@@ -238,6 +255,38 @@ class ApprovedStore:
                      row.item_id)
         return self.get(answer_id)
 
+    def link_question(self, user: User | None, answer_id: int, question: str, *,
+                      authorize: Authorize | None = None) -> ApprovedAnswer:
+        """A consultant says `question` (a near miss stopped by the words only) asks what approved answer `answer_id`
+        answers: it becomes one more wording the reuse step matches against. Refused when the answer is not in use,
+        when the student's case differs (core.reuse.case: other figures are never the same question), or when the
+        wording is already there. The link is in the answer's history."""
+        require(user, "link_question")
+        question = (question or "").strip()
+        if not question:
+            raise InvalidReview("问题是空的，没有可以加入的问法。")
+        now = self._clock()
+        with self.db.transaction("加入已审答案的问法", immediate=authorize is not None) as conn:
+            actor = authorize(conn, "link_question").label if authorize is not None else user.label
+            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).first()
+            if row is None:
+                raise StoreError(f"没有找到编号为 {answer_id} 的已审答案，请刷新后再试。")
+            if row.status != ACTIVE:
+                raise InvalidReview(f"已审答案 #{answer_id} 已停用或暂停，不能再加入问法；请先重新通过它。")
+            differ = differences(question, row.question)
+            if differ:
+                raise InvalidReview(f"学员的情况不同（{'；'.join(differ)}），不是同一个问题，不能加入已审答案 #{answer_id}。")
+            key = key_of(question)
+            known = conn.execute(select(approved_questions.c.id).where(
+                approved_questions.c.answer_id == answer_id, approved_questions.c.question_key == key)).first()
+            if key == row.question_key or known is not None:
+                raise InvalidReview(f"这个问法已经在已审答案 #{answer_id} 里了。")
+            conn.execute(approved_questions.insert().values(answer_id=answer_id, question=question, question_key=key,
+                                                            actor=actor, at=now))
+            _history(conn, answer_id, row.version, now, actor, "link", row.status, row.text, (), question,
+                     row.item_id)
+        return self.get(answer_id)
+
     @staticmethod
     def _load(conn: Connection, ids: Sequence[int]) -> tuple[ApprovedAnswer, ...]:
         if not ids:
@@ -248,8 +297,13 @@ class ApprovedStore:
         for c in conn.execute(select(approved_citations).where(approved_citations.c.answer_id.in_(list(ids)))
                               .order_by(approved_citations.c.answer_id, approved_citations.c.number)):
             cites[c.answer_id].append(Citation(c.number, c.source, c.heading, c.chunk, c.sha256))
+        wordings: dict[int, list[str]] = {r.id: [] for r in rows}
+        for q in conn.execute(select(approved_questions.c.answer_id, approved_questions.c.question)
+                              .where(approved_questions.c.answer_id.in_(list(ids))).order_by(approved_questions.c.id)):
+            wordings[q.answer_id].append(q.question)
         return tuple(ApprovedAnswer(id=r.id, question=r.question, text=r.text, citations=tuple(cites[r.id]),
                                     status=r.status, version=r.version, approver=r.approver,
                                     approved_at=as_utc(r.approved_at), item_id=r.item_id, fingerprint=r.fingerprint,
-                                    uses=r.uses, last_used_at=as_utc(r.last_used_at), override=r.override)
+                                    uses=r.uses, last_used_at=as_utc(r.last_used_at), override=r.override,
+                                    questions=tuple(wordings[r.id]))
                      for r in rows)

@@ -32,6 +32,7 @@ PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
     "manage_accounts": ("管理账号", frozenset({"admin"})),
     "view_settings": ("查看设置", frozenset({"admin"})),
     "retire_answer": ("停用已审答案", frozenset({"admin"})),
+    "link_question": ("把问法加入已审答案", frozenset({"consultant", "admin"})),
     "mark_baseline": ("设定基准运行", frozenset({"admin"})),
 }
 

@@ -52,6 +52,12 @@ class ApprovedAnswer:
     uses: int = 0
     last_used_at: datetime | None = None
     override: str = ""  # the checks' problems the approver approved over (empty when it passed them)
+    questions: tuple[str, ...] = ()  # other wordings consultants linked to it as the same question, oldest first
+
+    @property
+    def phrasings(self) -> tuple[str, ...]:
+        """The approved question, then every wording linked to it: what a new question is matched against."""
+        return (self.question, *self.questions)
 
     @property
     def status_label(self) -> str:

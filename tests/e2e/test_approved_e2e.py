@@ -1,11 +1,13 @@
 """Approved answers in a real browser (#31): a consultant approves a corrected answer on 复核队列; the same question in
-other words is then answered from it (「已审答案 … 第 1 次使用」); another student's case is shown only as a near miss
+other words is then answered from it (「已审答案 … 第 1 次使用」), and a wording too far apart is answered from it once
+the consultant says 「这是同一个问题」; another student's case is shown only as a near miss
 (「学员的情况不同」); once the cited sentence is edited the answer is no longer served and its item is in 资料已更新."""
 
 from __future__ import annotations
 
 import pytest
 
+from core.stores.approved import ApprovedStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
@@ -65,9 +67,17 @@ def test_approved_correction_answers_a_paraphrase_not_another_case_and_not_after
     page.get_by_text(f"#{item.id} 已通过").first.wait_for()
     idle(page)
 
+    approved = ApprovedStore(database).for_item(item.id)
     ask(page, server, idle, "流利级三级的学费是多少啊")
     page.get_by_text("第 1 次使用").first.wait_for()
     assert page.get_by_text("流利级（三级）学费 4800 元").first.is_visible()
+
+    ask(page, server, idle, "三级课程学费")  # same question, words too far apart: a near miss, not the answer
+    assert page.get_by_text("次使用").count() == 0
+    page.get_by_role("button", name=f"这是同一个问题，加入已审答案 #{approved.id} 的问法").click()
+    page.get_by_text(f"已把这个问法加入已审答案 #{approved.id}").first.wait_for()
+    page.get_by_text("第 2 次使用").first.wait_for()
+    assert ApprovedStore(database).get(approved.id).questions == ("三级课程学费",)
 
     ask(page, server, idle, "二级学费多少")
     page.get_by_text("学员的情况不同").first.wait_for()

@@ -8,7 +8,7 @@ import hashlib
 import pytest
 from sqlalchemy import update
 
-from core.errors import AuthError, NeedsConfirmation, StoreError
+from core.errors import AuthError, InvalidReview, NeedsConfirmation, StoreError
 from core.settings import REFUSAL_TEXT
 from core.stores.approved import ApprovedStore, approved_history
 from core.stores.db import Database
@@ -158,3 +158,42 @@ def test_approving_a_flagged_answer_as_queued_stays_one_click_but_is_not_reusabl
     item_id = queued(review, question="四级多少钱", text="四级 9999 元[1]。")
     approve(review, item_id)
     assert review.get(item_id).status == "approved" and approved.for_item(item_id) is None
+
+
+def test_a_consultant_links_another_wording_and_it_is_kept_in_order_and_in_the_history(stores):
+    review, approved = stores
+    approve(review, queued(review))
+    (found,) = approved.list()
+    linked = approved.link_question(CONSULTANT, found.id, "流利级要交多少钱")
+    assert linked.questions == ("流利级要交多少钱",)
+    assert linked.phrasings == ("三级学费多少", "流利级要交多少钱")
+    assert approved.link_question(CONSULTANT, found.id, "三级课程收费标准").questions == (
+        "流利级要交多少钱", "三级课程收费标准")
+    assert [(h["action"], h["note"]) for h in approved.history(found.id)][-2:] == [
+        ("link", "流利级要交多少钱"), ("link", "三级课程收费标准")]
+
+
+def test_a_wording_with_another_students_figures_is_never_linked(stores):
+    review, approved = stores
+    approve(review, queued(review))
+    (found,) = approved.list()
+    with pytest.raises(InvalidReview, match="情况不同"):
+        approved.link_question(CONSULTANT, found.id, "三级学费多少 我已经上了6节课")
+    assert approved.get(found.id).questions == ()
+
+
+def test_a_wording_already_there_or_an_answer_not_in_use_refuses_the_link(stores):
+    review, approved = stores
+    approve(review, queued(review))
+    (found,) = approved.list()
+    with pytest.raises(InvalidReview, match="已经在"):
+        approved.link_question(CONSULTANT, found.id, "三级学费多少？")  # the approved question itself
+    approved.link_question(CONSULTANT, found.id, "流利级收费多少")
+    with pytest.raises(InvalidReview, match="已经在"):
+        approved.link_question(CONSULTANT, found.id, "流利级收费多少？")
+    approved.retire(ADMIN, found.id)
+    with pytest.raises(InvalidReview, match="停用或暂停"):
+        approved.link_question(CONSULTANT, found.id, "三级怎么收费")
+    with pytest.raises(AuthError):
+        approved.link_question(None, found.id, "三级怎么收费")
+    assert approved.get(found.id).questions == ("流利级收费多少",)

@@ -25,6 +25,7 @@ TABLE = [
     ("manage_accounts", False, True),
     ("view_settings", False, True),
     ("retire_answer", False, True),
+    ("link_question", True, True),
     ("mark_baseline", False, True),
 ]
 
