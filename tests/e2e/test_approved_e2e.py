@@ -12,7 +12,7 @@ from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
 from core.stores.roles import User
-from tests.e2e.conftest import act_until_visible
+from tests.e2e.conftest import act_until_visible, doc_shot
 
 pytestmark = pytest.mark.e2e
 
@@ -77,6 +77,8 @@ def test_approved_correction_answers_a_paraphrase_not_another_case_and_not_after
     page.get_by_role("button", name=f"这是同一个问题，加入已审答案 #{approved.id} 的问法").click()
     page.get_by_text(f"已把这个问法加入已审答案 #{approved.id}").first.wait_for()
     page.get_by_text("第 2 次使用").first.wait_for()
+    idle(page)
+    doc_shot(page, "approved-linked.png")
     assert ApprovedStore(database).get(approved.id).questions == ("三级课程学费",)
 
     ask(page, server, idle, "二级学费多少")
