@@ -61,8 +61,14 @@ def test_approved_correction_answers_a_paraphrase_not_another_case_and_not_after
     page.get_by_label("复核人").fill("李老师")
     page.get_by_label("复核人").press("Enter")
     idle(page)
-    page.get_by_text("修改后的回答（可选）").click()
-    page.get_by_label("修改后的回答").fill(f"流利级（三级）学费 4800 元[{fees}]。")
+    box = page.get_by_label("修改后的回答")
+
+    def open_correction() -> None:  # a click landing during a rerun can be undone by it; never click it shut
+        if not box.first.is_visible():
+            page.get_by_text("修改后的回答（可选）").click()
+
+    assert act_until_visible(open_correction, box, tries=4, timeout_ms=5_000), "the correction box never opened"
+    box.fill(f"流利级（三级）学费 4800 元[{fees}]。")
     page.get_by_role("button", name="通过并下一条").click()
     page.get_by_text(f"#{item.id} 已通过").first.wait_for()
     idle(page)
