@@ -27,7 +27,7 @@ except XiaoEError as error:
     st.stop()
 st.markdown(" · ".join(f"{label} {counts.get(code, 0)}" for label, code in STATUS_CHOICES.items() if code))
 cols = st.columns([3, 2, 2])
-search = cols[0].text_input("搜索问题或答案", key="approved_search")
+search = cols[0].text_input("搜索问题、问法或答案", key="approved_search")
 status = cols[1].selectbox("状态", list(STATUS_CHOICES), key="approved_status")
 unused = cols[2].checkbox(f"只看 {UNUSED_DAYS} 天没用过的", key="approved_unused")
 answers = store.list(search=search, status=STATUS_CHOICES[status], unused_days=UNUSED_DAYS if unused else None)

@@ -195,13 +195,16 @@ class ApprovedStore:
 
     def list(self, *, search: str = "", status: str | None = None, unused_days: int | None = None,
              limit: int = 200) -> tuple[ApprovedAnswer, ...]:
-        """Approved answers, most used first: matching `search` (question or text), in `status`, or not used
+        """Approved answers, most used first: matching `search` (question, a linked wording or text), in `status`, or not used
         for `unused_days` days."""
         query = select(approved_answers.c.id)
         if search.strip():
             term = search.strip()
+            linked = select(approved_questions.c.answer_id).where(
+                approved_questions.c.question.contains(term, autoescape=True))
             query = query.where(or_(approved_answers.c.question.contains(term, autoescape=True),
-                                    approved_answers.c.text.contains(term, autoescape=True)))
+                                    approved_answers.c.text.contains(term, autoescape=True),
+                                    approved_answers.c.id.in_(linked)))
         if status:
             query = query.where(approved_answers.c.status == status)
         if unused_days is not None:

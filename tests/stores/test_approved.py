@@ -171,6 +171,8 @@ def test_a_consultant_links_another_wording_and_it_is_kept_in_order_and_in_the_h
         "流利级要交多少钱", "三级课程收费标准")
     assert [(h["action"], h["note"]) for h in approved.history(found.id)][-2:] == [
         ("link", "流利级要交多少钱"), ("link", "三级课程收费标准")]
+    assert [a.id for a in approved.list(search="收费标准")] == [found.id]  # found by a linked wording too
+    assert approved.list(search="没有这句话") == ()
 
 
 def test_a_wording_with_another_students_figures_is_never_linked(stores):
