@@ -167,7 +167,8 @@ def render_answer(run: dict, result: dict, current: Gate, user) -> None:
         return
     answer = outcome.answer
     if outcome.reused is not None:
-        st.info(reused_line(outcome.reused))
+        served = outcome.reuse.served if outcome.reuse is not None else None
+        st.info(reused_line(outcome.reused, served.wording if served is not None else ""))
     for line in near_lines(outcome.reuse):
         st.caption(line)
     render_link(outcome, run["retrieval"].question, user)

@@ -169,7 +169,10 @@ def test_a_wording_a_consultant_links_is_reused_afterwards_but_never_for_another
     ApprovedStore(open_database(calibrated.db_url)).link_question(User("amy", "李老师", "consultant"), answer_id,
                                                                    "三级课价格")
     after = open_assistant(calibrated, with_model=False)
-    assert after.respond("三级的课什么价格").reused.id == answer_id
+    linked = after.respond("三级的课什么价格")
+    assert linked.reused.id == answer_id and linked.reuse.served.wording == "三级课价格"
+    assert linked.to_dict()["reused"]["linked_wording"] == "三级课价格"
+    assert after.respond("流利级三级的学费是多少啊").reuse.served.wording == ""  # the approved question's own match
     assert after.respond("三级课价格 我上了6节课").reuse.result_for(answer_id).failed == "case"
     assert after.respond("四级课价格").reuse.result_for(answer_id).failed == "case"
     assert after.respond("三级课价格能打折吗").reused is None

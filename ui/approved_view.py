@@ -17,10 +17,11 @@ from ui.escape import md_escape
 COLUMNS = ["编号", "问题", "状态", "使用次数", "最近使用", "通过人", "通过时间", "版本", "越过检查"]
 
 
-def reused_line(answer: ApprovedAnswer) -> str:
-    """「已审答案：李老师 12-01 通过 · 第 3 次使用」 (this use counted)."""
+def reused_line(answer: ApprovedAnswer, wording: str = "") -> str:
+    """「已审答案：李老师 12-01 通过 · 第 3 次使用」 (this use counted), and the linked wording it matched by."""
+    by = f" · 按顾问加入的问法「{md_escape(wording)}」匹配" if wording else ""
     return (f"已审答案：{md_escape(answer.approver)} {local(answer.approved_at):%m-%d} 通过 · 第 {answer.uses + 1} 次使用"
-            f"（#{answer.id}，第 {answer.version} 版）")
+            f"（#{answer.id}，第 {answer.version} 版）{by}")
 
 
 def near_lines(reuse: Reuse | None) -> list[str]:

@@ -35,11 +35,13 @@ def check(answer: ApprovedAnswer, terms_of: Callable[[str], Sequence[Term]], ret
     of a wording: the similarity is the closest of the approved question and every wording a consultant linked to it
     (ApprovedAnswer.phrasings); what is asked (amount, yes/no …) and the student's case are always the approved
     question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through."""
-    score = max(similarity(retrieval.terms, mentioned_text(q, answer.text, terms_of(q) if q == answer.question else ()))
-                for q in answer.phrasings)  # a linked wording counts by its own words: no glossary forms (钱 → 学费)
+    scores = {q: similarity(retrieval.terms, mentioned_text(q, answer.text, terms_of(q) if q == answer.question else ()))
+              for q in answer.phrasings}  # a linked wording counts by its own words: no glossary forms (钱 → 学费)
+    closest = max(answer.phrasings, key=lambda q: scores[q])  # ties keep the approved question
+    score, wording = scores[closest], closest if closest != answer.question else ""
 
     def stop(name: str, detail: str = "") -> GuardResult:
-        return GuardResult(answer, score, name, detail)
+        return GuardResult(answer, score, name, detail, wording)
 
     if answer.status != ACTIVE:
         return stop("retired", answer.status_label)
@@ -64,7 +66,7 @@ def check(answer: ApprovedAnswer, terms_of: Callable[[str], Sequence[Term]], ret
         return stop("match", f"已审问题问的是{'、'.join(sorted(instead))}，这个问题问的是能不能、是不是")
     if score < threshold:
         return stop("match", f"相似度 {score:.2f} < {threshold:.2f}")
-    return GuardResult(answer, score)
+    return GuardResult(answer, score, wording=wording)
 
 
 def pick(results: Sequence[GuardResult]) -> GuardResult | None:

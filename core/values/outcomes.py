@@ -113,5 +113,5 @@ class Outcome:
             return {"id": None, "guards": [], "near": data["near"], "threshold": data["threshold"]}
         return {"id": served.answer.id, "version": served.answer.version, "approver": served.answer.approver,
                 "approved_at": served.answer.approved_at.isoformat(), "uses": served.answer.uses,
-                "similarity": served.similarity, "guards": data["served"]["passed"], "near": data["near"],
-                "threshold": data["threshold"]}
+                "similarity": served.similarity, "linked_wording": served.wording or None,
+                "guards": data["served"]["passed"], "near": data["near"], "threshold": data["threshold"]}

@@ -72,6 +72,7 @@ class GuardResult:
     similarity: float
     failed: str = ""  # a GUARDS name; "" when every guard held
     detail: str = ""  # in Chinese: what differs (「金额：问题 4800 元，已审答案 4200 元」)
+    wording: str = ""  # the closest wording when it is one a consultant linked, not the approved question
 
     @property
     def served(self) -> bool:
@@ -112,6 +113,6 @@ class Reuse:
         def guards(result: GuardResult) -> dict:
             checked = GUARDS[:GUARDS.index(result.failed)] if result.failed else GUARDS
             return {"id": result.answer.id, "similarity": round(result.similarity, 4), "passed": list(checked),
-                    "failed": result.failed, "detail": result.detail}
+                    "failed": result.failed, "detail": result.detail, "linked_wording": result.wording or None}
         return {"threshold": self.threshold, "served": guards(self.served) if self.served else None,
                 "near": [guards(r) for r in self.near]}

@@ -83,6 +83,7 @@ def test_approved_correction_answers_a_paraphrase_not_another_case_and_not_after
     page.get_by_role("button", name=f"这是同一个问题，加入已审答案 #{approved.id} 的问法").click()
     page.get_by_text(f"已把这个问法加入已审答案 #{approved.id}").first.wait_for()
     page.get_by_text("第 2 次使用").first.wait_for()
+    assert page.get_by_text("按顾问加入的问法「三级课程学费」匹配").first.is_visible()
     idle(page)
     doc_shot(page, "approved-linked.png")
     assert ApprovedStore(database).get(approved.id).questions == ("三级课程学费",)
