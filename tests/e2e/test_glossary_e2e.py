@@ -10,7 +10,7 @@ from core.stores.accounts import AccountStore
 from core.stores.db import Database
 from core.stores.glossary_admin import GlossaryAdmin
 from tests.auth_helpers import FAST_HASHER, PASSWORD, add_staff
-from tests.e2e.conftest import doc_shot
+from tests.e2e.conftest import act_until_visible, doc_shot
 
 pytestmark = pytest.mark.e2e
 
@@ -86,8 +86,12 @@ def test_glossary_e2e_csv_round_trip(browser, glossary_server, idle, tmp_path):
 
     page.get_by_role("tab", name="导入与导出").click()
     idle(page)  # the tabs are keyed (they stay open across reruns): switching one reruns the page
-    page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(exported))
-    page.get_by_text("同义词表.csv").first.wait_for()
+    # Under load the tab switch's rerun can land after the file was set and redraw the uploader empty (CI reran
+    # this test on three runs in a row; reproduced with both cores busy): set the file again until it shows.
+    uploaded = act_until_visible(
+        lambda: page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(exported)),
+        page.get_by_text("同义词表.csv"), tries=3, timeout_ms=10_000)
+    assert uploaded, "the exported CSV never showed in the uploader"
     page.get_by_role("button", name="导入", exact=True).click()
     page.get_by_text("已导入 1 条新的同义词").first.wait_for()
     assert {(e.term, e.synonym) for e in glossary_server.glossary.load().entries} == before
