@@ -41,7 +41,7 @@ def run_set(assistant, path: Path) -> Counter:
 
     def served(answer: ApprovedAnswer, question: str):
         retrieval = assistant.retrieve(question)
-        return check(answer, lambda q: assistant.retrieve(q).terms, retrieval, assistant.gate(retrieval), hashes,
+        return check(answer, assistant.retrieve(answer.question).terms, retrieval, assistant.gate(retrieval), hashes,
                      {sha256_text(h.text) for h in retrieval.candidates}, assistant.settings.reuse_threshold)
 
     for number, cases in enumerate(groups.values(), start=1):

@@ -126,7 +126,7 @@ class Assistant:
             return None
         candidate_hashes = {sha256_text(h.text) for h in retrieval.candidates}
         corpus = newest_generation(self.approved.db)  # the database's corpus, which may be ahead of this index
-        results = [check(a, self._terms_of, retrieval, gate, corpus_hashes(self.index),
+        results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
                          candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus))
                    for a in found]
         for result in results:

@@ -5,6 +5,7 @@ across two instances sharing one database."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 
 import pytest
 
@@ -17,6 +18,7 @@ from core.stores.corpus_sync import sync_corpus
 from core.stores.db import open_database
 from core.stores.review import Filters, ReviewStore
 from core.stores.roles import User
+from core.values import ApprovedAnswer, Hit
 from tests.paths import CORPUS
 
 ADMIN = User("boss", "王校长", "admin")
@@ -30,18 +32,24 @@ def instance(tmp_path, name: str, url: str) -> Settings:
     return Settings(corpus_dir=corpus, data_dir=tmp_path / name / "data", database_url=url, reuse_threshold=0.5)
 
 
-def approve_fee_answer(settings: Settings) -> int:
-    """A consultant approves a corrected answer to 「三级学费多少」 citing the fee table; its approved answer id."""
+def approve_correction(settings: Settings, question: str, cited: Callable[[Hit], bool], text: str) -> ApprovedAnswer:
+    """A consultant asks `question`, queues the answer and approves `text` with its 「[n]」 set to the first passing
+    candidate (all candidates when none passed) that `cited` picks; the approved answer."""
     review = ReviewStore(open_database(settings.db_url))
-    outcome = open_assistant(settings, with_model=False).respond(ASKED)
+    outcome = open_assistant(settings, with_model=False).respond(question)
     item_id = review.record(outcome) or review.enqueue(outcome.answer, origin="manual", flagged_by="李老师",
                                                          fingerprint=outcome.fingerprint)
     item = review.get(item_id)
-    fees = next(n for n, h in enumerate([h for h in item.candidates if h.passed] or item.candidates, start=1)
-                if "4800" in h.text)
+    number = next(n for n, h in enumerate([h for h in item.candidates if h.passed] or item.candidates, start=1)
+                  if cited(h))
     review.decide(item_id, action="approve", reviewer="李老师", expected_version=item.version,
-                  corrected_answer=f"流利级（三级）学费 4800 元[{fees}]。")
-    return ApprovedStore(open_database(settings.db_url)).for_item(item_id).id
+                  corrected_answer=text.replace("[n]", f"[{number}]"))
+    return ApprovedStore(open_database(settings.db_url)).for_item(item_id)
+
+
+def approve_fee_answer(settings: Settings) -> int:
+    """A consultant approves a corrected answer to 「三级学费多少」 citing the fee table; its approved answer id."""
+    return approve_correction(settings, ASKED, lambda h: "4800" in h.text, "流利级（三级）学费 4800 元[n]。").id
 
 
 def edit_fee(settings: Settings) -> None:
@@ -103,16 +111,8 @@ LESSON = "一节课多长时间？"
 
 def approve_lesson_answer(settings: Settings) -> int:
     """A consultant approves 「每课时 45 分钟」 citing the FAQ of the levels file (section 二 says it too)."""
-    review = ReviewStore(open_database(settings.db_url))
-    outcome = open_assistant(settings, with_model=False).respond(LESSON)
-    item_id = review.record(outcome) or review.enqueue(outcome.answer, origin="manual", flagged_by="李老师",
-                                                         fingerprint=outcome.fingerprint)
-    item = review.get(item_id)
-    passed = [h for h in item.candidates if h.passed] or list(item.candidates)
-    faq = next(n for n, h in enumerate(passed, start=1) if h.heading.endswith("常见问题") and "45 分钟" in h.text)
-    review.decide(item_id, action="approve", reviewer="李老师", expected_version=item.version,
-                  corrected_answer=f"每课时 45 分钟[{faq}]。")
-    answer = ApprovedStore(open_database(settings.db_url)).for_item(item_id)
+    answer = approve_correction(settings, LESSON, lambda h: h.heading.endswith("常见问题") and "45 分钟" in h.text,
+                                "每课时 45 分钟[n]。")
     assert all(c.heading.endswith("常见问题") for c in answer.citations)  # section 二 is not cited
     return answer.id
 

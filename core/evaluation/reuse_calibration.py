@@ -74,8 +74,9 @@ def similarities(assistant: Assistant, cases: Sequence[ReuseCase]) -> list[tuple
         if case.kind == "stale":
             continue
         approved = approved_for(assistant, case, number)
+        approved_terms = assistant.retrieve(case.approved_question).terms
         retrieval = assistant.retrieve(case.new_question)
-        result = check(approved, lambda q: assistant.retrieve(q).terms, retrieval, assistant.gate(retrieval), hashes,
+        result = check(approved, approved_terms, retrieval, assistant.gate(retrieval), hashes,
                        {sha256_text(h.text) for h in retrieval.candidates}, 0.0)
         if result.served:
             out.append((case.expect == "reuse", result.similarity))

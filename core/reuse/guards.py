@@ -20,7 +20,7 @@ The first guard that fails is the reason; a near match that failed only at `case
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from core.reuse.case import differences
 from core.reuse.match import asks_other, asks_yes_no_instead, mentioned_text, similarity
@@ -28,14 +28,14 @@ from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.reuse import ACTIVE
 
 
-def check(answer: ApprovedAnswer, terms_of: Callable[[str], Sequence[Term]], retrieval: Retrieval, gate: Gate,
+def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
           corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float,
           drift: str = "") -> GuardResult:
-    """The guards for one approved answer against one new question, in order. `terms_of` gives the analyzer's terms
-    of a wording: the similarity is the closest of the approved question and every wording a consultant linked to it
-    (ApprovedAnswer.phrasings); what is asked (amount, yes/no …) and the student's case are always the approved
-    question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through."""
-    scores = {q: similarity(retrieval.terms, mentioned_text(q, answer.text, terms_of(q) if q == answer.question else ()))
+    """The guards for one approved answer against one new question, in order. The similarity is the closest of the
+    approved question (with its terms' glossary forms, `approved_terms`) and every wording a consultant linked to it
+    (ApprovedAnswer.phrasings; by its own words only); what is asked (amount, yes/no …) and the student's case are
+    always the approved question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through."""
+    scores = {q: similarity(retrieval.terms, mentioned_text(q, answer.text, approved_terms if q == answer.question else ()))
               for q in answer.phrasings}  # a linked wording counts by its own words: no glossary forms (钱 → 学费)
     closest = max(answer.phrasings, key=lambda q: scores[q])  # ties keep the approved question
     score, wording = scores[closest], closest if closest != answer.question else ""

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    Row,
     String,
     Table,
     Text,
@@ -148,6 +149,17 @@ def approve_in(conn: Connection, *, question: str, text: str, citations: Sequenc
     return answer_id
 
 
+def _acting_on(conn: Connection, user: User, answer_id: int, permission: str,
+               authorize: Authorize | None) -> tuple[str, Row]:
+    """Inside a staff action's transaction: who acts (the session re-checked for `permission` when there is one) and
+    the approved answer's row, or a message to refresh when it is gone."""
+    actor = authorize(conn, permission).label if authorize is not None else user.label
+    row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).first()
+    if row is None:
+        raise StoreError(f"没有找到编号为 {answer_id} 的已审答案，请刷新后再试。")
+    return actor, row
+
+
 def _history(conn: Connection, answer_id: int, version: int, at: datetime, actor: str, action: str, status: str,
              text: str, citations: Sequence[Citation], note: str, item_id: int | None) -> None:
     conn.execute(approved_history.insert().values(
@@ -247,10 +259,7 @@ class ApprovedStore:
         require(user, "retire_answer")
         now = self._clock()
         with self.db.transaction("停用已审答案", immediate=authorize is not None) as conn:
-            actor = authorize(conn, "retire_answer").label if authorize is not None else user.label
-            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).first()
-            if row is None:
-                raise StoreError(f"没有找到编号为 {answer_id} 的已审答案，请刷新后再试。")
+            actor, row = _acting_on(conn, user, answer_id, "retire_answer", authorize)
             if row.status == RETIRED:
                 raise InvalidReview(f"已审答案 #{answer_id} 已经停用了。")
             conn.execute(approved_answers.update().where(approved_answers.c.id == answer_id).values(status=RETIRED))
@@ -270,10 +279,7 @@ class ApprovedStore:
             raise InvalidReview("问题是空的，没有可以加入的问法。")
         now = self._clock()
         with self.db.transaction("加入已审答案的问法", immediate=authorize is not None) as conn:
-            actor = authorize(conn, "link_question").label if authorize is not None else user.label
-            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).first()
-            if row is None:
-                raise StoreError(f"没有找到编号为 {answer_id} 的已审答案，请刷新后再试。")
+            actor, row = _acting_on(conn, user, answer_id, "link_question", authorize)
             if row.status != ACTIVE:
                 raise InvalidReview(f"已审答案 #{answer_id} 已停用或暂停，不能再加入问法；请先重新通过它。")
             differ = differences(question, row.question)
