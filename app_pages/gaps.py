@@ -11,7 +11,7 @@ import streamlit as st
 from core.errors import XiaoEError
 from ui import gap_fix
 from ui.auth import current_user, guard_page
-from ui.gaps_actions import recheck_topic, save_topic, show_flash
+from ui.gaps_actions import merge_topic, move_question, recheck_topic, save_topic, show_flash
 from ui.gaps_state import get_board
 from ui.gaps_view import (
     STATUS_LABELS,
@@ -23,6 +23,7 @@ from ui.gaps_view import (
     status_choices,
     summary_line,
     topic_facts,
+    topic_options,
     topic_title,
 )
 
@@ -39,6 +40,7 @@ except XiaoEError as error:
 user = current_user()
 admin = user is not None and user.can("edit_corpus")
 st.caption(summary_line(board))
+show_flash(None)  # merges and moves: the topic they changed may have left the board
 if not board.topics:
     st.info("现在没有资料缺口话题：复核队列里还没有成组的拒答、被驳回或标为「资料没写」的问题（一个话题至少 3 个不同的问题）。")
 
@@ -67,6 +69,24 @@ for topic in board.topics:
             gap_fix.open_fix(request)
         cols[1].button("重新核对", key=f"gap_recheck_{topic.id}", on_click=recheck_topic, args=(topic.id,),
                        help="用现在的资料和闸门重新判断这个话题的每个问题；全部可答就关闭话题。")
+        others = topic_options(board, leave_out=topic.id)
+        if others:
+            st.caption("整理话题：分组是按字面分的，同一件事拆成了几个话题、或者混进了别的问题，在这里改；改过的以后重新分组也保持，"
+                       "明天相近的提问会归到整理好的话题里。")
+            with st.form(f"gap_merge_form_{topic.id}", border=False):
+                cols = st.columns([3, 1])
+                cols[0].selectbox("并入话题", list(others), format_func=others.get, index=None,
+                                  placeholder="把这个话题并入…", key=f"gap_merge_into_{topic.id}",
+                                  label_visibility="collapsed")
+                cols[1].form_submit_button("并入", key=f"gap_merge_{topic.id}", on_click=merge_topic, args=(topic.id,))
+            with st.form(f"gap_move_form_{topic.id}", border=False):
+                cols = st.columns([1.6, 1.6, 1])
+                cols[0].selectbox("问题", [q.question for q in topic.questions], index=None, placeholder="把问题…",
+                                  key=f"gap_move_q_{topic.id}", label_visibility="collapsed")
+                cols[1].selectbox("移到话题", list(others), format_func=others.get, index=None, placeholder="移到话题…",
+                                  key=f"gap_move_into_{topic.id}", label_visibility="collapsed")
+                cols[2].form_submit_button("移过去", key=f"gap_move_{topic.id}", on_click=move_question,
+                                           args=(str(topic.id), topic.id))
 
 if board.closed:
     with st.expander(f"已关闭的话题（{len(board.closed)} 个：补充资料后问题全部可答）"):
@@ -78,3 +98,12 @@ if board.closed:
 if board.noise:
     with st.expander(f"不属于任何话题的问题（{len(board.noise)} 个：寒暄、零碎的话、只问过一类的）"):
         st.dataframe(noise_frame(board), hide_index=True, key="gap_noise")
+        if admin and board.topics:
+            options = topic_options(board)
+            with st.form("gap_move_form_noise", border=False):
+                cols = st.columns([1.6, 1.6, 1])
+                cols[0].selectbox("问题", [q.question for q in board.noise], index=None, placeholder="把问题…",
+                                  key="gap_move_q_noise", label_visibility="collapsed")
+                cols[1].selectbox("归入话题", list(options), format_func=options.get, index=None, placeholder="归入话题…",
+                                  key="gap_move_into_noise", label_visibility="collapsed")
+                cols[2].form_submit_button("归进去", key="gap_move_noise", on_click=move_question, args=("noise",))

@@ -1,4 +1,5 @@
-"""The 资料缺口 page's admin actions, as button callbacks: owner and status of a topic, a re-check on demand.
+"""The 资料缺口 page's admin actions, as button callbacks: owner and status of a topic, a re-check on demand, and
+tidying the grouping (merge a topic into another, move a question into a topic).
 
 Each runs the store call with the session re-checked inside its transaction (`authorize`) and leaves its
 message for the page to draw next to the topic (`FLASH`).
@@ -52,7 +53,42 @@ def recheck_topic(topic_id: int) -> None:
     st.session_state[FLASH] = (topic_id, "success", f"话题 #{topic_id} 重新核对：{result.line}{closed}。")
 
 
-def show_flash(topic_id: int) -> None:
+def merge_topic(topic_id: int) -> None:
+    """Merge the topic into the one chosen in its 「并入话题」 box."""
+    into = st.session_state.get(f"gap_merge_into_{topic_id}")
+    if into is None:
+        st.session_state[FLASH] = (topic_id, "warning", "请先选择要并入哪个话题。")
+        return
+    try:
+        user = require(current_user(), "edit_corpus")
+        merged = get_gap_store().merge(topic_id, into, actor=user.label, authorize=authorize())
+    except XiaoEError as error:
+        st.session_state[FLASH] = (topic_id, "error", md_escape(str(error)))
+        return
+    st.session_state[FLASH] = (None, "success", f"话题 #{topic_id} 已并入 #{into}：这些问题以后重新分组也在一起，"
+                                                f"明天相近的提问会归到这里（现在共 {len(merged.keys)} 个问题）。")
+
+
+def move_question(place: str, topic_id: int | None = None) -> None:
+    """Move the question chosen in the 「把问题…移到话题」 boxes of `place` (a topic's id, or 「noise」); a message
+    about a topic is shown in it, the rest at the top of the page."""
+    question = st.session_state.get(f"gap_move_q_{place}")
+    into = st.session_state.get(f"gap_move_into_{place}")
+    where = topic_id
+    if not question or into is None:
+        st.session_state[FLASH] = (where, "warning", "请先选择问题和要移到的话题。")
+        return
+    try:
+        user = require(current_user(), "edit_corpus")
+        get_gap_store().move(question, into, actor=user.label, authorize=authorize())
+    except XiaoEError as error:
+        st.session_state[FLASH] = (where, "error", md_escape(str(error)))
+        return
+    st.session_state[FLASH] = (None, "success", md_escape(f"「{question}」已移到话题 #{into}，以后重新分组也留在这里。"))
+
+
+def show_flash(topic_id: int | None) -> None:
+    """The message left for this topic (None: for the top of the page)."""
     found = st.session_state.get(FLASH)
     if found and found[0] == topic_id:
         st.session_state.pop(FLASH)

@@ -86,5 +86,11 @@ def noise_frame(board: Board) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=QUESTION_COLUMNS)
 
 
+def topic_options(board: Board, leave_out: int | None = None) -> dict[int, str]:
+    """The open topics a question or a topic can go into, as selectbox options (id → 「#3 分期、学费（5 个问题）」,
+    shown as plain text)."""
+    return {t.id: f"#{t.id} {t.label}（{len(t.questions)} 个问题）" for t in board.topics if t.id != leave_out}
+
+
 def status_choices() -> list[str]:
     return list(STATUS_LABELS)

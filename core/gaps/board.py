@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from core.checks.references import extract_refs
-from core.gaps.grouping import Grouping
+from core.gaps.grouping import Group, Grouping
 from core.gaps.questions import group_retrievals, retrieve_all
 from core.stores.gaps import DECLINED, OPEN, GapCheck, GapStore, GapTopic, TopicDraft
 from core.stores.review import ReviewItem, ReviewStore
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from core.assistant import Assistant
 
 EXAMPLES = 3
+PIN = "#"  # a hint naming a stored topic (「#12」), as against a topic a consultant typed
 
 
 @dataclass(frozen=True)
@@ -133,11 +134,13 @@ class Board:
 
 
 def collect(review: ReviewStore, gaps: GapStore | None = None) -> tuple[BoardQuestion, ...]:
-    """The queue's gap items as distinct questions, in the order first asked. A question already in a topic an
-    admin decided (不补充 or 已补充) or began to fix (re-checked once) carries that topic as its hint, so
-    regrouping on the changed corpus keeps it there."""
-    pinned = {key: f"#{t.id}" for t in (gaps.topics() if gaps else ())
+    """The queue's gap items as distinct questions, in the order first asked. A question an admin placed (merged or
+    moved: GapStore.pins), or already in a topic an admin decided (不补充 or 已补充) or began to fix (re-checked
+    once), carries that topic as its hint (「#12」), so regrouping on the changed corpus keeps it there; else a
+    topic a consultant gave with 预期拒答 is its hint."""
+    pinned = {key: f"{PIN}{t.id}" for t in (gaps.topics() if gaps else ())
               if not t.closed and (t.status != OPEN or t.check is not None) for key in t.keys}
+    pinned.update({key: f"{PIN}{topic}" for key, topic in (gaps.pins() if gaps else {}).items()})
     by_key: dict[str, list[ReviewItem]] = {}
     for item in review.iter_gap_items():
         by_key.setdefault(question_hash(item.question), []).append(item)
@@ -158,7 +161,7 @@ def assemble(questions: Sequence[BoardQuestion], analysis: Analysis, gaps: GapSt
     filled = [_with_near_miss(q, s) for q, s in zip(questions, analysis.near_misses)]
     groups = [tuple(sorted((filled[i] for i in g.members), key=lambda q: (-q.askings, q.first_asked)))
               for g in analysis.grouping.groups]
-    drafts = [TopicDraft(label=g.label, terms=g.terms, keys=tuple(q.key for q in members),
+    drafts = [TopicDraft(label=_label(g), terms=g.terms, keys=tuple(q.key for q in members),
                          questions=tuple(q.question for q in members))
               for g, members in zip(analysis.grouping.groups, groups)]
     ids = gaps.sync(drafts)
@@ -225,6 +228,11 @@ def cited_section(item: ReviewItem) -> Section | None:
         if 1 <= n <= len(passed):
             return Section(passed[n - 1].source, passed[n - 1].heading, passed[n - 1].chunk)
     return None
+
+
+def _label(group: Group) -> str:
+    """A topic consultants named (the topic given with 预期拒答) is called by that name; others by their words."""
+    return group.hint if group.hint and not group.hint.startswith(PIN) else group.label
 
 
 def _with_near_miss(question: BoardQuestion, section: Section | None) -> BoardQuestion:

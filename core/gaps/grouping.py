@@ -10,11 +10,14 @@ in which `neighbour_weight` of a pair's similarity comes from the questions near
 groups are more than `cut` apart. 2: groups merge while the centroids of the two most alike reach a cosine of
 `merge` (average linkage alone stops too early on a large topic whose questions mostly share no word). 3: a
 question of a group smaller than `min_size` joins the topic whose centroid is most like it from a cosine of
-`attach`; otherwise it is noise, as every question without a content word (你好, 谢谢, ？？) always is. A `hint`
-(the topic a consultant gave an expected refusal, or a topic an admin already decided) is one more feature at
-`hint_weight`, so questions sharing it stay together. The constants were picked on the development files by a
-rule written down first (`python -m bench.gaps --grid`); docs/gaps.md has the rule, the choice and its
-measured quality. Deliberately left out: any word list or synonym made for the test sets, and any model.
+`attach`; otherwise it is noise, as every question without a content word (你好, 谢谢, ？？) always is.
+A `hint` is a person's word on a question's topic: the topic a consultant gave an expected refusal, or a topic an
+admin decided, merged or moved the question into. Questions sharing a hint are one topic as given, at any size,
+never split and never mixed with another; a question without a hint joins the hinted topic whose centroid (by
+words) is most like it from a cosine of `seed`, so what staff sorted today gathers tomorrow's askings; the rest go
+through the three passes. The constants were picked on the development files by a rule written down first
+(`python -m bench.gaps --grid`; `seed` by `python -m bench.gaps_loop`); docs/gaps.md has the rules, the choices and
+their measured quality. Deliberately left out: any word list or synonym made for the test sets, and any model.
 """
 from __future__ import annotations
 
@@ -40,13 +43,13 @@ class Rule:
     known_weight: float = 0.7  # a word the corpus uses, against one it lacks
     char_weight: float = 1.0  # the characters of an absent word, shared among them
     pair_weight: float = 0.0  # the character pairs of every content word (发票 in 开发票), shared among them; 0: off
-    hint_weight: float = 3.0
     neighbour_weight: float = 0.0  # share of a pair's similarity that comes from the questions near both; 0: off
     linkage: str = "average"
     cut: float = 0.9  # cosine distance between groups at which the first pass stops merging
     merge: float = 0.0  # second pass: merge groups while two centroids are at least this cosine alike; 0: off
     attach: float = 0.0  # third pass: a question of a group under min_size joins the nearest topic from here; 0: off
-    min_size: int = 3  # smaller groups are noise
+    min_size: int = 3  # smaller groups are noise (a hinted topic stands at any size)
+    seed: float = 0.5  # a question without a hint joins the most alike hinted topic from this cosine; 0: never
 
     def __post_init__(self) -> None:
         if not 0 < self.cut < 1:
@@ -55,7 +58,7 @@ class Rule:
             raise ValueError(f"min_size ({self.min_size}) must be at least 1")
         if self.linkage not in LINKAGES:
             raise ValueError(f"linkage ({self.linkage!r}) must be one of {', '.join(LINKAGES)}")
-        for name in ("neighbour_weight", "merge", "attach"):
+        for name in ("neighbour_weight", "merge", "attach", "seed"):
             if not 0 <= getattr(self, name) < 1:
                 raise ValueError(f"{name} ({getattr(self, name)}) must lie in [0, 1)")
 
@@ -74,10 +77,12 @@ class Signals:
 
 @dataclass(frozen=True)
 class Group:
-    """One topic: the positions of its questions (ascending) and its most telling words, best first."""
+    """One topic: the positions of its questions (ascending), its most telling words, best first, and the hint it
+    was given ("" for a topic found by words alone)."""
 
     members: tuple[int, ...]
     terms: tuple[str, ...]
+    hint: str = ""
 
     @property
     def label(self) -> str:
@@ -105,7 +110,7 @@ def signals_of(retrieval: Retrieval, hint: str = "") -> Signals:
 
 def features(signals: Signals, rule: Rule = RULE) -> dict[str, float]:
     """The question's features before the batch weighs them: w:<word>, c:<character of an absent word>,
-    p:<pair of Chinese characters of a word>, h:<hint>."""
+    p:<pair of Chinese characters of a word>. The hint is no feature: it places the question (`group`)."""
     found: dict[str, float] = {}
     for word, weight, absent, _typed in signals.words:
         weight *= 1.0 if absent else rule.known_weight
@@ -118,8 +123,6 @@ def features(signals: Signals, rule: Rule = RULE) -> dict[str, float]:
         if rule.pair_weight and pairs:
             for pair in pairs:
                 found[f"p:{pair}"] = found.get(f"p:{pair}", 0.0) + weight * rule.pair_weight / len(pairs)
-    if found and signals.hint:
-        found[f"h:{signals.hint}"] = rule.hint_weight
     return found
 
 
@@ -127,21 +130,52 @@ def group(signals: Sequence[Signals], rule: Rule = RULE) -> Grouping:
     """Topics and noise for these questions (positions into `signals`); the same input gives the same output."""
     bags = [features(s, rule) for s in signals]
     rows = [i for i, bag in enumerate(bags) if bag]
-    if len(rows) < max(rule.min_size, 2):
-        return Grouping(groups=(), noise=tuple(range(len(signals))))
-    vectors, names = _weighed([bags[i] for i in rows])
-    clusters = _linked(vectors, rule)
-    if rule.merge:
-        clusters = _merged(vectors, clusters, rule.merge)
-    topics = [c for c in clusters if len(c) >= rule.min_size]
-    if rule.attach:
-        topics = _attached(vectors, topics, [p for c in clusters if len(c) < rule.min_size for p in c], rule.attach)
+    vectors, names = _weighed([bags[i] for i in rows]) if rows else (np.zeros((0, 0)), [])
+    at = {i: p for p, i in enumerate(rows)}  # question → its row of `vectors`
+    seeded = _seeded(signals, vectors, at, rule.seed)
+    placed = {i for members in seeded.values() for i in members}
+    free = [p for p, i in enumerate(rows) if i not in placed]  # rows of the questions grouped by words
+    topics: list[list[int]] = []
+    if len(free) >= max(rule.min_size, 2):
+        clusters = [[free[p] for p in c] for c in _linked(vectors[free], rule)]
+        if rule.merge:
+            clusters = _merged(vectors, clusters, rule.merge)
+        topics = [c for c in clusters if len(c) >= rule.min_size]
+        if rule.attach:
+            topics = _attached(vectors, topics, [p for c in clusters if len(c) < rule.min_size for p in c], rule.attach)
     shown = _shown(signals)
     groups = [Group(members=tuple(rows[p] for p in members), terms=_terms(vectors[members], names, shown))
               for members in topics]
+    groups += [Group(members=tuple(sorted(members)), hint=hint,
+                     terms=_terms(vectors[[at[i] for i in members if i in at]], names, shown) if any(i in at for i in members)
+                     else ()) for hint, members in seeded.items()]
     groups.sort(key=lambda g: (-len(g.members), g.members[0]))
     inside = {i for g in groups for i in g.members}
     return Grouping(groups=tuple(groups), noise=tuple(i for i in range(len(signals)) if i not in inside))
+
+
+def _seeded(signals: Sequence[Signals], vectors: np.ndarray, at: dict[int, int], bar: float) -> dict[str, list[int]]:
+    """The hinted topics: the questions given each hint, then every question without a hint whose vector is most like
+    one hinted topic's centroid (the sum of its questions' vectors), from a cosine of `bar` (ties: the hint seen first).
+    Centroids are taken before anyone joins, so the order of the questions does not matter."""
+    seeds: dict[str, list[int]] = {}
+    for i, s in enumerate(signals):
+        if s.hint:
+            seeds.setdefault(s.hint, []).append(i)
+    if not seeds or not bar or not at:
+        return seeds
+    hints = list(seeds)
+    centroids = np.array([vectors[[at[i] for i in seeds[h] if i in at]].sum(axis=0) for h in hints])
+    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
+    centroids = np.divide(centroids, norms, out=np.zeros_like(centroids), where=norms > 0)
+    for i, s in enumerate(signals):
+        if s.hint or i not in at:
+            continue
+        alike = centroids @ vectors[at[i]]
+        best = int(np.argmax(alike))
+        if alike[best] >= bar:
+            seeds[hints[best]].append(i)
+    return seeds
 
 
 def _linked(vectors: np.ndarray, rule: Rule) -> list[list[int]]:

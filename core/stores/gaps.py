@@ -21,11 +21,13 @@ from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.stores.db import Database, Migration, Schema, append_only, create_tables
 from core.stores.review_input import person_name
+from core.stores.review_marks import question_hash
 from core.stores.roles import SYSTEM_ACTOR, Authorize
 
 OPEN, SUPPLIED, DECLINED = "open", "supplied", "declined"
 STATUS_LABELS = {OPEN: "待补充", SUPPLIED: "已补充", DECLINED: "不补充，保持拒答"}
-EVENT_LABELS = {"create": "新话题", "assign": "指定负责人", "status": "修改状态", "check": "重新核对", "close": "关闭"}
+EVENT_LABELS = {"create": "新话题", "assign": "指定负责人", "status": "修改状态", "check": "重新核对", "close": "关闭",
+                "merge": "合并话题", "move": "移动问题"}
 
 metadata = MetaData()
 gap_topics = Table(
@@ -65,10 +67,18 @@ gap_events = Table(
     Column("action", String(16), nullable=False),
     Column("detail", Text, nullable=False),
 )
+gap_pins = Table(
+    "gap_pins", metadata,  # an admin's word on where a question belongs (merge, move): kept across regroupings
+    Column("key", String(64), primary_key=True),
+    Column("topic_id", Integer, ForeignKey("gap_topics.id"), nullable=False),
+    Column("actor", String(100), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+)
 GAPS_SCHEMA = Schema("gaps", (
     Migration(1, "gap topics, members, re-checks and events", create_tables(gap_topics, gap_members, gap_checks,
                                                                              gap_events)),
     Migration(2, "append-only gap events", append_only("gap_events")),
+    Migration(3, "an admin's placement of a question in a topic", create_tables(gap_pins)),
 ))
 
 
@@ -175,6 +185,13 @@ class GapStore:
                 return topic
         raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
 
+    def pins(self) -> dict[str, int]:
+        """Where an admin placed each question (its `question_hash` → topic id), for open topics only."""
+        with self.db.read("读取话题整理记录") as conn:
+            rows = conn.execute(select(gap_pins.c.key, gap_pins.c.topic_id).join(
+                gap_topics, gap_topics.c.id == gap_pins.c.topic_id).where(gap_topics.c.closed_at.is_(None))).all()
+        return {r.key: r.topic_id for r in rows}
+
     def events(self, topic_id: int) -> tuple[GapEvent, ...]:
         with self.db.read("读取话题记录") as conn:
             rows = conn.execute(select(gap_events).where(gap_events.c.topic_id == topic_id)
@@ -245,6 +262,46 @@ class GapStore:
         self._change(topic_id, {"status": status}, "status", STATUS_LABELS[status], actor, authorize)
         return self.get(topic_id)
 
+    def merge(self, topic_id: int, into: int, *, actor: str, authorize: Authorize | None = None) -> GapTopic:
+        """Merge topic `topic_id` into `into` (both open): every question of both is pinned to `into`, so a regrouping
+        keeps them together and tomorrow's like questions join them (core.gaps.grouping's seed). The merged topic
+        drops off the board; its owner and status are not carried over. Returns the topic merged into."""
+        if topic_id == into:
+            raise InvalidReview("不能把话题并入它自己，请选另一个话题。")
+        now = self._clock()
+        with self.db.transaction("合并资料缺口话题", immediate=True) as conn:
+            who = _who(conn, authorize, actor)
+            source, target = (_open_topic(conn, t) for t in (topic_id, into))
+            keys = _member_keys(conn, topic_id)
+            conn.execute(gap_members.delete().where(gap_members.c.topic_id == topic_id))
+            _place(conn, into, keys)
+            _pin_members(conn, into, who, now)
+            conn.execute(gap_events.insert(), [
+                {"topic_id": topic_id, "at": now, "actor": who, "action": "merge", "detail": f"并入 #{into} {target.label}"},
+                {"topic_id": into, "at": now, "actor": who, "action": "merge",
+                 "detail": f"并入了 #{topic_id} {source.label}（{len(keys)} 个问题）"}])
+        return self.get(into)
+
+    def move(self, question: str, into: int, *, actor: str, authorize: Authorize | None = None) -> GapTopic:
+        """Move one question (every asking of it: the same `question_hash`) into open topic `into`, from its topic or
+        from the questions that fit none. The question and the topic's other questions are pinned there."""
+        key = question_hash(question)
+        now = self._clock()
+        with self.db.transaction("移动资料缺口问题", immediate=True) as conn:
+            who = _who(conn, authorize, actor)
+            _open_topic(conn, into)
+            open_ids = set(conn.execute(select(gap_topics.c.id).where(gap_topics.c.closed_at.is_(None))).scalars())
+            held = conn.execute(select(gap_members.c.topic_id).where(gap_members.c.key == key)).scalars().all()
+            for source in (t for t in held if t in open_ids and t != into):
+                conn.execute(gap_members.delete().where(gap_members.c.topic_id == source, gap_members.c.key == key))
+                conn.execute(gap_events.insert().values(topic_id=source, at=now, actor=who, action="move",
+                                                        detail=f"「{question}」移到 #{into}"))
+            _place(conn, into, {key: question})
+            _pin_members(conn, into, who, now)
+            conn.execute(gap_events.insert().values(topic_id=into, at=now, actor=who, action="move",
+                                                    detail=f"「{question}」移进这个话题"))
+        return self.get(into)
+
     def record_check(self, topic_id: int, results: Sequence[QuestionCheck], *, fingerprint: str, version_note: str,
                      actor: str, authorize: Authorize | None = None) -> GapTopic:
         """Store a re-check of the topic's questions; when every one passes, the topic is closed (status
@@ -288,6 +345,37 @@ def _unchanged(drafts: Sequence[TopicDraft], ids: list[int | None], open_rows: d
         return False
     return all(held[i] == set(d.keys) and open_rows[i].label == d.label and open_rows[i].terms == " ".join(d.terms)
                for i, d in zip(ids, drafts))
+
+
+def _open_topic(conn, topic_id: int):
+    row = conn.execute(select(gap_topics).where(gap_topics.c.id == topic_id)).first()
+    if row is None:
+        raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
+    if row.closed_at is not None:
+        raise InvalidReview(f"话题 #{topic_id} 已关闭（问题都已可答），不能再并入或移入问题。")
+    return row
+
+
+def _member_keys(conn, topic_id: int) -> dict[str, str]:
+    rows = conn.execute(select(gap_members.c.key, gap_members.c.question).where(gap_members.c.topic_id == topic_id))
+    return {r.key: r.question for r in rows}
+
+
+def _place(conn, topic_id: int, questions: dict[str, str]) -> None:
+    """Make `questions` (key → as asked) members of the topic, leaving its other members as they are."""
+    held = _member_keys(conn, topic_id)
+    rows = [{"topic_id": topic_id, "key": k, "question": q} for k, q in questions.items() if k not in held]
+    if rows:
+        conn.execute(gap_members.insert(), rows)
+
+
+def _pin_members(conn, topic_id: int, who: str, now: datetime) -> None:
+    """Pin every member of the topic to it (an earlier pin of the same question elsewhere gives way)."""
+    keys = list(_member_keys(conn, topic_id))
+    if not keys:
+        return
+    conn.execute(gap_pins.delete().where(gap_pins.c.key.in_(keys)))
+    conn.execute(gap_pins.insert(), [{"key": k, "topic_id": topic_id, "actor": who, "at": now} for k in keys])
 
 
 def _who(conn, authorize: Authorize | None, actor: str) -> str:

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from core.assistant import open_assistant
 from core.settings import Settings
@@ -57,6 +60,29 @@ def fix(page, idle, topic, sentence: str) -> str:
     return done.inner_text()
 
 
+def choose(page, within, label: str, text: str) -> None:
+    """Open the selectbox and pick the option holding `text`. A rerun of the page can shut the list between opening it
+    and the click, so the box is opened and the option clicked again until the box shows the choice."""
+    box = within.get_by_label(label)
+    option = page.get_by_role("option").filter(has_text=text).first
+    for _ in range(10):
+        try:
+            box.click(timeout=3000)
+            option.click(timeout=1500)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        if text in box.input_value():
+            return
+    raise AssertionError(f"选不中「{text}」")
+
+
+def topic_titles(page) -> list[str]:
+    """The open topics' expander titles (「#2 开发票、报销 · 4 个问题 …」), the expander's icon name left out."""
+    found = (re.search(r"#\d+ .*", s) for s in page.locator("[data-testid=stExpander] summary").all_inner_texts())
+    return [m.group() for m in found if m]
+
+
 def test_gaps_e2e_fix_a_topic_until_it_closes(gap_server, page, idle):
     topic = open_topic(page, idle, gap_server, "分期")
     assert "4 个问题 · 问了 4 次 · 待补充" in topic.locator("summary").inner_text()
@@ -78,6 +104,23 @@ def test_gaps_e2e_fix_a_topic_until_it_closes(gap_server, page, idle):
     closed = page.locator("[data-testid=stExpander]").filter(has_text="已关闭的话题（1 个")
     closed.locator("summary").click()
     assert "4/4 题现在可答" in closed.inner_text()
-    open_labels = page.locator("[data-testid=stExpander] summary").all_inner_texts()
-    assert not any("分期" in label and label.startswith("#") for label in open_labels)
-    assert any("开发票" in label for label in open_labels)  # the other topic is still open
+    open_titles = topic_titles(page)
+    assert not any("分期" in title for title in open_titles)
+    assert len(open_titles) == 1 and "开发票" in open_titles[0]  # the other topic is still open
+
+
+def test_gaps_e2e_merge_two_topics_and_the_merge_holds(gap_server, page, idle):
+    """An admin merges a split topic into another from the board; after a reload the two are one topic."""
+    topic = open_topic(page, idle, gap_server, "分期")
+    invoices = next(re.search(r"#\d+", s).group() for s in topic_titles(page) if "开发票" in s)  # 「#2」
+    choose(page, topic, "并入话题", invoices)
+    topic.get_by_role("button", name="并入").scroll_into_view_if_needed()
+    doc_shot(page, "gaps-merge.png")
+    topic.get_by_role("button", name="并入").click()
+    idle(page)
+    page.get_by_text(f"已并入 {invoices}").wait_for()
+    page.reload()
+    idle(page)
+    titles = topic_titles(page)
+    assert len(titles) == 1 and titles[0].startswith(invoices + " ") and "8 个问题" in titles[0], titles
+

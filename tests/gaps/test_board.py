@@ -48,3 +48,28 @@ def test_cited_section_is_the_section_of_the_first_citation():
     store = ReviewStore(Database("sqlite://"))
     item = store.get(store.record(outcome_of(answer, "f")))
     assert cited_section(item).heading == "五、常见问题"
+
+
+def test_a_merge_holds_across_regroupings_and_tomorrows_like_question_joins_it(assistant, review, gaps, queued):
+    board = build_board(assistant, review, gaps)
+    invoices, instalments = (next(t for t in board.topics if word in t.topic.terms) for word in ("开发票", "分期"))
+    gaps.merge(instalments.id, invoices.id, actor="王校长")
+    board = build_board(assistant, review, gaps)
+    assert [(t.id, sorted(q.question for q in t.questions)) for t in board.topics] == [
+        (invoices.id, sorted((*INVOICES, *INSTALMENTS)))]
+    assert {q.hint for q in collect(review, gaps) if q.question in INVOICES + INSTALMENTS} == {f"#{invoices.id}"}
+    ask(assistant, review, "学费可以分期交吗")  # tomorrow: refused, like the merged-in questions
+    board = build_board(assistant, review, gaps)
+    assert "学费可以分期交吗" in {q.question for q in board.topics[0].questions}
+    assert sorted(q.question for q in board.noise) == ["你好", "谢谢"]
+
+
+def test_a_question_moved_out_of_noise_stays_in_its_topic(assistant, review, gaps, queued):
+    ask(assistant, review, "周末有课吗")
+    board = build_board(assistant, review, gaps)
+    assert "周末有课吗" in {q.question for q in board.noise}
+    invoices = next(t for t in board.topics if "开发票" in t.topic.terms)
+    gaps.move("周末有课吗", invoices.id, actor="王校长")
+    board = build_board(assistant, review, gaps)
+    assert "周末有课吗" in {q.question for q in next(t for t in board.topics if t.id == invoices.id).questions}
+    assert "周末有课吗" not in {q.question for q in board.noise}

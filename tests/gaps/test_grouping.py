@@ -31,9 +31,35 @@ def test_features_weigh_absent_words_fully_corpus_words_less_and_share_an_absent
     assert found == pytest.approx({"w:开发票": 1.0, "c:开": 1 / 3, "c:发": 1 / 3, "c:票": 1 / 3, "w:学费": 0.63})
 
 
-def test_a_hint_is_a_feature_only_for_a_question_with_words():
-    assert features(ask(("分期", 1.0, True), hint="付款"))["h:付款"] == RULE.hint_weight
+def test_a_hint_is_no_feature_it_places_the_question():
+    assert features(ask(("分期", 1.0, True), hint="付款")) == features(ask(("分期", 1.0, True)))
     assert features(ask(hint="付款")) == {}
+
+
+def test_questions_given_one_hint_are_one_topic_at_any_size_even_without_a_word():
+    grouping = group([ask(("周末", 1.0, True), hint="上课时间"), GREETING, ask(hint="上课时间"), *INSTALMENTS])
+    assert [(g.members, g.hint) for g in grouping.groups] == [((3, 4, 5), ""), ((0, 2), "上课时间")]
+    assert grouping.noise == (1,)
+
+
+def test_two_hints_never_mix_even_on_the_same_words():
+    same = [ask(("分期", 1.0, True), hint="付款"), ask(("分期", 1.0, True), hint="优惠"), *INVOICES]
+    assert [(g.members, g.hint) for g in group(same).groups] == [((2, 3, 4), ""), ((0,), "付款"), ((1,), "优惠")]
+
+
+# By hand, characters off: over these six questions 分期 is in 3 (idf ln(7/4) + 1 = 1.5596) and 花呗 in 1
+# (ln(7/2) + 1 = 2.2528). The hinted topic's centroid is (1, 0); q2 = (1.5596, 2.2528) / 2.7400 = (0.5692, 0.8222),
+# so its cosine with the centroid is 0.5692.
+SEEDED = [ask(("分期", 1.0, True), hint="付款"), ask(("分期", 1.0, True), hint="付款"),
+          ask(("分期", 1.0, True), ("花呗", 1.0, True)), *INVOICES]
+
+
+@pytest.mark.parametrize(("bar", "joins"), [(0.56, True), (0.57, False), (0.0, False)])
+def test_a_question_without_a_hint_joins_the_hinted_topic_from_the_seed_bar(bar, joins):
+    grouping = group(SEEDED, replace(RULE, char_weight=0.0, seed=bar))
+    hinted = next(g for g in grouping.groups if g.hint == "付款")
+    assert hinted.members == ((0, 1, 2) if joins else (0, 1))
+    assert (2 in grouping.noise) == (not joins)  # alone it is too small to be a topic by words
 
 
 def test_group_two_topics_and_the_greeting_is_noise():

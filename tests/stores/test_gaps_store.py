@@ -9,6 +9,7 @@ from core.errors import AuthError, InvalidReview, StoreError
 from core.stores.accounts import AccountStore
 from core.stores.db import Database
 from core.stores.gaps import DECLINED, OPEN, SUPPLIED, GapStore, QuestionCheck, TopicDraft
+from core.stores.review_marks import question_hash
 from core.stores.sessions import SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD, Clock, add_staff
 
@@ -102,3 +103,58 @@ def test_syncing_the_same_grouping_again_keeps_every_topic(gaps):
     first = gaps.sync(drafts)
     assert gaps.sync(drafts) == first
     assert [[e.action for e in gaps.events(i)] for i in first] == [["create"], ["create"]]
+
+
+def test_merge_moves_every_question_into_one_topic_and_pins_them_there(gaps):
+    first, second = gaps.sync([draft("分期、学费", "a", "b", "c"), draft("花呗", "d", "e", "f")])
+    gaps.assign(second, "李老师", actor="王校长")
+    merged = gaps.merge(second, first, actor="王校长")
+    assert (merged.id, merged.keys) == (first, ("a", "b", "c", "d", "e", "f"))
+    assert [t.id for t in gaps.topics()] == [first]  # the merged topic drops off the board
+    assert gaps.pins() == dict.fromkeys("abcdef", first)
+    assert gaps.events(second)[-1].detail == f"并入 #{first} 分期、学费"
+    assert (gaps.events(first)[-1].action, gaps.events(first)[-1].detail) == ("merge", f"并入了 #{second} 花呗（3 个问题）")
+    # the board regroups with the pins as hints: the one group they make keeps the topic
+    assert gaps.sync([draft("分期、花呗", "a", "b", "c", "d", "e", "f")]) == (first,)
+
+
+def test_merge_refuses_the_same_topic_and_a_closed_one(gaps):
+    first, second = gaps.sync([draft("分期", "a", "b", "c"), draft("花呗", "d", "e", "f")])
+    with pytest.raises(InvalidReview, match="并入它自己"):
+        gaps.merge(first, first, actor="王校长")
+    gaps.record_check(second, [QuestionCheck("问题d", True, "覆盖 100%")], fingerprint="fp", version_note="第 2 版",
+                      actor="王校长")
+    with pytest.raises(InvalidReview, match="已关闭"):
+        gaps.merge(first, second, actor="王校长")
+    assert gaps.get(first).keys == ("a", "b", "c") and gaps.pins() == {}
+
+
+def test_move_takes_one_question_from_its_topic_or_from_noise_into_another(gaps):
+    questions = ("学费能分期吗", "能用花呗吗", "可以信用卡分期吗", "能开发票吗", "开票要多久", "发票抬头写什么")
+    keys = [question_hash(q) for q in questions]
+    instalments, invoices = gaps.sync([
+        TopicDraft("分期", ("分期",), tuple(keys[:3]), questions[:3]),
+        TopicDraft("发票", ("发票",), tuple(keys[3:5]) + (keys[2],), (*questions[3:5], questions[2]))])
+    moved = gaps.move("可以信用卡分期吗", instalments, actor="王校长")
+    assert keys[2] in moved.keys and keys[2] not in gaps.get(invoices).keys
+    assert gaps.pins() == dict.fromkeys(keys[:3], instalments)
+    assert gaps.events(invoices)[-1].detail == f"「可以信用卡分期吗」移到 #{instalments}"
+    from_noise = gaps.move("发票抬头写什么", invoices, actor="王校长")  # was in no topic
+    assert keys[5] in from_noise.keys and gaps.pins()[keys[5]] == invoices
+    assert gaps.pins()[keys[3]] == invoices  # the topic's own questions are pinned with it
+
+
+def test_only_an_admin_session_may_merge_or_move(db, gaps):
+    accounts = AccountStore(db, hasher=FAST_HASHER)
+    add_staff(accounts)
+    signer = SessionStore(accounts)
+    first, second = gaps.sync([draft("分期", "a", "b", "c"), draft("花呗", "d", "e", "f")])
+    consultant = signer.sign_in("amy", PASSWORD)
+    with pytest.raises(AuthError, match="顾问"):
+        gaps.merge(second, first, actor="amy", authorize=signer.guard(consultant.token))
+    with pytest.raises(AuthError, match="顾问"):
+        gaps.move("问题a", second, actor="amy", authorize=signer.guard(consultant.token))
+    assert gaps.pins() == {} and len(gaps.topics()) == 2
+    admin = signer.sign_in("boss", PASSWORD)
+    gaps.merge(second, first, actor="whoever", authorize=signer.guard(admin.token))
+    assert gaps.events(first)[-1].actor == "王校长（boss）"
