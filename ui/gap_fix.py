@@ -103,6 +103,16 @@ def _missing(store: ReviewStore, item: ReviewItem, on: bool) -> None:
                                                                   else "已取消「资料没写」。"))
 
 
+def _topics(store: ReviewStore) -> list[str]:
+    """The topics consultants already gave, most used first; none when they cannot be read (the box still takes a
+    new one, and the reason is shown)."""
+    try:
+        return list(store.expected_topics())
+    except XiaoEError as error:
+        st.caption(md_escape(f"读不到已有的话题：{error}"))
+        return []
+
+
 def item_actions(store: ReviewStore, item: ReviewItem) -> None:
     """The gap actions of the open queue item, in one row under its decision buttons."""
     reviewer = st.session_state.get("reviewer", "")
@@ -112,8 +122,10 @@ def item_actions(store: ReviewStore, item: ReviewItem) -> None:
         topic = f"（话题：{md_escape(item.expected.detail)}）" if item.expected.detail else ""
         cols[0].caption(f"已标为预期拒答{topic}")
     elif item.origin == "refusal" and item.status in ("pending", "approved"):
-        cols[0].text_input("话题（可选）", key=f"expect_topic_{item.id}", max_chars=MAX_TOPIC_CHARS,
-                           placeholder="例如：校区地址", label_visibility="collapsed")
+        cols[0].selectbox("话题（可选）", _topics(store), index=None, key=f"expect_topic_{item.id}",
+                          accept_new_options=True, placeholder="话题（可选）：选一个已有的，或输入新的",
+                          label_visibility="collapsed",
+                          help=f"同一件事用同一个话题名，资料缺口页会把它们放在一起；新话题最多 {MAX_TOPIC_CHARS} 个字。")
         cols[1].button("资料确实没有（预期拒答）", key=f"expect_{item.id}", disabled=not reviewer,
                        on_click=_expect, args=(store, item),
                        help="这条拒答是对的：资料确实没写。以后同样或几乎一样的问题再被拒答，只在这一条上计次数。")

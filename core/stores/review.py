@@ -36,6 +36,7 @@ from core.stores.review_marks import (
     EXPECTED,
     MARKS_SCHEMA,
     drop_mark,
+    expected_topics,
     find_expected,
     gap_condition,
     put_mark,
@@ -335,6 +336,12 @@ class ReviewStore:
                     return
                 yield from hydrate(conn, rows, with_asks=True)
                 last = rows[-1].id
+
+    def expected_topics(self, limit: int = 200) -> tuple[str, ...]:
+        """The topics given with 预期拒答 so far, most used first: what the queue offers the next consultant, so one
+        missing document gets one name (the board keeps questions sharing a topic together: core.gaps.grouping)."""
+        with self.db.read("读取预期拒答的话题") as conn:
+            return expected_topics(conn, limit)
 
     # --- marks -------------------------------------------------------------------------------
 

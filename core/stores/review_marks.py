@@ -15,7 +15,21 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, Connection, DateTime, ForeignKey, Index, Integer, String, Table, Text, and_, or_, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    and_,
+    func,
+    or_,
+    select,
+)
 
 from core.clock import as_utc
 from core.language.text import question_key
@@ -98,6 +112,17 @@ def drop_mark(conn: Connection, item_id: int, kind: str) -> bool:
     """Remove one mark; True when there was one."""
     return conn.execute(review_marks.delete().where(review_marks.c.item_id == item_id,
                                                     review_marks.c.kind == kind)).rowcount > 0
+
+
+def expected_topics(conn: Connection, limit: int) -> tuple[str, ...]:
+    """The topics consultants gave expected refusals, most used first (ties: the most recent), up to `limit`."""
+    uses = func.count(review_marks.c.item_id)
+    rows = conn.execute(select(review_marks.c.detail, uses.label("uses"), func.max(review_marks.c.at).label("last"))
+                        .where(review_marks.c.kind == EXPECTED, review_marks.c.detail.is_not(None),
+                               review_marks.c.detail != "")
+                        .group_by(review_marks.c.detail).order_by(uses.desc(), func.max(review_marks.c.at).desc(),
+                                                                  review_marks.c.detail).limit(limit))
+    return tuple(r.detail for r in rows)
 
 
 def marks_of(conn: Connection, ids: list[int]) -> dict[int, tuple[Mark, ...]]:

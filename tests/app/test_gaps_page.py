@@ -95,7 +95,11 @@ def test_review_item_expected_refusal_in_one_click_and_missing_mark(open_app, qu
     at.session_state["review_item"] = ids[INSTALMENTS[0]]
     at.text_input(key="reviewer_name").set_value("王老师").run()
     item_id = ids[INSTALMENTS[0]]
-    at.text_input(key=f"expect_topic_{item_id}").set_value("分期付款")
+    assert at.selectbox(key=f"expect_topic_{item_id}").options == []  # no topic given yet
+    earlier = ids[INSTALMENTS[2]]  # another consultant named the topic on another item
+    review.decide(earlier, action="expect", reviewer="李老师", expected_version=1, topic="分期付款")
+    at.run()
+    at.selectbox(key=f"expect_topic_{item_id}").set_value("分期付款")  # offered: one document, one name
     at.button(key=f"expect_{item_id}").click().run()
     assert not at.exception
     item = review.get(item_id)

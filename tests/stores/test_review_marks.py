@@ -129,3 +129,16 @@ def test_mark_missing_needs_a_name(store):
     item_id = store.record(refused())
     with pytest.raises(InvalidReview, match="复核人"):
         store.mark_missing(item_id, reviewer=" ")
+
+
+def test_expected_topics_are_offered_most_used_first_and_a_reopened_one_drops_out(store):
+    given = {"校区在哪": "校区地址", "校区怎么走": "校区地址", "能开发票吗": "发票", "有少儿班吗": "少儿课程", "周末有课吗": ""}
+    ids = {}
+    for question, topic in given.items():
+        ids[question] = store.record(refused(question))
+        store.decide(ids[question], action="expect", reviewer="王老师", expected_version=1, topic=topic or None)
+    offered = store.expected_topics()
+    assert offered[0] == "校区地址" and sorted(offered[1:]) == ["发票", "少儿课程"]  # 2 uses first; "" is no topic
+    assert store.expected_topics(limit=1) == ("校区地址",)
+    store.decide(ids["有少儿班吗"], action="reopen", reviewer="王老师", expected_version=store.get(ids["有少儿班吗"]).version)
+    assert store.expected_topics() == ("校区地址", "发票")  # reopened: the mark, and its topic, are gone
