@@ -271,7 +271,8 @@ class GapStore:
         now = self._clock()
         with self.db.transaction("合并资料缺口话题", immediate=True) as conn:
             who = _who(conn, authorize, actor)
-            source, target = (_open_topic(conn, t) for t in (topic_id, into))
+            locked = {t: _open_topic(conn, t) for t in sorted((topic_id, into))}  # one order: no deadlock
+            source, target = locked[topic_id], locked[into]
             keys = _member_keys(conn, topic_id)
             conn.execute(gap_members.delete().where(gap_members.c.topic_id == topic_id))
             _place(conn, into, keys)
@@ -348,7 +349,9 @@ def _unchanged(drafts: Sequence[TopicDraft], ids: list[int | None], open_rows: d
 
 
 def _open_topic(conn, topic_id: int):
-    row = conn.execute(select(gap_topics).where(gap_topics.c.id == topic_id)).first()
+    """The topic's row, locked until the transaction ends (on PostgreSQL; SQLite's writer lock is taken already), so
+    two admins tidying the same topics at once are served one after the other."""
+    row = conn.execute(select(gap_topics).where(gap_topics.c.id == topic_id).with_for_update()).first()
     if row is None:
         raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
     if row.closed_at is not None:

@@ -12,6 +12,7 @@ from core.stores.gaps import DECLINED, OPEN, SUPPLIED, GapStore, QuestionCheck, 
 from core.stores.review_marks import question_hash
 from core.stores.sessions import SessionStore
 from tests.auth_helpers import FAST_HASHER, PASSWORD, Clock, add_staff
+from tests.db_race import MeetBefore, race
 
 
 @pytest.fixture
@@ -158,3 +159,13 @@ def test_only_an_admin_session_may_merge_or_move(db, gaps):
     admin = signer.sign_in("boss", PASSWORD)
     gaps.merge(second, first, actor="whoever", authorize=signer.guard(admin.token))
     assert gaps.events(first)[-1].actor == "王校长（boss）"
+
+
+def test_two_admins_merging_two_topics_into_each_other_at_once_leave_one_topic_with_every_question(db, gaps):
+    first, second = gaps.sync([draft("分期", "a", "b", "c"), draft("花呗", "d", "e", "f")])
+    with MeetBefore(db.engine, r"^\s*DELETE FROM gap_members"):  # both have read the topics and their questions
+        outcomes = race(lambda: gaps.merge(first, second, actor="王校长"), lambda: gaps.merge(second, first, actor="李老师"))
+    assert not any(isinstance(o, Exception) for o in outcomes), outcomes
+    (kept,) = gaps.topics()
+    assert sorted(kept.keys) == list("abcdef")
+    assert gaps.pins() == dict.fromkeys("abcdef", kept.id)
