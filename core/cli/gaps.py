@@ -15,7 +15,7 @@ import json
 import sys
 
 from core.assistant import open_assistant
-from core.gaps.board import analyse, collect
+from core.gaps.board import analyse, collect, topic_label
 from core.gaps.questions import group_questions, read_questions
 from core.settings import Settings
 from core.stores.db import open_database
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         ids = [[ref.id for ref in q.items] for q in questions]
         texts = [q.question for q in questions]
         asked = [q.askings for q in questions]
-    topics = [{"label": g.label, "ids": [i for m in g.members for i in ids[m]], "terms": list(g.terms)}
+    topics = [{"label": topic_label(g), "ids": [i for m in g.members for i in ids[m]], "terms": list(g.terms)}
               for g in (grouping.groups if grouping else ())]
     noise = [i for m in (grouping.noise if grouping else ()) for i in ids[m]]
     if args.json:
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for n, g in enumerate(grouping.groups, start=1):
         examples = " / ".join(_short(texts[m]) for m in g.members[:EXAMPLES])
-        print(f"{n}. {g.label}\t{len(g.members)} 个问题，问了 {sum(asked[m] for m in g.members)} 次\t例：{examples}")
+        print(f"{n}. {topic_label(g)}\t{len(g.members)} 个问题，问了 {sum(asked[m] for m in g.members)} 次\t例：{examples}")
     print(f"噪声（不属于任何话题）：{len(grouping.noise)} 个问题"
           + (f"，例：{' / '.join(_short(texts[m]) for m in grouping.noise[:EXAMPLES])}" if grouping.noise else ""))
     print(f"共 {len(texts)} 个不同的问题，分成 {len(grouping.groups)} 个话题。")

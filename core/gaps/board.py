@@ -161,7 +161,7 @@ def assemble(questions: Sequence[BoardQuestion], analysis: Analysis, gaps: GapSt
     filled = [_with_near_miss(q, s) for q, s in zip(questions, analysis.near_misses)]
     groups = [tuple(sorted((filled[i] for i in g.members), key=lambda q: (-q.askings, q.first_asked)))
               for g in analysis.grouping.groups]
-    drafts = [TopicDraft(label=_label(g), terms=g.terms, keys=tuple(q.key for q in members),
+    drafts = [TopicDraft(label=topic_label(g), terms=g.terms, keys=tuple(q.key for q in members),
                          questions=tuple(q.question for q in members))
               for g, members in zip(analysis.grouping.groups, groups)]
     ids = gaps.sync(drafts)
@@ -230,7 +230,7 @@ def cited_section(item: ReviewItem) -> Section | None:
     return None
 
 
-def _label(group: Group) -> str:
+def topic_label(group: Group) -> str:
     """A topic consultants named (the topic given with 预期拒答) is called by that name; others by their words."""
     return group.hint if group.hint and not group.hint.startswith(PIN) else group.label
 
