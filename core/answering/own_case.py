@@ -78,6 +78,8 @@ def _paid(case: StudentCase, book: RuleBook) -> tuple[float, Rule | None, str] |
                                f"{format_number(case.paid)} − {format_number(fee)} = {format_number(tuition)} 元。")
     if case.paid is not None:
         return case.paid, None, ""
+    if case.unpaid_reason:  # 「联报优惠报的」「五千多」: the single price is not what they paid
+        return None
     tuition = book.tuition(case.level)
     if tuition is None:
         return None
@@ -92,13 +94,14 @@ def _refund(case: StudentCase, book: RuleBook) -> str | None:
     paid = _paid(case, book)
     missing = []
     if paid is None:
-        missing.append("实付学费（或报的级别）")
+        missing.append(f"实付学费（{case.unpaid_reason}）" if case.unpaid_reason else "实付学费（或报的级别）")
     if case.taken is None and not case.half and case.started is not False and case.remaining is None \
             and (case.weeks is None or book.weekly is None):
         missing.append("已上课时（是否已开课）")
     if case.started is False and book.before_start is not None:
         if paid is None:
-            return _cite(book.before_start) + _missing("实付学费（或报的级别）", book.before_start)
+            return _cite(book.before_start) + _missing(
+                f"实付学费（{case.unpaid_reason}）" if case.unpaid_reason else "实付学费（或报的级别）", book.before_start)
         amount, rule, note = paid
         text = note + _cite(book.before_start) + f"你还没开课：{FINAL_REFUND} {format_number(amount)} 元{_marks(book.before_start, rule)}。"
         return text[:-1] + _textbook(book) + "。"

@@ -32,11 +32,12 @@ LEVEL_NAMES = {"入门级": 1, "进阶级": 2, "流利级": 3, "商务级": 4, "
 _LEVEL_NAME_RE = re.compile("|".join(sorted(map(re.escape, LEVEL_NAMES), key=len, reverse=True)))
 # level 2, Level2, L2 (a digit after it would make another number: L23)
 _LATIN_LEVEL_RE = re.compile(r"(?:level|(?<![A-Za-z])L)\s*([1-4])(?![0-9])", re.IGNORECASE)
-_BEFORE_RE = re.compile(r"开课前|开课之前|还没开课|没开课|没有开课|还没开始上|开课以前|没上过课|一节(?:课)?都(?:还)?没上|"
-                        r"课(?:程)?(?:也|都)?还没(?:开始|开)|还没(?:有)?上课|没上课(?:之前|以前|前)|尚未开课|才开课|开课还早")
+_BEFORE_RE = re.compile(r"开[课班]前|开[课班]之前|还没开[课班]|没开[课班]|没有开[课班]|还没开始上|开[课班]以前|没上过课|"
+                        r"一节(?:课)?都(?:还)?没上|课(?:程)?(?:也|都)?还没(?:开始|开)|还没(?:有)?上课|没上课(?:之前|以前|前)|"
+                        r"尚未开[课班]|才开[课班]|开[课班]还早")  # 开班 as 开课: 「下个月才开班」
 # Said in words; a lesson count the student took (上了 6 节, 上完四课时, 上满一半) says it too (read_case, case_facts).
 # A bare 「上了」 or 「学了」 does not: 「不想上了」「中途不学了」 can be said before the course starts.
-_AFTER_RE = re.compile(r"开课后|开课以后|开课之后|已经开课|开课了|已开课|上课了|上过课|已经在上|上咗")
+_AFTER_RE = re.compile(r"开[课班]后|开[课班]以后|开[课班]之后|已经开[课班]|开[课班]了|已开[课班]|上课了|上过课|已经在上|上咗")
 _TIMES_RE = re.compile(r"(?:第|头)\s*([一二两三四五六七八九十\d]+)\s*[次回]|(头)[次回]")  # 第二次, 头一回 / 头回 (the first)
 _NEVER_RE = re.compile(r"(?:没|没有|从没|从来没)(?:转|换|调)过")  # 之前没转过: this is the first time
 _BEFORE_COUNT_RE = re.compile(r"(?:转|换|调)过\s*([一二两三四五六七八九十\d]{1,2})\s*[次回](?:班)?")  # 转过2次: the 3rd
@@ -67,6 +68,13 @@ _TARGET_RE = re.compile(r"(?:转到|换到|升到|降到|降回|升回|转去|�
                         + _LEVEL_WORD,
                         re.IGNORECASE)
 _DATE_RE = re.compile(r"(\d{1,2}|[一二三四五六七八九十]{1,3})\s*月\s*(?:(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号])?")
+# The student paid a price other than the single price and does not say how much (「联报优惠报的」「活动价报的」): the
+# documents' tuition is not what they paid. An amount said roughly (「五千多」「三千左右」「大概四千」) is no figure to
+# compute with either.
+_DISCOUNT_RE = re.compile(r"优惠|活动价|参加活动|搞活动|联报|团报|团购|打折|打了?[\d一二两三四五六七八九]{1,2}\s*折|折扣|特价|早鸟|减免|券")
+_FULL_PRICE_RE = re.compile(r"原价|全价|单报价|(?:没|没有|没走|没用|没参加|没享受|不是)(?:什么|任何)?(?:优惠|活动|折扣|打折|联报|团报)")
+_ROUGH_AFTER_RE = re.compile(r"^\s*(?:元|块)?\s*(?:多(?![少久长大])|来块|出头|左右|上下|不到)")
+_ROUGH_BEFORE_RE = re.compile(r"(?:大概|大约|约|差不多|将近|接近|估计|好像)\s*(?:是|交了|付了|花了)?\s*$")
 _HALF_RE = re.compile(r"(?:上|过|学)(?:了|满|完|到)?\s*(?:刚好|正好|差不多)?\s*一半")
 _SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 FACT_NAMES = {**KIND_NAMES, "started": "是否已开课", "times": "第几次", "target": "要转到的级别", "age": "年龄",
@@ -89,6 +97,7 @@ class StudentCase:
     with_textbook: bool = False  # the amount paid includes the textbook fee (连教材一共交了 3880)
     remaining: float | None = None  # lessons left (还剩十节没上)
     times: int | None = None  # which transfer this is (第二次, 已经转过一次 → 2)
+    unpaid_reason: str = ""  # why the tuition paid is unknown though the level is said: 优惠价 without the amount, 五千多
 
     @property
     def level(self) -> int | None:
@@ -229,7 +238,13 @@ def read_case(question: str) -> StudentCase:
     targets = [level_number(m.group(1)) for m in _TARGET_RE.finditer(text)]
     own = [k for k in figures if (not k.role or k.role == HALF)
            and not (k.kind == MONEY and textbook_price(text, k.figure.span))]
-    paid = next((k.figure.value for k in own if k.kind == MONEY), None)
+    money = next((k for k in own if k.kind == MONEY), None)
+    paid = money.figure.value if money is not None else None
+    unpaid_reason = ""
+    if money is not None and rough(text, money.figure.span):
+        paid, unpaid_reason = None, "你说的是大概的金额，要按准确的金额算"
+    elif money is None and _DISCOUNT_RE.search(text) and not _FULL_PRICE_RE.search(text):
+        unpaid_reason = "你报的是优惠价，要按实际付的金额算，不能按单报学费算"
     taken = next((k.figure.value for k in own if k.kind == LESSONS and k.role != HALF), None)
     weeks = next((k.figure.value for k in own if k.kind == WEEKS), None)
     remaining = next((k.figure.value for k in figures if k.kind == LESSONS and k.role == REMAINING), None)
@@ -242,4 +257,10 @@ def read_case(question: str) -> StudentCase:
     with_textbook = paid is not None and includes_textbook(text)
     return StudentCase(levels=levels, target=targets[-1] if targets else None, paid=paid, taken=taken, half=half,
                        with_textbook=with_textbook, remaining=remaining,
-                       weeks=weeks, started=started, times=int(times) if times else None)
+                       weeks=weeks, started=started, times=int(times) if times else None, unpaid_reason=unpaid_reason)
+
+
+def rough(question: str, span: tuple[int, int]) -> bool:
+    """Whether the amount at `span` is said roughly: 「五千多」「3000左右」「大概四千」."""
+    return bool(_ROUGH_AFTER_RE.match(question[span[1]:span[1] + 6])
+                or _ROUGH_BEFORE_RE.search(question[max(0, span[0] - 6):span[0]]))

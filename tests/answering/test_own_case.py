@@ -190,3 +190,31 @@ def test_the_course_is_not_a_lesson_count_and_included_textbooks_are_read_in_mor
 def test_a_transfer_said_as_transferred_n_times_is_a_transfer():
     refs = _refs("从第二次转班起", "开课后 4 课时内", "转到不同级别")
     assert "转班手续费 100 元" in compute_answer("前面已经转了两次班了 现在第三次 还是同级别 要多少手续费", refs)
+
+
+@pytest.mark.parametrize(("question", "reason"), [
+    ("一级是联报优惠报的，上了六节，想退掉，请问能退多少", "优惠价"),  # v4f15: 3600 is not what was paid
+    ("商务级我打了九折 上了五节 不想上了 退的话能有多少", "优惠价"),
+    ("你好 我一共交了五千多 里面含教材费 上了两节想退 能退多少", "大概的金额"),  # v4f39: 五千多 is not 5000
+    ("二级大概交了四千 上了2节 能退多少", "大概的金额"),
+])
+def test_a_discount_without_its_amount_or_a_rough_amount_is_a_missing_figure_not_the_single_price(question, reason):
+    text = compute_answer(question, _refs(*RULES, "（一级）：3600", "（四级）：5600", "教材费每级"))
+    assert "还需要知道：实付学费（" in text and reason in text
+    assert "可退 " not in text and "按一级单报学费算" not in text
+
+
+@pytest.mark.parametrize("question", ["流利级 已经上了八节 没走什么优惠 原价报的 现在退能退多少",  # v4f53
+                                      "二级交了4200多久能到账 上了6节能退多少"])
+def test_a_full_price_or_an_exact_amount_is_still_computed(question):
+    text = compute_answer(question, _refs(*RULES, "（三级）：4800"))
+    assert "可退 " in text and "还需要知道" not in text
+
+
+def test_a_course_that_opens_next_month_has_not_started():
+    case = read_case("小E 二级是活动价3900报的，下个月才开班，现在退能全退吗 退多少")  # v4f79
+    assert (case.paid, case.started) == (3900, False)
+    text = compute_answer("小E 二级是活动价3900报的，下个月才开班，现在退能全退吗 退多少",
+                          _refs("开课前申请退费", *RULES))
+    assert "可退 3900 元" in text
+    assert read_case("开班以后上了2节 二级交了4200").started is True
