@@ -176,3 +176,17 @@ def test_a_wording_a_consultant_links_is_reused_afterwards_but_never_for_another
     assert after.respond("三级课价格 我上了6节课").reuse.result_for(answer_id).failed == "case"
     assert after.respond("四级课价格").reuse.result_for(answer_id).failed == "case"
     assert after.respond("三级课价格能打折吗").reused is None
+
+
+def test_a_linked_wording_never_answers_the_opposite_question(tmp_path, database_url):
+    """bench.reuse_loop on the blind set v4: with 「助教小E管哪些事」 linked to 「小E都能回答哪些问题？」, the answer was
+    served for 「小E不能帮我做哪些事？」 (every word of it mentioned: 不能 is no keyword)."""
+    calibrated = instance(tmp_path, "a", database_url).with_(reuse_threshold=DEFAULT_REUSE_THRESHOLD)
+    answer = approve_correction(calibrated, "小E都能回答哪些问题？", lambda h: "小E" in h.text,
+                                "小E能回答口语课级别、学费、退费和转班这些资料里写了的问题[n]。")
+    ApprovedStore(open_database(calibrated.db_url)).link_question(User("amy", "李老师", "consultant"), answer.id,
+                                                                   "助教小E管哪些事")
+    assistant = open_assistant(calibrated, with_model=False)
+    assert assistant.respond("助教小E管哪些事呢").reused.id == answer.id  # the link works
+    opposite = assistant.respond("小E不能帮我做哪些事？").reuse.result_for(answer.id)
+    assert opposite.failed == "match" and "不能" in opposite.detail

@@ -75,12 +75,15 @@ _DISCOUNT_RE = re.compile(r"优惠|活动价|参加活动|搞活动|联报|团�
 _FULL_PRICE_RE = re.compile(r"原价|全价|单报价|(?:没|没有|没走|没用|没参加|没享受|不是)(?:什么|任何)?(?:优惠|活动|折扣|打折|联报|团报)")
 _ROUGH_AFTER_RE = re.compile(r"^\s*(?:元|块)?\s*(?:多(?![少久长大])|来块|出头|左右|上下|不到)")
 _ROUGH_BEFORE_RE = re.compile(r"(?:大概|大约|约|差不多|将近|接近|估计|好像)\s*(?:是|交了|付了|花了)?\s*$")
+# How many levels the student means (「上完三个级别总共多少小时」): an answer for one level is not theirs. 一个级别 is
+# what a general question says, so only two or more is a fact.
+_LEVEL_COUNT_RE = re.compile(r"(?<![第每])([两二三四2-4])\s*个\s*级(?:别)?")
 _HALF_RE = re.compile(r"(?:上|过|学)(?:了|满|完|到)?\s*(?:刚好|正好|差不多)?\s*一半")
 _SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 FACT_NAMES = {**KIND_NAMES, "started": "是否已开课", "times": "第几次", "target": "要转到的级别", "age": "年龄",
               "span": "时长", "date": "日期", "half": "已上课时", "clock": "钟点", "textbook": "教材是否已领",
               "with_textbook": "金额是否含教材费",
-              "remaining": "剩余课时", "adult": "是否成年"}
+              "remaining": "剩余课时", "adult": "是否成年", "level_count": "几个级别"}
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,8 @@ def case_facts(question: str) -> dict[str, frozenset[object]]:
             facts["times"] = {1.0}
         elif _AGAIN_RE.search(question):  # 又要转 / 已经转过一次: this is the second time
             facts["times"] = {2.0}
+    for match in _LEVEL_COUNT_RE.finditer(question):
+        facts.setdefault("level_count", set()).add(float(_number(match.group(1))))
     for match in _AGE_RE.finditer(question):
         facts.setdefault("age", set()).add(match.group(1))
     for match in _SPAN_RE.finditer(question):

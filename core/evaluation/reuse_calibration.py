@@ -3,7 +3,7 @@ the gate's knobs are calibrated; `python -m core calibrate --write` writes it to
 
 The development reuse set (bench/data/reuse_dev.csv: a consultant-approved answer, a new question, whether it
 should be reused) was written for this; a blind reuse set joins it only after its one measurement (reuse_set.csv,
-reuse_set_v2.csv and reuse_set_v3.csv have had theirs, as the measured answerability sets join the gate's
+reuse_set_v2.csv, reuse_set_v3.csv and reuse_set_v4.csv have had theirs, as the measured answerability sets join the gate's
 calibration); a new blind set never takes part before it is measured. Each row
 is approved as `eval --reuse` approves it (its sentences cited against the chunks the approved question
 retrieves), then every guard but the threshold is applied to the new question as the Assistant applies it; the
@@ -30,7 +30,7 @@ from core.values import ApprovedAnswer, Citation
 from core.values.reuse import ACTIVE
 
 DEV_SETS = tuple(PROJECT_ROOT / "bench" / "data" / name
-                 for name in ("reuse_dev.csv", "reuse_set.csv", "reuse_set_v2.csv", "reuse_set_v3.csv"))
+                 for name in ("reuse_dev.csv", "reuse_set.csv", "reuse_set_v2.csv", "reuse_set_v3.csv", "reuse_set_v4.csv"))
 GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(71))  # 0.30 … 1.00
 # Round 3 priced a wrong reuse at 5 missed ones; with the blind sets measured since, that price let one served answer
 # to another question through (d158: 「转班手续费最低收多少」 given the answer about the refund fee). Issue #31 asks for

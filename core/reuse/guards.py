@@ -10,7 +10,8 @@
 5. case — the student's own case is the same (core.reuse.case): amounts, lessons, level, started, which time;
 6. match — the new question asks for nothing the approved question did not ask and the answer does not state
    (time, way, amount …: an answer stating 「4800 元」 gives an amount), is not a yes/no question where the approved
-   one asked for a quantity (time, amount, headcount, count), and the approved question — or a wording a consultant
+   one asked for a quantity (time, amount, headcount, count), does not ask the opposite (「不能做哪些事」 against
+   「能回答哪些问题」), and the approved question — or a wording a consultant
    linked to it as the same question (ApprovedStore.link_question) — and the answer mention enough of its terms
    (core.reuse.match) to reach the reuse threshold
    (calibrated by `python -m core calibrate`, core/data/calibration.json).
@@ -23,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from core.reuse.case import differences
-from core.reuse.match import asks_other, asks_yes_no_instead, mentioned_text, similarity
+from core.reuse.match import asks_opposite, asks_other, asks_yes_no_instead, mentioned_text, similarity
 from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.reuse import ACTIVE
 
@@ -64,6 +65,8 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     instead = asks_yes_no_instead(retrieval.question, answer.question)
     if instead:
         return stop("match", f"已审问题问的是{'、'.join(sorted(instead))}，这个问题问的是能不能、是不是")
+    if asks_opposite(retrieval.question, answer.question):
+        return stop("match", "一个问能做的，一个问不能做的（不能、不会、不给……），问的是相反的事")
     if score < threshold:
         return stop("match", f"相似度 {score:.2f} < {threshold:.2f}")
     return GuardResult(answer, score, wording=wording)

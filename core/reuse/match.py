@@ -43,17 +43,23 @@ def similarity(new_terms: Sequence[Term], mentioned: str) -> float:
 # 「手续费最多收多少」).
 # A new question asking for one of these is asking what the answer already states (「流利级多少钱」 against an
 # approved 「三级学费多少 → 学费 4800 元」), even when the approved question did not use a question word for it.
-_STATED = (("金额", re.compile(r"\d\s*元|免费")),
-           ("时间", re.compile(r"\d\s*(?:分钟|小时|个工作日|工作日|天|周|个月|月|年)|\d{1,2}\s*[:：点]\s*\d{0,2}")),
-           ("人数", re.compile(r"\d\s*(?:人|名)")),
+_N = r"(?:\d|(?<!第)[两三四五六七八九十])"  # a figure, in digits or Chinese numerals (一 and ordinals are no count)
+_STATED = (("金额", re.compile(rf"{_N}\s*元|免费")),
+           ("时间", re.compile(rf"{_N}\s*(?:分钟|小时|个工作日|工作日|天|周|个月|月|年)|\d{{1,2}}\s*[:：点]\s*\d{{0,2}}")),
+           ("人数", re.compile(rf"{_N}\s*(?:人|名)")),
            ("上限", re.compile(r"最多|最高|最长|至多|不超过|不多于|以内")),
            ("下限", re.compile(r"最低|最少|至少|不低于|不少于|起")),
-           ("数量", re.compile(r"\d\s*(?:节|课时|次|周|个星期)")))
+           ("数量", re.compile(rf"{_N}\s*(?:节|课时|次)")))  # lessons; weeks are a time (八周结课)
+# A rate (「每周上 2 课时」「每课时 45 分钟」) states how often or how long each, not the total asked for:
+# 「每周上 2 课时，八周结课」 gives a duration, not how many lessons a level has.
+_RATE = re.compile(rf"每(?:周|星期|天|日|次|课时|节课?|个?月)[^，。；、\d]{{0,3}}{_N}+(?:\.\d+)?\s*(?:课时|节|次|分钟|小时|天|周)")
 
 
 def stated(answer: str) -> frozenset[str]:
-    """What kinds of thing the approved answer's text states (金额, 时间, 人数), read from its figures."""
-    return frozenset(name for name, pattern in _STATED if pattern.search(answer))
+    """What kinds of thing the approved answer's text states (金额, 时间, 人数), read from its figures; a rate
+    (每周上 2 课时) is left out."""
+    text = _RATE.sub("", answer)
+    return frozenset(name for name, pattern in _STATED if pattern.search(text))
 
 
 def asks_other(new: str, approved: str, answer: str = "") -> frozenset[str] | None:
@@ -75,3 +81,16 @@ def asks_yes_no_instead(new: str, approved: str) -> frozenset[str] | None:
     升下一级吗」). None when the new question asks for the same quantities, or is not a yes/no question."""
     missed = (asked(approved) & _QUANTITIES) - asked(new)
     return missed if missed and _YES_NO.search(new.strip()) else None
+
+
+# A negated ask (「小E不能帮我做哪些事」) asks for the opposite list of the plain one (「小E都能回答哪些问题」): a
+# 不能 / 不会 / 没法 … with the question word it governs after it. A negation in the student's situation (「生病了没法
+# 上课，能保留学籍吗」) or in a threshold (「第几节以后就不能退了」) is not one; nor is an A-not-A (能不能, 可不可以).
+_NEGATED_ASK = re.compile(r"(?<![能可会行让给准])(?:不(?:能|可以|会|行|让|给|准|允许|支持)|没法|无法)"
+                          r"[^，。？！?!,;；\s]{0,6}?(?:哪些|什么|哪|多少|几)")
+
+
+def asks_opposite(new: str, approved: str) -> bool:
+    """Whether one question asks what cannot be done and the other what can (「小E不能做哪些事」 against 「小E都能回答
+    哪些问题」): the answer to one is not the answer to the other, however many words they share."""
+    return bool(_NEGATED_ASK.search(new)) != bool(_NEGATED_ASK.search(approved))  # as typed: spaces part clauses

@@ -56,3 +56,11 @@ def test_the_same_case_written_differently_has_no_differences(a, b):
 def test_a_different_case_is_named(a, b, what):
     found = differences(a, b)
     assert found and any(line.startswith(what) for line in found)
+
+
+def test_how_many_levels_the_student_means_is_their_case():
+    # v4r131 (blind set v4): the hours of one level were served for 「上完三个级别总共多少小时」
+    assert differences("上完三个级别总共多少小时", "一个级别上完总共要多少个小时？") == ["几个级别：这个问题 3，已审问题 没说"]
+    assert differences("两个级别一起报要多少学费", "三个级别一起报要多少学费") != []
+    assert differences("每个级别上完要多少小时", "一个级别上完总共要多少个小时？") == []  # one level is no count
+    assert "level_count" not in case_facts("第三个级别学什么")  # an ordinal names a level, it counts none

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.reuse.match import asked, asks_other, mentioned_text, similarity
+from core.reuse.match import asked, asks_opposite, asks_other, mentioned_text, similarity, stated
 from core.values import Term
 
 
@@ -95,3 +95,34 @@ def test_a_yes_no_question_is_not_answered_by_the_quantity_another_question_aske
     assert asks_yes_no_instead("一个级别学完能直接升下一级吗？", "一个级别要学多久才能结课？") == {"时间"}
     assert asks_yes_no_instead("分级测试要交钱不", "分级测试收费吗") is None  # both ask the amount (收费/要钱)
     assert asks_yes_no_instead("一个班最多几个人", "一个班多少人") is None  # not a yes/no question
+
+
+# Found on the blind reuse set v4 (served to a question asking for something else):
+# v4r052 「一节课上多少分钟」 asks a time; v4r191 「一个级别一共上几节课」 asks a number of lessons.
+@pytest.mark.parametrize(("new", "approved", "answer", "extra"), [
+    ("一节课上多少分钟？", "一个级别一共几节课？", "每一级都是16课时。", {"时间"}),
+    ("一个级别一共上几节课？", "一个级别要上多长时间才能结课？", "每周上2课时，八周结课。", {"数量"}),
+    ("一个级别要上几周", "一个级别要上多久", "每周上2课时，八周结课。", None),  # weeks are a time: the same question
+    ("一个级别一共几节课", "口语课一个级别多少课时", "每一级都是16课时。", None),
+])
+def test_a_time_asked_in_minutes_or_weeks_and_a_rate_that_is_no_total(new, approved, answer, extra):
+    assert asks_other(new, approved, answer) == (frozenset(extra) if extra else None)
+
+
+def test_a_rate_states_no_total_and_chinese_numerals_are_figures():
+    assert stated("每周上2课时，八周结课。") == {"时间"}  # 2 课时 a week is a rate, 八周 a duration
+    assert stated("每课时 45 分钟。") == frozenset()
+    assert stated("每班不超过八人") == {"上限", "人数"}
+    assert stated("第一次转班免费") == {"金额"}  # an ordinal is no count
+
+
+@pytest.mark.parametrize(("new", "approved", "opposite"), [
+    ("小E不能帮我做哪些事？", "小E都能回答哪些问题？", True),
+    ("小E 不能做哪些事", "助教小E管哪些事", True),
+    ("能不能分期", "可以分期吗", False),  # A-not-A is no negation
+    ("生病了没法上课，能保留学籍吗？", "因为生病要停课，可以先保留学籍吗", False),  # the situation, not the ask
+    ("俺啥英语都不会 报哪个合适", "我完全零基础 报哪个级别合适", False),  # a space parts the clauses
+    ("上到第几节课以后就不能退费了", "上了多少节就退不了了", False),
+])
+def test_asks_opposite_reads_a_negation_that_governs_the_question_word(new, approved, opposite):
+    assert asks_opposite(new, approved) is opposite
