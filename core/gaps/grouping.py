@@ -37,8 +37,9 @@ LINKAGES = ("average", "complete", "weighted")  # the scipy methods that work on
 
 @dataclass(frozen=True)
 class Rule:
-    """The grouping's constants. `Rule()` is round 3's rule (average linkage only, every later part off); `RULE`
-    is the shipped one. `bench.gaps --grid` (bench/gaps_grid.py) varies them on the development files."""
+    """The grouping's constants. Without hints `Rule()` is round 3's rule (average linkage only, every later part
+    off); `RULE` is the shipped one. `bench.gaps --grid` (bench/gaps_grid.py) varies them on the development files,
+    `bench.gaps_loop` the seed bar."""
 
     known_weight: float = 0.7  # a word the corpus uses, against one it lacks
     char_weight: float = 1.0  # the characters of an absent word, shared among them
