@@ -11,7 +11,7 @@ import streamlit as st
 from core.errors import XiaoEError
 from ui import gap_fix
 from ui.auth import current_user, guard_page
-from ui.gaps_actions import merge_topic, move_question, recheck_topic, save_topic, show_flash
+from ui.gaps_actions import merge_topic, move_form, recheck_topic, save_topic, show_flash
 from ui.gaps_state import get_board
 from ui.gaps_view import (
     STATUS_LABELS,
@@ -79,14 +79,7 @@ for topic in board.topics:
                                   placeholder="把这个话题并入…", key=f"gap_merge_into_{topic.id}",
                                   label_visibility="collapsed")
                 cols[1].form_submit_button("并入", key=f"gap_merge_{topic.id}", on_click=merge_topic, args=(topic.id,))
-            with st.form(f"gap_move_form_{topic.id}", border=False):
-                cols = st.columns([1.6, 1.6, 1])
-                cols[0].selectbox("问题", [q.question for q in topic.questions], index=None, placeholder="把问题…",
-                                  key=f"gap_move_q_{topic.id}", label_visibility="collapsed")
-                cols[1].selectbox("移到话题", list(others), format_func=others.get, index=None, placeholder="移到话题…",
-                                  key=f"gap_move_into_{topic.id}", label_visibility="collapsed")
-                cols[2].form_submit_button("移过去", key=f"gap_move_{topic.id}", on_click=move_question,
-                                           args=(str(topic.id), topic.id))
+            move_form(str(topic.id), topic.questions, others, topic.id)
 
 if board.closed:
     with st.expander(f"已关闭的话题（{len(board.closed)} 个：补充资料后问题全部可答）"):
@@ -99,11 +92,4 @@ if board.noise:
     with st.expander(f"不属于任何话题的问题（{len(board.noise)} 个：寒暄、零碎的话、只问过一类的）"):
         st.dataframe(noise_frame(board), hide_index=True, key="gap_noise")
         if admin and board.topics:
-            options = topic_options(board)
-            with st.form("gap_move_form_noise", border=False):
-                cols = st.columns([1.6, 1.6, 1])
-                cols[0].selectbox("问题", [q.question for q in board.noise], index=None, placeholder="把问题…",
-                                  key="gap_move_q_noise", label_visibility="collapsed")
-                cols[1].selectbox("归入话题", list(options), format_func=options.get, index=None, placeholder="归入话题…",
-                                  key="gap_move_into_noise", label_visibility="collapsed")
-                cols[2].form_submit_button("归进去", key="gap_move_noise", on_click=move_question, args=("noise",))
+            move_form("noise", board.noise, topic_options(board))

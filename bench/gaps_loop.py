@@ -30,9 +30,8 @@ from pathlib import Path
 
 from bench.gaps import DEV_FILES, quality
 from bench.sets import DATA, bench_assistant
-from core.gaps.grouping import RULE, Grouping, Rule, group
-from core.gaps.questions import read_questions, retrieve_all, signals_of
-from core.values import Retrieval
+from core.gaps.grouping import RULE, Grouping, Rule
+from core.gaps.questions import group_retrievals, read_questions, retrieve_all
 
 FILES = (*DEV_FILES, DATA / "gap_set_v3.csv")
 SEEDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
@@ -106,18 +105,18 @@ def run_file(assistant, path: Path, seeds: Sequence[float]) -> tuple[list[str], 
     labels = [r.extra.get("topic", "") for r in rows]
     retrievals = retrieve_all(assistant, [r.question for r in rows])
     start = (len(rows) + 1) // 2
-    today = group([_signals(r) for r in retrievals[:start]], RULE)
+    today = group_retrievals(retrievals[:start])
     done = tidy(today, labels[:start], len(rows))
     lines = [f"## {path.name}：今天 {start} 条、明天 {len(rows) - start} 条；管理员今天整理：并入话题 {done.merges} 次、"
              f"移到话题 {done.moves} 次，钉住 {sum(bool(h) for h in done.hints)} 个问题\n",
              "| 分组 | 明天的问题进了自己的话题 | 进了别的已整理话题 | 全部：纯度 · 最大 10 个话题 · 噪声留在噪声里 · 集中度 |",
              "| --- | --- | --- | --- |"]
-    untidied = quality(group([_signals(r) for r in retrievals], RULE), labels)
+    untidied = quality(group_retrievals(retrievals), labels)
     lines.append(f"| 不整理（出厂规则，没有提示） | – | – | {_cells(untidied)} |")
     found = {}
     for seed in seeds:
         rule = replace(RULE, seed=seed)
-        grouping = group([_signals(r, h) for r, h in zip(retrievals, done.hints)], rule)
+        grouping = group_retrievals(retrievals, done.hints, rule)
         t = found[seed] = tomorrow(grouping, labels, done.hints, start)
         mark = "（出厂）" if seed == RULE.seed else ""
         lines.append(f"| 整理后，挂靠 {seed:g}{mark} | {t.right}/{t.labelled} ({_share(t.right, t.labelled)}) | "
@@ -131,10 +130,6 @@ def pick(results: dict[float, list[Tomorrow]]) -> float | None:
     ok = {seed: sum(t.right for t in found) for seed, found in results.items()
           if all(t.wrong <= MAX_WRONG_SHARE * t.joined for t in found)}
     return max(ok, key=lambda seed: (ok[seed], seed)) if ok else None
-
-
-def _signals(retrieval: Retrieval | None, hint: str = ""):
-    return signals_of(retrieval if retrieval is not None else Retrieval("", ()), hint)
 
 
 def _share(n: int, total: int) -> str:

@@ -7,9 +7,12 @@ message for the page to draw next to the topic (`FLASH`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from core.errors import XiaoEError
+from core.gaps.board import BoardQuestion
 from core.gaps.fixes import verify_topic, version_note
 from core.stores.roles import require
 from ui.auth import authorize, current_user
@@ -85,6 +88,23 @@ def move_question(place: str, topic_id: int | None = None) -> None:
         st.session_state[FLASH] = (where, "error", md_escape(str(error)))
         return
     st.session_state[FLASH] = (None, "success", md_escape(f"「{question}」已移到话题 #{into}，以后重新分组也留在这里。"))
+
+
+MOVE_WORDS = {"topic": ("移到话题", "移过去"), "noise": ("归入话题", "归进去")}  # (the box, the button)
+
+
+def move_form(place: str, questions: Sequence[BoardQuestion], topics: dict[int, str], topic_id: int | None = None) -> None:
+    """「把问题…」「移到话题…」 and the button, for a topic's questions (`topic_id`) or those in noise (`place`: the
+    topic's id or 「noise」)."""
+    kind = "noise" if topic_id is None else "topic"
+    with st.form(f"gap_move_form_{place}", border=False):
+        cols = st.columns([1.6, 1.6, 1])
+        cols[0].selectbox("问题", [q.question for q in questions], index=None, placeholder="把问题…",
+                          key=f"gap_move_q_{place}", label_visibility="collapsed")
+        cols[1].selectbox(MOVE_WORDS[kind][0], list(topics), format_func=topics.get, index=None,
+                          placeholder=MOVE_WORDS[kind][0] + "…", key=f"gap_move_into_{place}", label_visibility="collapsed")
+        cols[2].form_submit_button(MOVE_WORDS[kind][1], key=f"gap_move_{place}", on_click=move_question,
+                                   args=(place, topic_id))
 
 
 def show_flash(topic_id: int | None) -> None:

@@ -166,16 +166,11 @@ def _seeded(signals: Sequence[Signals], vectors: np.ndarray, at: dict[int, int],
     if not seeds or not bar or not at:
         return seeds
     hints = list(seeds)
-    centroids = np.array([vectors[[at[i] for i in seeds[h] if i in at]].sum(axis=0) for h in hints])
-    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
-    centroids = np.divide(centroids, norms, out=np.zeros_like(centroids), where=norms > 0)
-    for i, s in enumerate(signals):
-        if s.hint or i not in at:
-            continue
-        alike = centroids @ vectors[at[i]]
-        best = int(np.argmax(alike))
-        if alike[best] >= bar:
-            seeds[hints[best]].append(i)
+    loose = [i for i, s in enumerate(signals) if not s.hint and i in at]
+    joined = _attached(vectors, [[at[i] for i in seeds[h] if i in at] for h in hints], [at[i] for i in loose], bar)
+    question = {p: i for i, p in at.items()}
+    for h, rows in zip(hints, joined):
+        seeds[h] += [question[p] for p in rows if not signals[question[p]].hint]
     return seeds
 
 
@@ -238,7 +233,8 @@ def _attached(vectors: np.ndarray, topics: list[list[int]], loose: list[int], ba
     if not topics or not loose:
         return topics
     centroids = np.array([vectors[t].sum(axis=0) for t in topics])
-    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    norms = np.linalg.norm(centroids, axis=1, keepdims=True)  # a hinted topic may have no word at all
+    centroids = np.divide(centroids, norms, out=np.zeros_like(centroids), where=norms > 0)
     joined = [list(t) for t in topics]
     for position in loose:
         alike = centroids @ vectors[position]
