@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint bench demo clean screenshots model serve-model
+.PHONY: run test test-fast lint bench demo clean screenshots model serve-model
 
 $(STAMP): pyproject.toml requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -18,6 +18,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The fast tier for developers: everything but the browser tests and the PostgreSQL copies of the store tests.
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not e2e" -k "not postgresql"
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
