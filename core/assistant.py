@@ -39,7 +39,6 @@ from core.reuse.guards import check, pick
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
 from core.stores.corpus_versions import changes_since, newest_generation
-from core.stores.stale import suspend_stale
 from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.reuse import ACTIVE
 
@@ -116,9 +115,10 @@ class Assistant:
         yield from self.outcome_stream(self.grade(gate), reuse)
 
     def reuse(self, retrieval: Retrieval, gate: Gate) -> Reuse | None:
-        """The approved answers citing this question's candidate places, each checked by the guards; an answer
-        whose cited chunk changed is suspended on the way (its item goes back to 资料已更新). None when reuse is
-        off or nothing was approved near this question. Reads the database; never calls a model."""
+        """The approved answers citing this question's candidate places, each checked by the guards. None when reuse
+        is off or nothing was approved near this question. Reads the database, never writes it (a stale answer is
+        not served; suspending it is the store's, when the version is saved: core.stores.answer_refresh); never
+        calls a model."""
         if self.approved is None or self.analyzer is None or self.settings.reuse != "on":
             return None
         found = self.approved.near({(h.source, h.heading) for h in retrieval.candidates})
@@ -129,9 +129,6 @@ class Assistant:
         results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
                          candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus))
                    for a in found]
-        for result in results:
-            if result.failed == "stale" and result.answer.status == ACTIVE:
-                suspend_stale(self.approved.db, result.answer, result.detail)
         return Reuse(pick(results), tuple(results), self.settings.reuse_threshold)
 
     def _drift(self, answer: ApprovedAnswer, corpus: int) -> str:

@@ -1,7 +1,7 @@
 """The admin panel under 资料原文: upload or edit a Markdown file, see its versions and diffs, restore one.
 
 Every save goes through core.stores.corpus_admin (role check, name and content checks, versions,
-audit), then approved answers citing the file go back to 待复核 and the index is rebuilt. Opened by
+audit, and what follows: approved answers citing what changed go back to 待复核), then the index is rebuilt. Opened by
 「去补充资料」 (ui/gap_fix.py), the panel starts with that section's editor (ui/gap_editor.py).
 Diffs and file text are shown with st.code / st.text_area: plain text, never HTML.
 """
@@ -19,7 +19,6 @@ from core.errors import XiaoEError
 from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text
 from core.stores.db import open_database
 from core.stores.roles import User
-from core.stores.stale import refresh_after_save
 from ui import gap_editor, gap_fix
 from ui.auth import authorize, current_user
 from ui.diff_view import show_diff
@@ -43,7 +42,8 @@ def render_admin_panel() -> None:
     gap_editor.show_done_link()
     try:
         settings = get_settings()
-        admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+        admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir,
+                            chunking=(settings.chunk_size, settings.chunk_overlap))
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         return
@@ -147,8 +147,9 @@ def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, 
 
 
 def _run(admin: CorpusAdmin, user: User, save, after: Callable[[SaveResult], str] | None = None) -> None:
-    """Save, send approved answers citing the file back to 待复核, rebuild the index, then `after` (the gap
-    editor's re-check through the gate), whose message joins the flash."""
+    """Save (the save itself sends approved items and answers citing what changed back to 待复核 and resumes
+    those whose content came back: core.stores.stale), rebuild the index, then `after` (the gap editor's
+    re-check through the gate), whose message joins the flash."""
     try:
         result: SaveResult = save()
     except XiaoEError as error:
@@ -158,15 +159,10 @@ def _run(admin: CorpusAdmin, user: User, save, after: Callable[[SaveResult], str
         st.info("内容和现在的文件完全一样，没有保存新版本。")
         return
     message = f"已保存「{result.source}」第 {result.version} 版（{'新文件' if result.created else '旧版本已保留'}），索引已重建。"
-    try:
-        reopened, cleared = refresh_after_save(admin, result.source, user.label)
-    except XiaoEError as error:
-        message += f" 但把相关复核条目改回「待复核」时出错：{error}"
-    else:
-        if reopened:
-            message += f" {len(reopened)} 条所引片段内容有改动的已通过条目已回到「待复核」（资料已更新）。"
-        if cleared:
-            message += f" {len(cleared)} 条「资料已更新」的条目所引内容已和通过时相同，已恢复原来的状态。"
+    if result.after_error:
+        message += f" 但处理相关的复核条目和已审答案时出错：{result.after_error}"
+    elif result.after is not None and (followed := result.after.describe()):
+        message += " " + followed
     problem = rebuild_index()
     if problem:
         message = message.replace("索引已重建", "索引暂未重建") + f" 重建索引时出错：{problem}"

@@ -196,7 +196,8 @@ def get_approved_store() -> ApprovedStore:
 
 def get_corpus_admin() -> CorpusAdmin:
     settings = get_settings()
-    return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+    return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir,
+                       chunking=(settings.chunk_size, settings.chunk_overlap))
 
 
 def refused_elsewhere() -> tuple[str, ...]:
