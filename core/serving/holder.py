@@ -26,6 +26,7 @@ from core.retrieval.store import IndexBundle, corpus_fingerprint, load_or_build
 from core.settings import Settings
 from core.stores.answer_refresh import refresh_answers
 from core.stores.corpus_sync import SyncReport, current_generation, sync_corpus
+from core.stores.corpus_versions import version_log
 from core.stores.db import open_database
 from core.stores.glossary import GlossaryStore
 from core.stores.roles import User, require
@@ -107,7 +108,9 @@ class IndexHolder:
             return False
         try:
             report = sync_corpus(db, self.settings.corpus_dir)
-            if report.imported:  # a file edited on the server, now a version: what it no longer backs is suspended
+            if report.imported and any(version_log(db).count(name) > 1 for name in report.imported):
+                # a file edited on the server, now a newer version: what it no longer backs is suspended (a file's
+                # first version is the text the index already served: nothing was approved against another one)
                 refresh_answers(db, chunking=(self.settings.chunk_size, self.settings.chunk_overlap))
         except StoreError as error:  # the database is down: serve the folder as it is, and say so
             report = SyncReport(generation=-1, problems=(f"无法与数据库同步资料，暂用本机资料文件夹：{error}",))

@@ -208,6 +208,10 @@ class VersionLog:
                 self._contents[source, version] = content_of(conn, source, version)
         return self._contents[source, version]
 
+    def count(self, source: str) -> int:
+        """How many versions of `source` are recorded."""
+        return len(self._by_source.get(source, ()))
+
     def newest(self) -> dict[str, str]:
         """source → its newest text: the corpus as the database holds it."""
         return {source: self.content(source, versions[-1].version) for source, versions in self._by_source.items()}

@@ -8,6 +8,7 @@ import pytest
 
 from core.assistant import open_assistant
 from core.retrieval.store import load_or_build
+from core.serving.holder import IndexHolder
 from core.stores.approved import ApprovedStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import open_database
@@ -115,3 +116,19 @@ def test_answer_refresh_another_instance_sees_the_suspension_and_the_resumption_
     assert outcome.reused is None and outcome.reuse.result_for(answer_id).failed == "stale"
     restore_first(a)
     assert open_assistant(b, with_model=False).respond(ASKED).reused.id == answer_id
+
+
+def test_answer_refresh_a_file_edited_on_the_server_suspends_once_the_console_records_it(one):
+    """No save went through the console: its sync records the server's edit as a version, then suspends."""
+    holder = IndexHolder.start(one, poll_s=3600)
+    try:
+        answer_id = approve_fee_answer(one)
+        path = one.corpus_dir / LEVELS_FILE
+        path.write_text(path.read_text(encoding="utf-8").replace("4800 元", "4900 元"), encoding="utf-8")
+        approved, review, _admin = stores(one)
+        assert approved.get(answer_id).status == "active"  # nothing recorded yet (the guard alone stops it)
+        assert holder.check() is True
+        assert approved.get(answer_id).status == "suspended"
+        assert [i.question for i in review.list(Filters(lane="stale", status="pending")).items] == [ASKED]
+    finally:
+        holder.stop()
