@@ -16,11 +16,13 @@ import streamlit as st
 from core.corpus.diff import side_by_side
 from core.corpus.files import MAX_NAME_CHARS
 from core.errors import XiaoEError
+from core.stores.contradictions import ContradictionStore
 from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text
 from core.stores.db import open_database
 from core.stores.roles import User
 from ui import gap_editor, gap_fix
 from ui.auth import authorize, current_user
+from ui.contradiction_view import show_before_save, show_open
 from ui.diff_view import show_diff
 from ui.escape import md_escape
 from ui.state import get_settings, rebuild_index
@@ -47,6 +49,7 @@ def render_admin_panel() -> None:
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         return
+    show_open(ContradictionStore(admin.db), user)
     if (request := gap_fix.current()) is not None:  # 「去补充资料」 from the gap board or a queue item
         gap_editor.show_fix_editor(admin, user, request, run=_run)
     # Keyed, so a save's rerun (and the restore confirmation) comes back to the tab the admin was using.
@@ -66,7 +69,10 @@ def _upload(admin: CorpusAdmin, user: User) -> None:
     name = st.text_input("保存为（文件名）", key="corpus_upload_name", max_chars=MAX_NAME_CHARS,
                          placeholder=upload.name if upload else "留空则用原文件名，例如 常见问题.md")
     overwrite = st.checkbox("覆盖同名文件（旧版本会保留，可随时恢复）", key="corpus_overwrite")
-    if st.button("上传并重建索引", key="corpus_upload_save", type="primary", disabled=upload is None):
+    target = name.strip() or (upload.name if upload else "")
+    found = _still_stating(admin, target, upload.getvalue()) if upload is not None and overwrite else ()
+    ready = show_before_save(found, key=f"corpus_upload_ack_{target}")
+    if st.button("上传并重建索引", key="corpus_upload_save", type="primary", disabled=upload is None or not ready):
         _save(admin, user, name.strip() or upload.name, upload.getvalue(),
               expected=None if overwrite else NEW_FILE, action="upload")
 
@@ -88,7 +94,9 @@ def _edit(admin: CorpusAdmin, user: User) -> None:
     if changes:
         with st.expander("查看改动（左旧右新，删除标红、新增标绿）"):
             show_diff(side_by_side(text, edited), key="corpus_edit_diff")
-    if st.button("保存并重建索引", key="corpus_edit_save", type="primary", disabled=not changes):
+    found = _still_stating(admin, source, edited) if changes else ()
+    ready = show_before_save(found, key=f"corpus_edit_ack_{sha[:16]}")
+    if st.button("保存并重建索引", key="corpus_edit_save", type="primary", disabled=not changes or not ready):
         _save(admin, user, source, edited, expected=sha, action="edit")
 
 
@@ -131,6 +139,7 @@ def _confirm_restore(admin: CorpusAdmin, user: User, source: str, target, newest
                    "中间的版本都会保留。下面是恢复会带来的改动（左：现在的第 "
                    f"{newest.version} 版，右：恢复后）。")
         show_diff(side_by_side(newest.content, target.content), key="corpus_restore_diff")
+        show_before_save(_still_stating(admin, source, target.content), key=f"corpus_restore_ack_{target.id}")
         cols = st.columns([1, 1, 4])
         if cols[0].button("确认恢复", key="corpus_restore_confirm", type="primary"):
             st.session_state.pop(RESTORE, None)
@@ -138,6 +147,16 @@ def _confirm_restore(admin: CorpusAdmin, user: User, source: str, target, newest
         if cols[1].button("取消", key="corpus_restore_cancel"):
             st.session_state.pop(RESTORE, None)
             st.rerun()
+
+
+def _still_stating(admin: CorpusAdmin, source: str, content: bytes | str):
+    """What the change would leave stating the old rule; nothing when it cannot tell (the save reports why)."""
+    if not source:
+        return ()
+    try:
+        return admin.still_stating(source, content)
+    except XiaoEError:
+        return ()
 
 
 def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, expected: str | None,

@@ -30,6 +30,7 @@ from core.corpus.loader import DEFAULT_CHUNKING
 from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
 from core.errors import ConflictError, CorpusError, XiaoEError
 from core.os_errors import os_reason
+from core.reuse.drift import still_stating
 from core.stores import audit
 from core.stores.accounts import User, require
 from core.stores.corpus_versions import (
@@ -50,6 +51,7 @@ from core.stores.corpus_versions import (
 from core.stores.db import Database
 from core.stores.roles import Authorize, checked
 from core.stores.stale import AfterSave, refresh_after_save
+from core.values import Contradiction
 
 CONFLICT_MESSAGE = ("资料文件「{name}」在你打开之后已被修改（可能是其他管理员），你的修改没有保存。"
                     "请复制你的内容，刷新后在最新版本上重新修改。")
@@ -199,6 +201,26 @@ class CorpusAdmin:
         """Save an old version's content as the newest version of its file."""
         old = self.version(version_id)
         return self.save(user, old.source, old.content, action="restore", authorize=authorize)
+
+    def texts(self) -> dict[str, str]:
+        """Every corpus file's current text (as `read` gives it), by name; unreadable files are left out."""
+        out = {}
+        for name in self.files():
+            try:
+                out[name] = self.read(name)[0]
+            except CorpusError:
+                continue
+        return out
+
+    def still_stating(self, source: str, new: str | bytes, *, old: str | None = None) -> tuple[Contradiction, ...]:
+        """The other sentences of the documents that would still state a rule this text of `source` changes
+        (core.reuse.drift.still_stating): what the Sources page lists before a save is confirmed. `old`: the text
+        before the change (default: the current one)."""
+        name = sanitize_filename(source)
+        texts = self.texts()
+        before = old if old is not None else texts.get(name)
+        after = new if isinstance(new, str) else decode_markdown(new, name=name)
+        return still_stating({name: (before, after)}, {**texts, name: after})
 
     def history(self, source: str) -> tuple[CorpusVersion, ...]:
         """Every recorded version of one file, newest first."""

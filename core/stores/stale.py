@@ -19,9 +19,10 @@ from core.corpus.loader import DEFAULT_CHUNKING
 from core.errors import CorpusError
 from core.stores.answer_refresh import STALE_CODE, STALE_LABEL, AnswerRefresh, refresh_answers
 from core.stores.approved import ApprovedStore
+from core.stores.contradictions import ContradictionStore
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewItem, ReviewStore
-from core.values import Hit, Problem
+from core.values import Contradiction, Hit, Problem
 from core.values.reuse import SUSPENDED
 
 
@@ -83,6 +84,7 @@ class AfterSave:
     reopened: tuple[int, ...] = ()
     cleared: tuple[int, ...] = ()
     answers: AnswerRefresh = AnswerRefresh()
+    contradictions: tuple[Contradiction, ...] = ()  # sentences still stating a rule the save changed (recorded)
 
     def describe(self) -> str:
         """The Chinese sentences the Sources page adds to its 「已保存」 message ("" when nothing followed)."""
@@ -95,6 +97,9 @@ class AfterSave:
             parts.append(f"{len(self.answers.resumed)} 条暂停的已审答案所引内容又和通过时一致，已恢复使用，条目回到原来的状态。")
         if self.cleared:
             parts.append(f"{len(self.cleared)} 条「资料已更新」的条目所引内容已和通过时相同，已恢复原来的状态。")
+        if self.contradictions:
+            parts.append(f"资料里还有 {len(self.contradictions)} 句写着改之前的规定（见下面「资料前后矛盾」）；"
+                         "改好之前，引用它们的回答会标出「资料前后矛盾」。")
         return " ".join(parts)
 
 
@@ -110,7 +115,18 @@ def refresh_after_save(admin, source: str, actor: str, *, chunking: tuple[int, i
 
     reopened = requeue_stale(admin.db, {source: read(source)}, actor)
     answers = refresh_answers(admin.db, chunking=chunking)
-    return AfterSave(tuple(reopened), tuple(clear_restored(admin.db, read, actor)), answers)
+    cleared = clear_restored(admin.db, read, actor)
+    found = _contradictions(admin, source)
+    ContradictionStore(admin.db).record(found, actor=actor)
+    return AfterSave(tuple(reopened), tuple(cleared), answers, found)
+
+
+def _contradictions(admin, source: str) -> tuple[Contradiction, ...]:
+    """What the newest version of `source` left stating the rules it changed from the version before."""
+    versions = admin.history(source)  # newest first
+    if len(versions) < 2:
+        return ()
+    return admin.still_stating(source, versions[0].content, old=versions[1].content)
 
 
 def clear_restored(db: Database, read: Callable[[str], str | None], actor: str) -> list[int]:
