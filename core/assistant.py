@@ -8,7 +8,7 @@ live in their own modules (core.answering.rag retrieval and checks, core.answera
 core.answerability.gate the decision, core.answering.grader the model's verdict on the uncertain band, core.answering.offline /
 core.answering.providers the models); this module only composes them.
 It opens no database itself except through `open_assistant`, which reads the saved defaults and
-the glossary from their stores.
+the glossary from their stores, and hands it the approved answers and the documents' open contradictions to read.
 """
 
 from __future__ import annotations
@@ -34,13 +34,14 @@ from core.knobs import MAX_TOP_K, Knobs
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
-from core.reuse.drift import related_change
+from core.reuse.drift import cited_contradictions, related_change
 from core.reuse.guards import check, pick
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
+from core.stores.contradictions import ContradictionStore
 from core.stores.corpus_versions import changes_since, newest_generation
-from core.stores.stale import suspend_stale
-from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
+from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, Problem, RAGAnswer, Retrieval, Reuse, Usage
+from core.values.contradictions import CONTRADICTED_CODE
 from core.values.reuse import ACTIVE
 
 RETRIEVALS_KEPT = 4096
@@ -58,6 +59,7 @@ class Assistant:
     analyzer: TermAnalyzer | None = None  # None: the answerability decision is off
     fingerprint: str = ""
     approved: ApprovedStore | None = None  # approved answers to reuse (None: reuse off)
+    contradictions: ContradictionStore | None = None  # where the documents disagree (None: not checked)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
     _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
     # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
@@ -129,9 +131,10 @@ class Assistant:
         yield from self.outcome_stream(self.grade(gate), reuse)
 
     def reuse(self, retrieval: Retrieval, gate: Gate) -> Reuse | None:
-        """The approved answers citing this question's candidate places, each checked by the guards; an answer
-        whose cited chunk changed is suspended on the way (its item goes back to 资料已更新). None when reuse is
-        off or nothing was approved near this question. Reads the database; never calls a model."""
+        """The approved answers citing this question's candidate places, each checked by the guards. None when reuse
+        is off or nothing was approved near this question. Reads the database, never writes it (a stale answer is
+        not served; suspending it is the store's, when the version is saved: core.stores.answer_refresh); never
+        calls a model."""
         if self.approved is None or self.analyzer is None or self.settings.reuse != "on":
             return None
         found = self.approved.near({(h.source, h.heading) for h in retrieval.candidates})
@@ -142,9 +145,6 @@ class Assistant:
         results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
                          candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus))
                    for a in found]
-        for result in results:
-            if result.failed == "stale" and result.answer.status == ACTIVE:
-                suspend_stale(self.approved.db, result.answer, result.detail)
         return Reuse(pick(results), tuple(results), self.settings.reuse_threshold)
 
     def _drift(self, answer: ApprovedAnswer, corpus: int) -> str:
@@ -174,7 +174,7 @@ class Assistant:
         rest = tuple(replace(h, passed=False) for h in retrieval.candidates if h not in {by_hash[c.sha256] for c in cited})
         served = replace(gate, candidates=hits + rest[:max(0, gate.k - len(hits))], refused=False,
                          reason=f"已审答案 #{approved.id}（{approved.approver} 通过）：{reuse.served.describe()}")
-        return Outcome(gate, answer=finish(served, text), fingerprint=self.fingerprint, reuse=reuse)
+        return Outcome(gate, answer=self._flag(finish(served, text)), fingerprint=self.fingerprint, reuse=reuse)
 
     def respond(self, asked: str | Retrieval, knobs: Knobs | None = None) -> Outcome:
         """retrieve → gate → grade → answer → check, in one call: the question's one `Outcome`."""
@@ -197,13 +197,24 @@ class Assistant:
             for piece in stream_text(answering, self.chat_model, usage=usage):
                 pieces.append(piece)
                 yield piece
-            answer = finish(answering, "".join(pieces))
+            answer = self._flag(finish(answering, "".join(pieces)))
         except ModelError as error:
             yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return
         spent = Usage(prompt_tokens=usage.get("input_tokens", 0), completion_tokens=usage.get("output_tokens", 0),
                       ms=round((time.perf_counter() - start) * 1000))
         yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent, reuse=reuse)
+
+    def _flag(self, answer: RAGAnswer) -> RAGAnswer:
+        """The answer with a `contradicted_source` problem (lane 资料已更新) for each sentence it rests on that the
+        documents contradict since a save changed the rule (core.reuse.drift.cited_contradictions, both sentences in
+        the message), read from the database, so every instance flags it until the sentence is fixed."""
+        if self.contradictions is None or answer.refused:
+            return answer
+        found = cited_contradictions(answer.text, answer.hits, self.contradictions.current())
+        if not found:
+            return answer
+        return replace(answer, problems=(*answer.problems, *(Problem(CONTRADICTED_CODE, c.describe()) for c in found)))
 
     def _with_rule_chunks(self, gate: Gate) -> Gate:
         """The gate the answer is written from: when the question states the student's own case and the passing
@@ -254,7 +265,8 @@ class Assistant:
 
 def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossary: Glossary | None, *,
                     chat_model: BaseChatModel | None = None, knobs: Knobs | None = None,
-                    approved: ApprovedStore | None = None) -> Assistant:
+                    approved: ApprovedStore | None = None,
+                    contradictions: ContradictionStore | None = None) -> Assistant:
     """Compose from parts already loaded (the console caches them). With XIAOE_ANSWERABILITY=off the
     ranking score is the retrieval score and the threshold is the only gate, as in the seed."""
     bundle = index if isinstance(index, IndexBundle) else None
@@ -265,7 +277,7 @@ def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossa
     return Assistant(settings=settings, index=search_index, glossary=glossary, knobs=knobs or settings.knobs,
                      chat_model=chat_model, analyzer=analyzer,
                      fingerprint=bundle.fingerprint if bundle else search_index.fingerprint,
-                     approved=approved if settings.reuse == "on" else None)
+                     approved=approved if settings.reuse == "on" else None, contradictions=contradictions)
 
 
 def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
@@ -282,8 +294,10 @@ def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
     bundle = load_or_build(settings)
     glossary = GlossaryStore.open(settings).load()
     model = make_chat_model(settings) if with_model else None
-    approved = ApprovedStore(open_database(settings.db_url)) if settings.reuse == "on" else None
-    return build_assistant(settings, bundle, glossary, chat_model=model, approved=approved)
+    db = open_database(settings.db_url)
+    approved = ApprovedStore(db) if settings.reuse == "on" else None
+    return build_assistant(settings, bundle, glossary, chat_model=model, approved=approved,
+                           contradictions=ContradictionStore(db))
 
 
 def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *, k: int | None = None,

@@ -97,7 +97,7 @@ def test_two_instances_never_serve_an_answer_whose_chunk_changed_on_either(tmp_p
     assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused.id == answer_id
     edit_fee(a)
     load_or_build(a)
-    assert open_assistant(a, with_model=False).respond("三级学费是多少").reused is None  # A sees it, suspends it
+    assert open_assistant(a, with_model=False).respond("三级学费是多少").reused is None  # suspended by the save
     # B has not rebuilt yet: its index still holds the old chunk, but the suspension is shared
     assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused is None
     sync_corpus(open_database(b.db_url), b.corpus_dir)

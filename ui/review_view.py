@@ -12,6 +12,7 @@ from datetime import date, datetime, time, timedelta
 
 import pandas as pd
 
+from core.checks.approval import citable
 from core.checks.references import excerpt
 from core.labels import reason_label
 
@@ -89,6 +90,14 @@ def marked_answer(item: ReviewItem) -> str:
     text = answer_preview(item)
     spans = [p.span for p in item.reasons if p.span and p.span[1] <= len(text)]
     return linked_answer(text, passing_hits(item), mark=spans)
+
+
+def corrected_view(item: ReviewItem) -> str | None:
+    """The reviewer's corrected answer (what approving it made reusable) as escaped Markdown, its [n] linked to the
+    chunks approval numbered them by (core.checks.approval.citable); None when the item has no correction."""
+    if not (item.corrected_answer or "").strip():
+        return None
+    return linked_answer(item.corrected_answer[:ANSWER_PREVIEW_CHARS], citable(item.candidates))
 
 
 def answer_preview(item: ReviewItem) -> str:

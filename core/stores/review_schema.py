@@ -197,7 +197,7 @@ REASON_LANES = (
     Lane("arithmetic", "计算错误", ("bad_arithmetic",)),
     Lane("uncited", "无出处陈述", ("uncited_claim",)),
     Lane("question", "与问题不符", ("question_mismatch",)),
-    Lane("stale", "资料已更新", ("stale_corpus",)),
+    Lane("stale", "资料已更新", ("stale_corpus", "contradicted_source")),
 )
 LANES = {lane.code: lane for lane in ORIGIN_LANES + REASON_LANES}
 ORIGINS = tuple(lane.code for lane in ORIGIN_LANES)
