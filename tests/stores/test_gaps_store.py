@@ -7,8 +7,8 @@ from sqlalchemy import text
 
 from core.errors import AuthError, InvalidReview, StoreError
 from core.stores.accounts import AccountStore
-from core.stores.db import Database
-from core.stores.gaps import DECLINED, OPEN, SUPPLIED, GapStore, QuestionCheck, TopicDraft
+from core.stores.db import Database, Schema
+from core.stores.gaps import DECLINED, GAPS_SCHEMA, OPEN, SUPPLIED, GapStore, QuestionCheck, TopicDraft
 from core.stores.review import ReviewStore
 from core.stores.review_marks import question_hash
 from core.stores.sessions import SessionStore
@@ -300,3 +300,22 @@ def test_a_check_does_not_close_a_topic_holding_a_question_it_did_not_cover(db, 
     checked = gaps.record_check(topic, [QuestionCheck(f"问题{k}", True, "覆盖 100%") for k in "abc"],
                                 fingerprint="fp", version_note="第 2 版", actor="王校长")
     assert not checked.closed and checked.check.line == "3/3 题现在可答"
+
+
+def test_a_database_made_before_migration_4_gains_the_merge_and_name_columns(database_url):
+    old = Database(database_url)
+    old.migrate(Schema("gaps", GAPS_SCHEMA.migrations[:3]))
+    with old.transaction() as conn:  # the topics table as migrations 1-3 made it before the columns were declared
+        conn.execute(text("ALTER TABLE gap_topics DROP COLUMN merged_into"))
+        conn.execute(text("ALTER TABLE gap_topics DROP COLUMN named_by"))
+        conn.execute(text("INSERT INTO gap_topics (label, terms, status, created_at) "
+                          "VALUES ('分期', '分期', 'open', CURRENT_TIMESTAMP)"))
+    old.dispose()
+    db = Database(database_url)
+    gaps = GapStore(db, clock=Clock())
+    with db.read() as conn:
+        assert tuple(conn.execute(text("SELECT merged_into, named_by FROM gap_topics")).one()) == (None, None)
+    (topic,) = gaps.sync([draft("分期", "a", "b", "c")])
+    assert gaps.merge(gaps.sync([draft("分期", "a", "b", "c"), draft("花呗", "d", "e", "f")])[1], topic,
+                      actor="王校长").keys == tuple("abcdef")
+    db.dispose()
