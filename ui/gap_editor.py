@@ -56,7 +56,7 @@ def _file_box(admin: CorpusAdmin, request: gap_fix.FixRequest, tag: str, column)
     files = admin.files()
     if request.source not in files:
         files = [request.source, *files]
-    return column.selectbox("文件", files, index=files.index(request.source), key=f"gap_fix_file_{tag}",
+    return column.selectbox("补充到哪个文件", files, index=files.index(request.source), key=f"gap_fix_file_{tag}",
                             help="默认是和这些问题最接近的文件；可以换成任何一个资料文件。")
 
 
@@ -64,9 +64,9 @@ def _section_box(text: str, request: gap_fix.FixRequest, source: str, tag: str, 
     """The 「小节」 box (and the new section's title): (heading or NEW, title)."""
     options = [*headings(text), NEW]
     default = request.heading if source == request.source and request.heading in options else options[0]
-    heading = columns[0].selectbox("小节", options, index=options.index(default), format_func=_section_label,
+    heading = columns[0].selectbox("补充到哪个小节", options, index=options.index(default), format_func=_section_label,
                                    key=f"gap_fix_section_{tag}_{_digest(source)}",
-                                   help="改哪个小节；资料里还没有合适的小节时选「＋ 新小节」，写一个新标题。")
+                                   help="补在哪个小节；资料里还没有合适的小节时选「＋ 新小节」，写一个新标题。")
     title = ""
     if heading == NEW:
         title = columns[1].text_input("新小节标题", key=f"gap_fix_title_{tag}", max_chars=100, placeholder="例如：付款方式")
