@@ -114,6 +114,11 @@ def test_review_page_detail_marks_the_span_escapes_and_links_sources(page):
     assert "(sources?source=02-%E9%80%80" in shown and "&chunk=4&cite=" in shown
     assert "<script>" not in shown
     assert any("<script>alert(1)</script>" in t.value for t in at.text)  # st.text shows it literally
+    assert len(at.dataframe) == 1  # only the list: the detail's tables are drawn once their expander is open
+    item = int(at.subheader[0].value.split(" · ")[0].lstrip("#"))
+    for part in ("candidates", "asks", "events"):
+        at.session_state[f"history_{part}_{item}"] = True
+    at.run()
     candidates = frame_with(at, "结果")
     assert list(candidates["结果"]) == ["命中", "低于阈值"]
     assert candidates["原文"][0].startswith("sources?source=")
