@@ -158,6 +158,7 @@ def pick_many(page, label: str, texts) -> None:
         else:
             raise AssertionError(f"选不中「{text}」")
     page.keyboard.press("Escape")
+    page.get_by_role("listbox").wait_for(state="hidden")
 
 
 def test_gaps_e2e_a_new_topic_for_two_payment_questions_fixed_in_a_new_section_closes(payment_server, page, idle):
