@@ -157,6 +157,10 @@ def _unknown(conn: Connection, wanted: dict[str, str]) -> list[str]:
     answers, items marked 资料没写, none fixed yet): what the board never showed."""
     missing = set(wanted) - set(conn.execute(select(gap_members.c.key).distinct()
                                              .where(gap_members.c.key.in_(list(wanted)))).scalars())
+    if missing:  # the board offers each question as first asked: look for that text first, then for any spelling
+        same = select(review_items.c.question).distinct().where(
+            gap_condition(), review_items.c.question.in_([wanted[k] for k in missing]))
+        missing -= {question_hash(q) for q in conn.execute(same).scalars()}
     if missing:
         asked = conn.execute(select(review_items.c.question).distinct().where(gap_condition())).scalars()
         missing -= {question_hash(q) for q in asked}
