@@ -1,14 +1,12 @@
 """Triage state of the Review Queue page: which item is open (by id), which are ticked, and the decision callbacks.
 
 The open item is kept as an id in session state, never as a row position, so it survives
-decisions, filters and page changes. The table widget's key changes whenever the rows it shows
-change, so a tick can never slide onto a row that moved into its place. Messages are kept per
+decisions, filters and page changes. The table's ticks are cleared whenever the rows it shows change,
+so a tick can never slide onto a row that moved into its place. Messages are kept per
 place (`FLASH`) and drawn next to the buttons that caused them.
 """
 
 from __future__ import annotations
-
-import hashlib
 
 import streamlit as st
 
@@ -25,16 +23,21 @@ OPEN = "review_item"      # the id of the item shown in the detail pane
 CONFIRM = "review_confirm"  # (item id, version, action, problems): a correction the checks flagged, awaiting 「仍然通过」
 FLASH = "review_flash"    # (kind, message, toast) drawn once next to the decision buttons
 TABLE_KEY = "review_table_key"
+TABLE = "queue_table"
+SHOWN = "_review_table_shown"  # (decisions made, ids listed) the ticks belong to
 DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开", "handoff": "转人工"}
 
 
 def table_key(ids: tuple[int, ...]) -> str:
-    """A widget key bound to the exact rows shown (and the decisions made), so old ticks never carry over."""
-    generation = st.session_state.get("_review_generation", 0)
-    digest = hashlib.sha256(f"{generation}:{ids}".encode()).hexdigest()[:12]
-    key = f"queue_table_{digest}"
-    st.session_state[TABLE_KEY] = key
-    return key
+    """The list's one widget key. Its ticks are cleared whenever the rows shown (or the decisions made) change, so an
+    old tick never lands on a row that moved into its place. The key itself stays: a new key re-mounts the grid in the
+    browser, and the list then arrived 0.6-2.5 s after the detail pane on every decision."""
+    shown = (st.session_state.get("_review_generation", 0), ids)
+    if st.session_state.get(SHOWN) != shown:
+        st.session_state[SHOWN] = shown
+        st.session_state[TABLE] = {"selection": {"rows": [], "columns": []}}
+    st.session_state[TABLE_KEY] = TABLE
+    return TABLE
 
 
 def _next_generation() -> None:
