@@ -190,8 +190,10 @@ def discount(r: Reading) -> Iterable[object]:
 
 
 def with_textbook(r: Reading) -> Iterable[object]:
-    """金额是否含教材费 — 「连教材一共交了3880」「交了4480 含280教材费」: the amount includes the textbook fee."""
-    return {"included"} if own_money(r) and includes_textbook(r.text) else set()
+    """金额是否含教材费 — 「连教材一共交了3880」「交了4480 含280教材费」「学费多少 含教材费吗」: the amount paid (or asked
+    about) includes the textbook fee; a general 「学费包含教材费吗」 (no amount, no level) states no case."""
+    specific = own_money(r) or any(k.kind == MONEY for k in r.figures) or "level" in r.found
+    return {"included"} if specific and includes_textbook(r.text) else set()
 
 
 def level(r: Reading) -> Iterable[object]:
@@ -316,13 +318,14 @@ class Kind:
     function: Callable[[Reading], Iterable[object]]
 
 
-# In the order the reader runs them: `started` reads `lessons`, `half` and `remaining` before it.
+# In the order the reader runs them: `discount` reads `money`, `with_textbook` reads `level`, `started` reads `lessons`,
+# `half` and `remaining` before it.
 KINDS: tuple[Kind, ...] = (
     Kind("money", "金额", money),
     Kind("rough", "大概的金额", rough_amount),
     Kind("discount", "优惠", discount),
-    Kind("with_textbook", "金额是否含教材费", with_textbook),
     Kind("level", "级别", level),
+    Kind("with_textbook", "金额是否含教材费", with_textbook),
     Kind("target", "要转到的级别", target),
     Kind("level_count", "几个级别", level_count),
     Kind("lessons", "课时", lessons),
