@@ -1,5 +1,5 @@
 """The reader of the student's situation (core.case.reader over the fact kinds of core.case.kinds) and of what the
-question asks (core.case.asked): used by the gate, reuse, the own-figure answerer and the checks."""
+question asks (#40's what-is-asked reader): used by the gate, reuse, the own-figure answerer and the checks."""
 
 from core.case.figures import KindedFigure, classify, question_figures
 from core.case.kinds import ALL_KINDS, KIND_NAMES, KINDS, LABELS, KindSet, parse_kinds

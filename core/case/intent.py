@@ -2,7 +2,7 @@
 
 Read from the question's words (core/data/case_words.txt) and the case already read (core.case.reader); the
 calculators (core.answering.calculate) compute, this module only says which one applies.
-Left out: what kind of answer is asked for in general (an amount, a time, a yes/no): core.case.asked.
+Left out: what kind of answer is asked for in general (an amount, a time, a yes/no): #40's what-is-asked reader.
 """
 
 from __future__ import annotations
