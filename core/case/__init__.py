@@ -5,7 +5,7 @@ approved-answer reuse, the answerers and the checks, so no stage reads the quest
   a registry of named kinds with their words in core/data/asked_kinds.txt, switchable by name
   (XIAOE_ASKED_KINDS), and whether a sentence states a kind (`states`: 「4200 元」 states an amount);
 - the student's situation (amount paid, lessons attended, levels, transfers …) and the school's facts it is read
-  against come from the documents (core.facts) — the student-case reader lives beside `asked` in this package.
+  against come from the documents (the facts package of branch `case`) — the student-case reader lives beside `asked` in this package.
 
 Plain Python over the question's text and the documents' facts: no retrieval, no scoring, no model, no school fact
 in code (level names, prices and rates are read from the documents).
