@@ -12,7 +12,7 @@ from core.os_errors import os_reason
 
 # Each module has `register(subparsers)`; a sub-command's handler returns the exit code.
 COMMAND_MODULES = ("core.cli.ask", "core.cli.queue", "core.cli.eval", "core.cli.calibrate", "core.cli.users",
-                   "core.cli.index", "core.cli.db", "core.cli.gaps", "core.cli.runs")
+                   "core.cli.index", "core.cli.db", "core.cli.gaps", "core.cli.runs", "core.cli.facts")
 
 
 def build_parser() -> argparse.ArgumentParser:
