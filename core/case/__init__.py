@@ -1,5 +1,10 @@
-"""The reader of the student's situation (core.case.reader over the fact kinds of core.case.kinds) and of what the
-question asks (#40's what-is-asked reader): used by the gate, reuse, the own-figure answerer and the checks."""
+"""The question, read: the student's situation it states (core.case.reader over the fact kinds of core.case.kinds)
+and what it asks for (core.case.asked: an amount of money, a duration, a year …) — one reader each, used by the gate,
+reuse, the own-figure answerer and the checks, so no stage reads the question its own way.
+
+Plain Python over the question's text and the documents' facts (core.facts): no retrieval, no scoring, no model, no
+school fact in code.
+"""
 
 from core.case.figures import KindedFigure, classify, question_figures
 from core.case.kinds import ALL_KINDS, KIND_NAMES, KINDS, LABELS, KindSet, parse_kinds
