@@ -81,3 +81,16 @@ def test_the_facts_follow_the_documents_on_the_next_build(tmp_path):
     path = corpus / RULES
     path.write_text(path.read_text(encoding="utf-8").replace("的 5%", "的 6%"), encoding="utf-8")
     assert load_or_build(settings).facts.fee_rate.value == 0.06
+
+
+def test_a_fact_the_documents_lose_is_named_by_xiaoe_facts_and_by_the_answer(tmp_path, monkeypatch, capsys):
+    corpus = edited_corpus(tmp_path / "corpus", {LEVELS: [("每一级都是 16 课时，", "")]})
+    monkeypatch.setenv("XIAOE_CORPUS_DIR", str(corpus))
+    monkeypatch.setenv("XIAOE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("XIAOE_REUSE", "off")
+    assert main(["facts"]) == 0
+    out = capsys.readouterr().out
+    assert "资料里没有写明 1 条" in out and "每级课时数：应有一句像「每一级都是 N 课时」" in out
+    answer = open_assistant(Settings.from_env(), with_model=False).ask("我报的二级 交了4200 上了6节课 现在退能退多少")
+    assert "资料里没有写明「每级课时数」" in answer.text and "可退 " not in answer.text
+    assert not answer.computes_own_amount
