@@ -62,6 +62,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--corpus", type=Path, default=None, help="资料文件夹（默认 XIAOE_CORPUS_DIR 或 corpus/）")
     args = parser.parse_args(argv)
     path = args.set
+    if not path.is_file():
+        parser.error(f"题集文件「{path}」不存在")
     rows = list(csv.DictReader(path.open(encoding="utf-8-sig", newline="")))
     settings = Settings.from_env()
     if args.corpus is not None:
