@@ -227,8 +227,8 @@ class Settings(BaseSettings):
                 raise ConfigError(f"限流 XIAOE_{name}（{value}）必须在 0 到 1000000 之间（0 表示不限）。")
         for name, value in (("SERVICE_LEASE_S", self.service_lease_s), ("WEBHOOK_LEASE_S", self.webhook_lease_s),
                             ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
-            if not 0.5 <= value <= 3600:  # also refuses nan
-                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 到 3600 秒之间。")
+            if not 0.5 <= value <= 60 * 60:  # also refuses nan
+                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 秒到 1 小时之间。")
         return self
 
     @property
