@@ -194,7 +194,8 @@ class ExchangeStore:
             if current.state == DONE:  # a takeover raced a slow original: the first answer stands
                 return replay_of(current.response)
             if outcome is not None:
-                item_id = self.review.record_in(conn, outcome, held=finished.held, asker=None)
+                held_reason = next((message for code, message in finished.reasons if code == "held"), "")
+                item_id = self.review.record_in(conn, outcome, held=finished.held, held_reason=held_reason, asker=None)
             else:
                 item_id = handoff_item(conn) if handoff_item else None
             conn.execute(exchanges.update().where(exchanges.c.id == claim.exchange_id).values(

@@ -148,7 +148,8 @@ class ReviewStore:
         return self._insert([entry], [outcome.grade], asker=asker, merge=merge, authorize=authorize)[0]
 
 
-    def record_in(self, conn: Connection, outcome: Outcome, *, held: bool = False, asker: str | None = None) -> int | None:
+    def record_in(self, conn: Connection, outcome: Outcome, *, held: bool = False, held_reason: str = "",
+                  asker: str | None = None) -> int | None:
         """`record` inside the caller's transaction (the student service records the exchange with it, so the
         exchange and its item commit together). `held`: the release policy holds this answer for a consultant, so it
         gets its own item in 待发送 (never merged: each student waits for their own reply), whatever its lane."""
@@ -158,7 +159,8 @@ class ReviewStore:
         if routed is None:
             return None
         origin, merge = routed
-        entry = entry_from_outcome(outcome, origin=origin)
+        why = (Problem("held", held_reason or "放行策略要求先由顾问审"),) if held else ()
+        entry = entry_from_outcome(outcome, origin=origin, extra_reasons=why)
         return self._insert_in(conn, [entry], [outcome.grade], self._clock(), asker=asker, merge=merge)[0]
 
     def file_in(self, conn: Connection, question: str, *, origin: str, reason: Problem,
