@@ -37,7 +37,7 @@ from sqlalchemy import (
 )
 
 from core.stores import audit
-from core.stores.db import Migration, Schema, create_tables
+from core.stores.db import Migration, Schema, changed, create_tables
 from core.stores.roles import SYSTEM_ACTOR
 
 MAX_FAILURES = 5
@@ -218,8 +218,8 @@ def unlock(conn: Connection, username: str) -> int:
     """Lift every lock on this user name (all sources) and forget its failures; how many locks were live."""
     mine = or_(login_guards.c.scope == f"account:{username}", login_guards.c.scope.like(f"pair:{_like(username)}|%",
                                                                                      escape="\\"))
-    lifted = conn.execute(login_guards.update().where(mine, login_guards.c.locked_until.is_not(None))
-                          .values(locked_until=None)).rowcount
+    lifted = changed(conn, login_guards.update().where(mine, login_guards.c.locked_until.is_not(None))
+                     .values(locked_until=None))
     conn.execute(delete(login_guard_failures).where(or_(
         login_guard_failures.c.scope == f"account:{username}",
         login_guard_failures.c.scope.like(f"pair:{_like(username)}|%", escape="\\"))))
@@ -231,8 +231,8 @@ def unlock_source(conn: Connection, source: str | None) -> int:
     src = clean_source(source)
     theirs = or_(login_guards.c.scope == f"source:{src}", login_guards.c.scope.like(f"pair:%|{_like(src)}",
                                                                                   escape="\\"))
-    lifted = conn.execute(login_guards.update().where(theirs, login_guards.c.locked_until.is_not(None))
-                          .values(locked_until=None)).rowcount
+    lifted = changed(conn, login_guards.update().where(theirs, login_guards.c.locked_until.is_not(None))
+                     .values(locked_until=None))
     conn.execute(delete(login_guard_failures).where(or_(
         login_guard_failures.c.scope == f"source:{src}",
         login_guard_failures.c.scope.like(f"pair:%|{_like(src)}", escape="\\"))))

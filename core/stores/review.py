@@ -19,7 +19,7 @@ from sqlalchemy import Connection, func, select
 from core.clock import as_utc, utcnow
 from core.errors import ConflictError, InvalidReview, NeedsConfirmation, NotInView, StoreError, XiaoEError
 from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
-from core.stores.db import Database
+from core.stores.db import Database, changed
 from core.stores.review_approval import Approval, approval_of
 from core.stores.review_dedup import dedup_key, find_pending, same_sliders
 from core.stores.review_export import write_csv, write_export, write_xlsx
@@ -476,8 +476,7 @@ class ReviewStore:
             where.append(items.c.origin == "refusal")
         if view is not None:
             where.extend(conditions(view))
-        updated = conn.execute(items.update().where(*where).values(**values))
-        if updated.rowcount != 1:
+        if changed(conn, items.update().where(*where).values(**values)) != 1:
             return self._why_not(conn, item_id, expected, d.action, view)
         # Every status change appends an event, so the newest event holds the status we just left.
         from_status = conn.execute(select(events.c.to_status).where(events.c.item_id == item_id)
@@ -509,11 +508,10 @@ class ReviewStore:
                                 .order_by(events.c.id.desc()).limit(1)).first()
             if last is None or last.action != "reopen" or last.from_status not in ("approved", "rejected"):
                 return False
-            updated = conn.execute(items.update().where(
-                items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
-                items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
-                .values(status=last.from_status, version=expected_version + 1))
-            if updated.rowcount != 1:
+            if changed(conn, items.update().where(
+                    items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
+                    items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
+                    .values(status=last.from_status, version=expected_version + 1)) != 1:
                 return False
             conn.execute(reasons.delete().where(reasons.c.item_id == item_id, reasons.c.code == STALE_REASON))
             conn.execute(events.insert().values(
