@@ -1,17 +1,18 @@
-"""CSV export of review items for Excel: UTF-8 with BOM, Chinese headers, formula cells neutralised.
+"""Export of review items for Excel, as CSV (UTF-8 with BOM) or an xlsx workbook, with Chinese headers.
 
-A cell that starts with = + - @ (full-width ＝＋－＠ too, or a tab / carriage return) would run as a formula when the
-file is opened in Excel or WPS; such text cells get a leading single quote. Numbers are left alone.
+Both go through the one formula-safe writer (core/cells.py): a text cell that starts with = + - @ (full-width too,
+or a tab / carriage return) gets a leading single quote in CSV and is typed as text in xlsx; control characters
+show as visible signs. Numbers are left alone.
 """
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from core.cells import neutralise, xlsx_text
+from core.cells import safe_cell, write_csv_rows
+from core.cells import write_xlsx as write_workbook
 from core.errors import StoreError
 from core.labels import reason_label
 from core.os_errors import os_reason
@@ -31,34 +32,15 @@ def row_for(item: ReviewItem, *, neutralised: bool = True) -> list[object]:
         item.k if item.k is not None else "", item.fingerprint, item.flagged_by or "", item.reviewer or "",
         _time(item.decided_at), item.note or "", "；".join(item.system_notes), item.corrected_answer or "",
         item.version]
-    return [neutralise(cell) for cell in cells] if neutralised else cells
+    return [safe_cell(cell) for cell in cells] if neutralised else cells
 
 
 def write_xlsx(items: Iterable[ReviewItem], target: str | Path | IO[bytes]) -> int:
-    """A real Excel workbook (openpyxl, write-only so memory stays flat); every text cell is stored as
-    text, so nothing in it can run as a formula, and control characters show as visible signs (an xlsx
-    cell cannot hold them). Returns the row count."""
-    from openpyxl import Workbook
-    from openpyxl.cell import WriteOnlyCell
-
-    book = Workbook(write_only=True)
-    sheet = book.create_sheet("复核队列")
-    sheet.append(list(HEADER))
-    count = 0
-    for item in items:
-        cells = []
-        for value in row_for(item, neutralised=False):
-            cell = WriteOnlyCell(sheet, value=xlsx_text(value) if isinstance(value, str) else value)
-            if isinstance(value, str):
-                cell.data_type = "s"
-            cells.append(cell)
-        sheet.append(cells)
-        count += 1
+    """A real Excel workbook through the formula-safe writer; returns the row count."""
     try:
-        book.save(str(target) if isinstance(target, (str, Path)) else target)
+        return write_workbook("复核队列", HEADER, (row_for(item, neutralised=False) for item in items), target)
     except OSError as error:
         raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
-    return count
 
 
 def write_export(items: Iterable[ReviewItem], target: str | Path) -> int:
@@ -86,13 +68,7 @@ def write_csv(items: Iterable[ReviewItem], target: str | Path | IO[str]) -> int:
 
 
 def _write(items: Iterable[ReviewItem], handle: IO[str]) -> int:
-    writer = csv.writer(handle)
-    writer.writerow(HEADER)
-    count = 0
-    for item in items:
-        writer.writerow(row_for(item))
-        count += 1
-    return count
+    return write_csv_rows(handle, HEADER, (row_for(item, neutralised=False) for item in items))
 
 
 def _time(value) -> str:
