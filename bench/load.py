@@ -49,6 +49,7 @@ from core.stores import db as core_db  # noqa: E402
 from core.stores.accounts import AccountStore  # noqa: E402
 from core.stores.glossary import GlossaryStore  # noqa: E402
 from core.stores.review import Filters, ReviewStore  # noqa: E402
+from core.stores.schemas import SCHEMAS  # noqa: E402
 from core.stores.sessions import SessionStore  # noqa: E402
 from core.values import Outcome, Problem  # noqa: E402
 
@@ -199,7 +200,9 @@ def run(engine: str, url: str, consultants: int, args, questions: list[str], cal
     settings = Settings.from_env(env)
     assistant = open_assistant(settings, with_model=False)  # built once, inherited by every fork
     ask(assistant, questions[0])  # warm caches, as a running console has
-    ReviewStore(core_db.open_database(url))  # migrations before the crowd arrives
+    database = core_db.open_database(url)
+    for schema in SCHEMAS:  # every migration before the crowd arrives, as `python -m core db upgrade` does first
+        database.migrate(schema)
     tokens = sign_in_everyone(url, consultants)
     for database in core_db._databases.values():  # no pooled connection may cross the fork
         database.engine.dispose()
