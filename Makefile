@@ -1,8 +1,9 @@
-# 小E 审核台: `make run` starts the console, `make test` runs every test. Both set up .venv first.
+# 小E 审核台: `make run` starts the console and the student service, `make test` runs every test. Both set up .venv first.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
+SERVICE_PORT ?= 8502
 
 .PHONY: run test test-fast lint bench demo clean screenshots model serve-model
 
@@ -12,9 +13,9 @@ $(STAMP): pyproject.toml requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+# The console and the student service together (tools/run.sh); Ctrl-C stops both.
 run: $(STAMP)
-	$(PY) -m streamlit run streamlit_app.py --server.address 127.0.0.1 --server.port $(PORT) \
-		--browser.gatherUsageStats false --server.headless true
+	PY=$(PY) PORT=$(PORT) SERVICE_PORT=$(SERVICE_PORT) bash tools/run.sh
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -16,6 +16,7 @@ from ui import review_triage as triage
 from ui.answer_view import md_escape, verdict_frame
 from ui.auth import current_user, require_page, signed_in_name
 from ui.gap_fix import item_actions
+from ui.held_view import show_students
 from ui.review_detail import show_history
 from ui.review_to_set import render_bulk as add_filtered_to_set
 from ui.review_to_set import render_item as add_item_to_set
@@ -98,6 +99,7 @@ def show_detail(store: ReviewStore, item: ReviewItem, view: Filters, sort: str) 
         st.markdown(f"**入队原因**（通道：{md_escape('、'.join(item.lane_labels))}）\n\n"
                     + (reason_lines(item) or "（没有记录原因）"))
     st.text(item.question)
+    show_students(store, item, view, sort, triage.decide)  # who waits on it (the student service), if anyone
     show_decision_form(store, item, view, sort)
     facts = [f"创建于 {when(item.created_at)}", f"第 {item.version} 版"]
     if item.ask_count > 1:

@@ -43,6 +43,8 @@ from core.stores.stale import suspend_stale
 from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.reuse import ACTIVE
 
+RETRIEVALS_KEPT = 4096
+
 
 @dataclass(frozen=True, eq=False)
 class Assistant:
@@ -58,6 +60,9 @@ class Assistant:
     approved: ApprovedStore | None = None  # approved answers to reuse (None: reuse off)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
     _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
+    # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
+    # (the student service sees many) skips retrieval and ranking; bounded, oldest dropped first
+    _retrievals: dict = field(default_factory=dict, repr=False)
 
     @property
     def offline(self) -> bool:
@@ -72,13 +77,21 @@ class Assistant:
         every prefix of the ranking for the decision. The gate, the prompt and the checks keep the
         question as asked."""
         text = self.validate(question)
+        known = self._retrievals.get(text)
+        if known is not None:
+            return known
         hits = retrieve(expand_query(text, self.glossary) if self.glossary else text, self.index, MAX_TOP_K)
         if self.analyzer is None:
-            return Retrieval(question=text, candidates=hits)
-        terms, context = self.analyzer.split(text, self.glossary)
-        ranked = rank(terms, hits)
-        return Retrieval(question=text, candidates=ranked, terms=terms, context=context,
-                         measures=prefix_measures(terms, ranked))
+            found = Retrieval(question=text, candidates=hits)
+        else:
+            terms, context = self.analyzer.split(text, self.glossary)
+            ranked = rank(terms, hits)
+            found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
+                              measures=prefix_measures(terms, ranked))
+        if len(self._retrievals) >= RETRIEVALS_KEPT:
+            self._retrievals.pop(next(iter(self._retrievals), None), None)
+        self._retrievals[text] = found
+        return found
 
     def gate(self, retrieval: Retrieval, knobs: Knobs | None = None) -> Gate:
         """The decision at `knobs` (default: the knobs in force); no model is involved."""

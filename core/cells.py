@@ -1,11 +1,11 @@
-"""The one formula-safe writer for every file the product hands to a spreadsheet (CSV and xlsx, console and CLI).
+"""The one formula-safe writer for every table the product hands to a spreadsheet (CSV and xlsx, console, CLI, service).
 
 Text a spreadsheet would run as a formula (leading = + - @, their full-width forms, a tab or a carriage return) gets
-a leading single quote, which `restore` takes off again when a file we wrote is read back; C0/C1 control
-characters (ESC, NUL, vertical tab …) show as their visible Control Pictures sign (ESC -> U+241B) in both formats,
-since an xlsx cell cannot hold them and a CSV cell should not carry terminal escapes. Numbers are left alone.
-Every CSV download and export goes through `csv_bytes` / `write_csv_rows`, every xlsx through `write_xlsx`
-(tests/security/test_41_06_formula_safe_files.py checks no other module writes CSV itself).
+a leading single quote in CSV, which `restore` takes off again when a file we wrote is read back, and is typed as
+text in xlsx; C0/C1 control characters (ESC, NUL, vertical tab, DEL …) show as visible signs (ESC -> U+241B) in both
+formats, since an xlsx cell cannot hold them and a CSV cell should not carry terminal escapes. Numbers are left
+alone. Files and streams go through `write_table`, downloads built in memory through `csv_bytes`
+(tests/security/test_41_06_formula_safe_files.py checks that no other module writes CSV or xlsx itself).
 """
 
 from __future__ import annotations
@@ -56,39 +56,49 @@ def xlsx_text(value: str) -> str:
     return UNSEEN.sub(_picture, value)
 
 
-def safe_cell(value: object) -> object:
+def write_table(header: Sequence[str], rows: Iterable[Sequence[object]], target: str | Path | IO, *,
+                sheet: str = "导出") -> int:
+    """The one writer of exported tables: by the target's extension (or, for an open stream, binary → xlsx, text →
+    CSV) a real xlsx workbook whose text cells are stored as text, or a UTF-8-with-BOM CSV for Excel; in both, text a
+    spreadsheet would run as a formula is neutralised and characters a cell cannot hold show as visible signs.
+    Returns the row count. OSError reaches the caller, which names the file."""
+    if isinstance(target, (str, Path)):
+        suffix = Path(target).suffix.lower()
+        if suffix == ".xlsx":
+            return _xlsx(header, rows, str(target), sheet)
+        with open(target, "w", encoding="utf-8-sig", newline="") as handle:
+            return _csv(header, rows, handle)
+    if isinstance(target, io.TextIOBase):
+        target.write(BOM)  # the BOM that makes Excel read the file as UTF-8
+        return _csv(header, rows, target)
+    return _xlsx(header, rows, target, sheet)
+
+
+def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[object]]) -> bytes:
+    """A whole CSV file for a download button (UTF-8 with a BOM), through `write_table`."""
+    buffer = io.StringIO()
+    write_table(header, rows, buffer)
+    return buffer.getvalue().encode("utf-8", "surrogatepass")
+
+
+def csv_cell(value: object) -> object:
     """One CSV cell as the writer stores it: control characters made visible, then formula starts neutralised."""
-    if isinstance(value, str):
-        return neutralise(xlsx_text(value))
-    return value
+    return neutralise(xlsx_text(value)) if isinstance(value, str) else value
 
 
-def write_csv_rows(handle: IO[str], header: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
-    """Write `header` and `rows` (every cell through `safe_cell`) to an open text stream; how many rows. Lines end in
-    CRLF (RFC 4180), which also makes the writer quote a cell holding a lone CR or LF: with "\n" alone a CR inside a
-    cell went out unquoted and split the row in Excel."""
+def _csv(header: Sequence[str], rows: Iterable[Sequence[object]], handle: IO[str]) -> int:
+    # Lines end in CRLF (RFC 4180), which also makes the writer quote a cell holding a lone CR or LF: with "\n"
+    # alone a CR inside a cell went out unquoted and split the row in Excel (the batch download did).
     writer = csv.writer(handle, lineterminator="\r\n")
-    writer.writerow([safe_cell(cell) for cell in header])
+    writer.writerow([csv_cell(h) for h in header])
     count = 0
     for row in rows:
-        writer.writerow([safe_cell(cell) for cell in row])
+        writer.writerow([csv_cell(c) for c in row])
         count += 1
     return count
 
 
-def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[object]]) -> bytes:
-    """A whole CSV file for a download: UTF-8 with a BOM (Excel opens the Chinese), every cell formula-safe."""
-    buffer = io.StringIO()
-    buffer.write(BOM)
-    write_csv_rows(buffer, header, rows)
-    return buffer.getvalue().encode("utf-8", "surrogatepass")
-
-
-def write_xlsx(sheet_name: str, header: Sequence[str], rows: Iterable[Sequence[object]],
-               target: str | Path | IO[bytes]) -> int:
-    """A real Excel workbook (openpyxl, write-only so memory stays flat). Every text cell is stored as text
-    (data type "s"), so nothing in it can run as a formula, and control characters show as visible signs.
-    Returns the row count; OSError from writing the file is the caller's to explain."""
+def _xlsx(header: Sequence[str], rows: Iterable[Sequence[object]], target, sheet_name: str) -> int:
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 
@@ -101,9 +111,9 @@ def write_xlsx(sheet_name: str, header: Sequence[str], rows: Iterable[Sequence[o
         for value in row:
             cell = WriteOnlyCell(sheet, value=xlsx_text(value) if isinstance(value, str) else value)
             if isinstance(value, str):
-                cell.data_type = "s"
+                cell.data_type = "s"  # stored as text: nothing in it can run as a formula
             cells.append(cell)
         sheet.append(cells)
         count += 1
-    book.save(str(target) if isinstance(target, (str, Path)) else target)
+    book.save(target)
     return count

@@ -14,6 +14,7 @@ REASON_LABELS = {
     "config": "模型设置有误", "not_configured": "未配置模型", "question_mismatch": "与问题不符",
     "grader": "模型判定", "text_repaired": "字符已替换", "eval_wrong_refusal": "评测：误拒",
     "eval_wrong_answer": "评测：误答", "eval_wrong_source": "评测：命中错误资料",
+    "held": "等顾问放行", "handoff": "已转人工", "student_dislike": "学员点了没帮助", "sent": "已发给学员",
 }
 
 AUDIT_ACTION_LABELS = {
@@ -24,7 +25,8 @@ AUDIT_ACTION_LABELS = {
     "corpus_edit": "在线编辑资料", "corpus_restore": "恢复资料旧版", "corpus_baseline": "记录资料原有版本",
     "defaults_save": "保存默认阈值", "glossary_add": "添加同义词", "glossary_remove": "删除同义词",
     "glossary_import": "导入同义词", "glossary_propose": "提议同义词", "glossary_approve": "批准同义词",
-    "glossary_reject": "驳回同义词提议",
+    "glossary_reject": "驳回同义词提议", "key_add": "新建接口密钥", "key_revoke": "停用接口密钥",
+    "key_release": "修改放行策略",
 }
 
 

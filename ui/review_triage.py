@@ -13,17 +13,19 @@ import hashlib
 import streamlit as st
 
 from core.errors import NeedsConfirmation, XiaoEError
+from core.exchanges.release import decide_and_send
 from core.stores.review import Filters, ReviewItem, ReviewStore, next_pending
 from core.stores.roles import require
 from ui.answer_view import md_escape
 from ui.auth import authorize, current_user
 from ui.review_view import review_url
+from ui.state import get_settings
 
 OPEN = "review_item"      # the id of the item shown in the detail pane
 CONFIRM = "review_confirm"  # (item id, version, action): a correction the checks flagged, awaiting 「仍然通过」
 FLASH = "review_flash"    # (kind, message) drawn once next to the decision buttons
 TABLE_KEY = "review_table_key"
-DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开"}
+DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开", "handoff": "转人工"}
 
 
 def table_key(ids: tuple[int, ...]) -> str:
@@ -62,10 +64,12 @@ def decide(store: ReviewStore, item: ReviewItem, action: str, view: Filters, sor
     try:
         require(current_user(), "review")
         order = store.pending_ids(view, sort=sort) if advance else ()
-        saved = store.decide(item.id, action=action, reviewer=st.session_state.get("reviewer", ""),
-                             expected_version=item.version, note=st.session_state.get(f"note_{item.id}"),
-                             corrected_answer=corrected if changed else None, authorize=authorize(),
-                             confirmed=confirmed, view=view)
+        # Through core.exchanges.release: an item students wait on also sends them what the decision releases.
+        saved = decide_and_send(store, get_settings(), item.id, action=action,
+                                reviewer=st.session_state.get("reviewer", ""), expected_version=item.version,
+                                note=st.session_state.get(f"note_{item.id}"),
+                                corrected=corrected if changed else None, reply=st.session_state.get(f"reply_{item.id}"),
+                                authorize=authorize(), confirmed=confirmed, view=view)
     except NeedsConfirmation as error:
         st.session_state[CONFIRM] = (item.id, item.version, action)
         flash("warning", md_escape(str(error)))
@@ -84,6 +88,11 @@ def decide(store: ReviewStore, item: ReviewItem, action: str, view: Filters, sor
 
 def decide_many(store: ReviewStore, versions: dict[int, int], action: str, view: Filters) -> None:
     """Bulk callback: exactly the ids that were ticked on screen, each at the version shown, still in `view`."""
+    held = [item_id for item_id in versions if store.get(item_id).origin == "held"]
+    if held:
+        flash("error", "勾选里有「待发送」的条目（" + "、".join(f"#{i}" for i in held) + "）：学员在等，请逐条打开、"
+              "看过草稿后再发送，它们不能批量处理。")
+        return
     try:
         require(current_user(), "review")
         result = store.bulk_decide(versions, action=action, reviewer=st.session_state.get("reviewer", ""),

@@ -24,12 +24,15 @@ from core.memory import keep_long_lived
 from core.retrieval.store import IndexBundle
 from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
+from core.stores.api_keys import KeyStore
 from core.stores.approved import ApprovedStore
 from core.stores.asked import AskedStore
+from core.stores.conversations import ConversationStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.corpus_sync import instance_name, refusals
 from core.stores.db import open_database
 from core.stores.defaults import DefaultChange, DefaultsStore, resolve_defaults
+from core.stores.feedback import FeedbackStore
 from core.stores.glossary import GlossaryStore
 from core.stores.glossary_admin import GlossaryAdmin  # noqa: F401 - re-exported for the glossary page
 from core.stores.question_sets import QuestionSetStore
@@ -192,6 +195,20 @@ def get_glossary_admin() -> GlossaryAdmin:
 
 def get_approved_store() -> ApprovedStore:
     return ApprovedStore(open_database(get_settings().db_url))
+
+
+def get_conversation_store() -> ConversationStore:
+    """Students' conversations through the student service (core.stores.conversations)."""
+    return ConversationStore(open_database(get_settings().db_url))
+
+
+def get_key_store() -> KeyStore:
+    """The student service's API keys (core.stores.api_keys)."""
+    return KeyStore(open_database(get_settings().db_url))
+
+
+def get_feedback_store() -> FeedbackStore:
+    return FeedbackStore(open_database(get_settings().db_url))
 
 
 def get_corpus_admin() -> CorpusAdmin:

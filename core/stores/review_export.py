@@ -1,8 +1,7 @@
-"""Export of review items for Excel, as CSV (UTF-8 with BOM) or an xlsx workbook, with Chinese headers.
+"""CSV export of review items for Excel: UTF-8 with BOM, Chinese headers, formula cells neutralised.
 
-Both go through the one formula-safe writer (core/cells.py): a text cell that starts with = + - @ (full-width too,
-or a tab / carriage return) gets a leading single quote in CSV and is typed as text in xlsx; control characters
-show as visible signs. Numbers are left alone.
+A cell that starts with = + - @ (full-width ＝＋－＠ too, or a tab / carriage return) would run as a formula when the
+file is opened in Excel or WPS; such text cells get a leading single quote. Numbers are left alone.
 """
 
 from __future__ import annotations
@@ -11,8 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from core.cells import safe_cell, write_csv_rows
-from core.cells import write_xlsx as write_workbook
+from core.cells import neutralise, write_table
 from core.errors import StoreError
 from core.labels import reason_label
 from core.os_errors import os_reason
@@ -32,43 +30,40 @@ def row_for(item: ReviewItem, *, neutralised: bool = True) -> list[object]:
         item.k if item.k is not None else "", item.fingerprint, item.flagged_by or "", item.reviewer or "",
         _time(item.decided_at), item.note or "", "；".join(item.system_notes), item.corrected_answer or "",
         item.version]
-    return [safe_cell(cell) for cell in cells] if neutralised else cells
+    return [neutralise(cell) for cell in cells] if neutralised else cells
 
 
 def write_xlsx(items: Iterable[ReviewItem], target: str | Path | IO[bytes]) -> int:
-    """A real Excel workbook through the formula-safe writer; returns the row count."""
-    try:
-        return write_workbook("复核队列", HEADER, (row_for(item, neutralised=False) for item in items), target)
-    except OSError as error:
-        raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
+    """A real Excel workbook (openpyxl, write-only so memory stays flat); every text cell is stored as
+    text, so nothing in it can run as a formula, and control characters show as visible signs (an xlsx
+    cell cannot hold them). Returns the row count."""
+    return _written(target, lambda t: write_table(HEADER, _rows(items), t, sheet="复核队列"))
 
 
 def write_export(items: Iterable[ReviewItem], target: str | Path) -> int:
     """By the file's extension: .xlsx a workbook, .csv (or none) CSV; any other extension is refused, so
     `x.docx` never silently holds CSV."""
     suffix = Path(target).suffix.lower()
-    if suffix == ".xlsx":
-        return write_xlsx(items, target)
-    if suffix not in (".csv", ""):
+    if suffix not in (".csv", ".xlsx", ""):
         raise StoreError(f"不能导出为 {suffix} 文件：复核队列只能导出为 CSV 或 Excel 工作簿，"
                          "请用 .csv 或 .xlsx 作为文件扩展名。")
-    return write_csv(items, target)
+    return _written(target, lambda t: write_table(HEADER, _rows(items), t, sheet="复核队列"))
 
 
 def write_csv(items: Iterable[ReviewItem], target: str | Path | IO[str]) -> int:
     """Write a header and one row per item to a path or an open text stream; returns the row count."""
-    if isinstance(target, (str, Path)):
-        try:
-            with open(target, "w", encoding="utf-8-sig", newline="") as handle:
-                return _write(items, handle)
-        except OSError as error:
-            raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
-    target.write("\ufeff")  # the BOM that makes Excel read the file as UTF-8
-    return _write(items, target)
+    return _written(target, lambda t: write_table(HEADER, _rows(items), t))
 
 
-def _write(items: Iterable[ReviewItem], handle: IO[str]) -> int:
-    return write_csv_rows(handle, HEADER, (row_for(item, neutralised=False) for item in items))
+def _rows(items: Iterable[ReviewItem]):
+    return (row_for(item, neutralised=False) for item in items)
+
+
+def _written(target, write) -> int:
+    try:
+        return write(target)
+    except OSError as error:
+        raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
 
 
 def _time(value) -> str:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from core.stores.accounts import ACCOUNTS_SCHEMA
+from core.stores.api_keys import KEYS_SCHEMA
 from core.stores.approved import APPROVED_SCHEMA
 from core.stores.asked import ASKED_SCHEMA
 from core.stores.audit import AUDIT_SCHEMA
@@ -14,6 +15,7 @@ from core.stores.corpus_sync import REFUSALS_SCHEMA
 from core.stores.corpus_versions import CORPUS_SCHEMA
 from core.stores.db import Schema
 from core.stores.defaults import DEFAULTS_SCHEMA
+from core.stores.exchange_schema import EXCHANGES_SCHEMA
 from core.stores.gaps import GAPS_SCHEMA
 from core.stores.glossary import GLOSSARY_SCHEMA
 from core.stores.glossary_admin import PROPOSALS_SCHEMA
@@ -27,4 +29,4 @@ from core.stores.sessions import SESSIONS_SCHEMA
 SCHEMAS: tuple[Schema, ...] = (AUDIT_SCHEMA, ACCOUNTS_SCHEMA, SESSIONS_SCHEMA, THROTTLE_SCHEMA, REVIEW_SCHEMA,
                                GRADE_SCHEMA, REPORT_SCHEMA, MARKS_SCHEMA, CORPUS_SCHEMA, GLOSSARY_SCHEMA, PROPOSALS_SCHEMA,
                                DEFAULTS_SCHEMA, QUESTION_SETS_SCHEMA, APPROVED_SCHEMA, GAPS_SCHEMA, REFUSALS_SCHEMA,
-                               RUNS_SCHEMA, ASKED_SCHEMA)
+                               RUNS_SCHEMA, ASKED_SCHEMA, KEYS_SCHEMA, EXCHANGES_SCHEMA)

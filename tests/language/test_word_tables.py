@@ -77,3 +77,26 @@ def test_tables_built_from_items_keep_the_last_value_and_zero_for_bare_keys():
         table["丙"]
     tags = TagTable.from_items(lambda: [("甲", "n"), ("乙", "v"), ("甲", "a")])
     assert dict(tags.items()) == {"甲": "a", "乙": "v"}
+
+
+def test_lexicon_saved_and_mapped_back_answers_exactly_what_the_built_one_answers(tmp_path):
+    from core.language.lexicon import _load, _save, build_lexicon
+
+    built = build_lexicon()
+    _save(built, tmp_path / "lexicon")
+    loaded = _load(tmp_path / "lexicon")
+    assert (loaded.total, loaded.median_idf) == (built.total, built.median_idf)
+    for word in ("学费", "退费", "口语", "学", "不存在的词语啊"):
+        assert (word in loaded.freq, loaded.freq.get(word), loaded.tags.get(word), loaded.idf.get(word)) == \
+               (word in built.freq, built.freq.get(word), built.tags.get(word), built.idf.get(word))
+    assert len(loaded.freq) == len(built.freq) and len(loaded.tags) == len(built.tags)
+    assert list(loaded.idf)[:1000] == list(built.idf)[:1000]
+
+
+def test_lexicon_cache_that_cannot_be_read_is_rebuilt_not_trusted(tmp_path):
+    from core.language.lexicon import _load, _save, build_lexicon
+
+    _save(build_lexicon(), tmp_path / "lexicon")
+    (tmp_path / "lexicon" / "idf.d").write_bytes(b"\0" * 8)  # a truncated file: fewer values than words
+    with pytest.raises(ValueError):
+        _load(tmp_path / "lexicon")

@@ -57,11 +57,11 @@ def test_41_06_question_set_download_is_formula_safe_and_re_uploads_unchanged():
 
 
 def test_41_06_control_characters_never_reach_a_csv_or_an_xlsx(tmp_path):
-    from core.cells import csv_bytes, write_xlsx
+    from core.cells import csv_bytes, write_table
 
     cells = cells_of(csv_bytes(["问题"], [[attack] for attack in ATTACKS]))
     assert_safe(cells)
-    write_xlsx("表", ["问题"], [[attack] for attack in ATTACKS], tmp_path / "x.xlsx")
+    write_table(["问题"], [[attack] for attack in ATTACKS], tmp_path / "x.xlsx", sheet="表")
     sheet = openpyxl.load_workbook(tmp_path / "x.xlsx").active
     values = [row[0].value for row in sheet.iter_rows(min_row=2)]
     assert not [v for v in values if CONTROLS.search(v)]
