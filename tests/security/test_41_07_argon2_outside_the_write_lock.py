@@ -87,6 +87,8 @@ def test_41_07_anonymous_sign_in_loops_never_make_staff_writes_fail(database_url
     stop, started = threading.Event(), threading.Barrier(5)
     attempts = [0] * 4
 
+    progress = threading.Condition()
+
     def anonymous(n: int) -> None:
         rng = random.Random(n)
         started.wait()
@@ -95,7 +97,9 @@ def test_41_07_anonymous_sign_in_loops_never_make_staff_writes_fail(database_url
                 signer.sign_in(rng.choice(["boss", "amy", f"guess{rng.randrange(10**6)}"]), f"wrong {rng.random()}")
             except AuthError:
                 pass
-            attempts[n] += 1
+            with progress:
+                attempts[n] += 1
+                progress.notify_all()
 
     loops = [threading.Thread(target=anonymous, args=(n,)) for n in range(4)]
     for loop in loops:
@@ -103,7 +107,9 @@ def test_41_07_anonymous_sign_in_loops_never_make_staff_writes_fail(database_url
     started.wait()
     failures = []
     for n in range(9):
-        stop.wait(0.05 + 0.2 * random.random())  # each write lands somewhere among the loops' attempts
+        with progress:  # each write lands after one more attempt, while the loops keep signing in
+            seen = sum(attempts)
+            progress.wait_for(lambda: sum(attempts) > seen, timeout=120)
         try:
             staff.enqueue(flagged_answer(question=f"第 {n} 个问题：退费怎么算？"), origin="manual",
                           flagged_by="李老师", fingerprint="fp")
