@@ -38,6 +38,7 @@ from core.values.exchanges import (
     Feedback,
     Released,
 )
+from core.values.facts import SchoolFacts
 from core.values.outcomes import Outcome
 
 
@@ -113,8 +114,9 @@ class StudentDesk:
         try:
             if claim.handed_off:
                 return self._handed_off(claim, request)
-            outcome = self.assistant().respond(request.query)
-            return self.exchanges.finish(claim, self._finished(key, outcome), outcome)
+            assistant = self.assistant()
+            outcome = assistant.respond(request.query)
+            return self.exchanges.finish(claim, self._finished(key, outcome, assistant.facts), outcome)
         except BaseException:
             self.exchanges.abandon(claim)  # a retry takes it over at once instead of waiting for the lease
             raise
@@ -123,8 +125,8 @@ class StudentDesk:
         return (Limit(f"user:{key.id}:{user}", self.settings.rate_user_per_minute, "这位学员的消息"),
                 Limit(f"key:{key.id}", self.settings.rate_key_per_minute, f"密钥「{key.name}」的请求"))
 
-    def _finished(self, key: ApiKey, outcome: Outcome) -> Finished:
-        verdict = decide(key.policy, outcome)
+    def _finished(self, key: ApiKey, outcome: Outcome, facts: SchoolFacts) -> Finished:
+        verdict = decide(key.policy, outcome, facts)
         problems = tuple((p.code, p.message) for p in outcome.problems)
         reused = outcome.reused.id if outcome.reused is not None else None
         if verdict.held:
