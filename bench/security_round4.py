@@ -117,7 +117,7 @@ def _link_round(db: Database, n: int) -> bool:
 
     def link() -> None:
         try:
-            linked.append(approved.link_question(User("amy", "amy", "consultant"), answer_id, "流利级要交多少钱"))
+            linked.append(approved.link_question(User("amy", "amy", "consultant"), answer_id, "三级课程收费标准"))
         except XiaoEError as error:
             linked.append(error)
 

@@ -171,7 +171,7 @@ def test_41_03_a_wording_is_never_linked_to_an_answer_retired_meanwhile(db, path
     retired, linked = threading.Event(), []
 
     def link() -> None:
-        linked.append(_attempt(lambda: approved.link_question(CONSULTANT, answer_id, "流利级要交多少钱",
+        linked.append(_attempt(lambda: approved.link_question(CONSULTANT, answer_id, "三级课程收费标准",
                                                               authorize=consultant_guard)))
 
     with HoldBefore(db.engine, r"^\s*INSERT INTO approved_questions", retired) as hold:
