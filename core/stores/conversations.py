@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Row, func, or_, select
 from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.stores.api_keys import KEYS_SCHEMA, api_keys
-from core.stores.db import Database
+from core.stores.db import Database, changed
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, conversations, exchanges, feedbacks, outbox, public_id
 from core.stores.exchanges import NotFound
 from core.stores.outbox import messages_after, post_in, released_for
@@ -213,10 +213,9 @@ class ConversationStore:
         with self.db.transaction("交还小E", immediate=True) as conn:
             if authorize is not None:
                 authorize(conn, "review")
-            updated = conn.execute(conversations.update().where(conversations.c.public_id == conversation_id,
-                                                                conversations.c.handed_off_at.isnot(None))
-                                   .values(handed_off_at=None, handed_off_by=""))
-            if updated.rowcount != 1:
+            if changed(conn, conversations.update().where(conversations.c.public_id == conversation_id,
+                                                          conversations.c.handed_off_at.isnot(None))
+                       .values(handed_off_at=None, handed_off_by="")) != 1:
                 raise InvalidReview("这个会话没有转人工，或已经交还小E 了；请刷新后再看。")
 
 

@@ -20,7 +20,7 @@ from core.clock import as_utc, utcnow
 from core.errors import ConflictError, InvalidReview, NeedsConfirmation, NotInView, StoreError, XiaoEError
 from core.stores.api_keys import KEYS_SCHEMA
 from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
-from core.stores.db import Database
+from core.stores.db import Database, changed
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, public_id
 from core.stores.outbox import Send, follow_up_in, release_in
 from core.stores.review_approval import Approval, approval_of
@@ -181,10 +181,9 @@ class ReviewStore:
         """Add a reason to a pending item without deciding it (a held answer whose cited passage changed before it was
         sent joins 资料已更新); the version moves, so a consultant looking at the old version is told to refresh."""
         with self.db.transaction("更新复核条目") as conn:
-            updated = conn.execute(items.update().where(items.c.id == item_id, items.c.version == expected_version,
-                                                        items.c.status == "pending")
-                                   .values(version=expected_version + 1))
-            if updated.rowcount != 1:
+            if changed(conn, items.update().where(items.c.id == item_id, items.c.version == expected_version,
+                                                  items.c.status == "pending")
+                       .values(version=expected_version + 1)) != 1:
                 raise self._why_not(conn, item_id, expected_version, "approve")
             position = conn.execute(select(func.coalesce(func.max(reasons.c.position) + 1, 0))
                                     .where(reasons.c.item_id == item_id)).scalar_one()
@@ -541,8 +540,7 @@ class ReviewStore:
             where.append(items.c.origin == "refusal")
         if view is not None:
             where.extend(conditions(view))
-        updated = conn.execute(items.update().where(*where).values(**values))
-        if updated.rowcount != 1:
+        if changed(conn, items.update().where(*where).values(**values)) != 1:
             return self._why_not(conn, item_id, expected, d.action, view)
         # Every status change appends an event, so the newest event holds the status we just left.
         from_status = conn.execute(select(events.c.to_status).where(events.c.item_id == item_id)
@@ -574,11 +572,10 @@ class ReviewStore:
                                 .order_by(events.c.id.desc()).limit(1)).first()
             if last is None or last.action != "reopen" or last.from_status not in ("approved", "rejected"):
                 return False
-            updated = conn.execute(items.update().where(
-                items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
-                items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
-                .values(status=last.from_status, version=expected_version + 1))
-            if updated.rowcount != 1:
+            if changed(conn, items.update().where(
+                    items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
+                    items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
+                    .values(status=last.from_status, version=expected_version + 1)) != 1:
                 return False
             conn.execute(reasons.delete().where(reasons.c.item_id == item_id, reasons.c.code == STALE_REASON))
             conn.execute(events.insert().values(
