@@ -29,7 +29,7 @@ from core.stores.wecom_schema import (
     wecom_students,
     wecom_tokens,
 )
-from core.values.wecom import Inbound, Part, Pulled
+from core.values.wecom import Inbound, Part, Pulled, Recorded
 
 PENDING, DONE, HISTORY = "pending", "done", "history"
 CALLBACK_TOKEN_LIFE = timedelta(minutes=10)  # a callback's Token is good for sync_msg this long
@@ -154,7 +154,7 @@ class WeComInbox:
                 attempts=wecom_messages.c.attempts + 1, next_attempt_at=self._clock() + wait, outcome=note[:2000]))
 
     def messages(self, open_kfid: str | None = None, *, user: str | None = None, limit: int = 200
-                 ) -> tuple[tuple[Inbound, str, str], ...]:
+                 ) -> tuple[Recorded, ...]:
         """Recent pulled messages, newest first, with their state and outcome (the console's record)."""
         query = select(wecom_messages).order_by(wecom_messages.c.id.desc()).limit(limit)
         if open_kfid is not None:
@@ -162,7 +162,7 @@ class WeComInbox:
         if user is not None:
             query = query.where(wecom_messages.c.external_userid == user)
         with self.db.read("读取微信客服消息") as conn:
-            return tuple((_inbound(r), r.state, r.outcome) for r in conn.execute(query))
+            return tuple(Recorded(_inbound(r), r.state, r.outcome, r.exchange) for r in conn.execute(query))
 
     # --- students --------------------------------------------------------------------------------------
 

@@ -64,6 +64,16 @@ class Pulled:
 
 
 @dataclass(frozen=True)
+class Recorded:
+    """A pulled message as the record keeps it: what it was, whether it is done, what was done with it."""
+
+    message: Inbound
+    state: str  # pending, done, history (before the account's first start: never answered)
+    outcome: str
+    exchange: str = ""  # the exchange a text became (its message_id)
+
+
+@dataclass(frozen=True)
 class Part:
     """One message to send to a student: `part` of `parts` of what `kind` `source_id` sends."""
 

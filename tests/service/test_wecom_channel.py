@@ -46,7 +46,7 @@ def test_wecom_first_start_takes_the_cursor_without_answering_history(rigs, weco
     rig = rigs()
     rig.turn()
     assert wecom.sent == []
-    assert [state for _m, state, _o in rig.inbox.messages()] == ["history"]
+    assert [r.state for r in rig.inbox.messages()] == ["history"]
     rig.say("new", QUESTION)
     assert len(wecom.texts("new")) == 1 and wecom.texts("old") == []
 
@@ -201,8 +201,8 @@ def test_wecom_non_text_message_gets_the_configured_reply_and_is_recorded(rigs, 
     rig.notify()
     rig.turn()
     assert wecom.texts("u1") == [rig.settings.wecom_nontext_reply]
-    (message, state, outcome), = rig.inbox.messages(user="u1")
-    assert message.msgtype == "image" and state == "done" and "image" in outcome
+    (recorded,) = rig.inbox.messages(user="u1")
+    assert recorded.message.msgtype == "image" and recorded.state == "done" and "image" in recorded.outcome
 
 
 def test_wecom_event_is_recorded_never_dropped(rigs, wecom):
@@ -211,8 +211,8 @@ def test_wecom_event_is_recorded_never_dropped(rigs, wecom):
     wecom.event(KFID, {"event_type": "enter_session", "external_userid": "u1", "scene": "web"})
     rig.notify()
     rig.turn()
-    (message, state, outcome), = rig.inbox.messages()
-    assert message.msgtype == "event" and state == "done" and outcome == "学员打开了会话"
+    (recorded,) = rig.inbox.messages()
+    assert recorded.message.msgtype == "event" and recorded.state == "done" and recorded.outcome == "学员打开了会话"
 
 
 def test_wecom_expired_token_is_refreshed_once_and_the_call_retried(rigs, wecom):
