@@ -13,7 +13,9 @@ import socket
 import threading
 import uuid
 
+from core.errors import XiaoEError
 from core.settings import Settings
+from core.stores.api_keys import KeyStore
 from core.stores.db import Database
 from core.stores.review import ReviewStore
 from core.stores.wecom_inbox import WeComInbox
@@ -25,6 +27,20 @@ from service.wecom.crypto import WeComCrypto
 LOG = logging.getLogger("xiaoe.wecom")
 HOLDER_IDLE_S = 0.5  # between rounds while this instance holds the account
 WAITER_IDLE_S = 2.0  # between asking for the lease while another instance holds it
+
+
+def not_ready(settings: Settings, db: Database) -> str | None:
+    """Why the channel cannot start (in Chinese, saying what to do), or None: its API key must exist and be live."""
+    try:
+        key = KeyStore(db).by_name(settings.wecom_key)
+    except XiaoEError as error:
+        return (f"微信客服已开启（XIAOE_WECOM_CORP_ID），但用不了接口密钥「{settings.wecom_key}」：{error} 请先运行 "
+                f"xiaoe keys add {settings.wecom_key} --release all（放行策略可选 all、flagged、auto），"
+                "或用 XIAOE_WECOM_KEY 指定另一个密钥。")
+    if key.revoked:
+        return (f"微信客服用的接口密钥「{key.name}」已停用：请新建一个（xiaoe keys add 名称 --release all）并用 "
+                "XIAOE_WECOM_KEY 指定它。")
+    return None
 
 
 class WeComWorker:

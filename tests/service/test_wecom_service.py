@@ -147,3 +147,15 @@ def test_wecom_kill_between_send_and_marking_sends_once(channel, wecom, database
     assert wecom.sent_msgids() == [killed["msgid"]]  # sent once in all
     assert [r["errcode"] for r in wecom.refused if r["path"].endswith("send_msg")] == [40058]  # the repeat, refused
     assert restarted.process.poll() is None
+
+
+def test_serve_says_what_to_do_when_the_wechat_key_is_missing(wecom, database_url, service_data, monkeypatch, capsys):
+    from core.cli import main
+
+    settings = wecom_settings(wecom, database_url, service_data)
+    for name, value in {**wecom_env(settings), "XIAOE_DATABASE_URL": database_url,
+                        "XIAOE_DATA_DIR": str(service_data)}.items():
+        monkeypatch.setenv(name, value)
+    assert main(["serve", "--port", "8599"]) == 2
+    said = capsys.readouterr().out
+    assert "xiaoe keys add wecom --release all" in said and "Traceback" not in said
