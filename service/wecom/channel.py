@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from core.clock import utcnow
@@ -19,7 +20,7 @@ from core.errors import XiaoEError
 from core.exchanges.desk import InvalidRequest, StudentDesk, chat_request
 from core.exchanges.wecom_text import msgid_for, split_text, with_sources
 from core.settings import Settings
-from core.stores.exchanges import RateLimited
+from core.stores.exchanges import NotFound, RateLimited
 from core.stores.review import ReviewStore
 from core.stores.wecom_inbox import LeaseLost, WeComInbox
 from core.stores.wecom_outbox import WeComOutbox
@@ -183,7 +184,10 @@ class WeComChannel:
         except InvalidRequest as invalid:
             reply = self._parts(open_kfid, user, NOTICE, m.msgid, self.settings.wecom_too_long_reply)
             return f"没有交给小E：{invalid}", "", reply
-        reply = self.desk.message(key, request)
+        try:
+            reply = self.desk.message(key, request)
+        except NotFound:  # the stored conversation belongs to another key (XIAOE_WECOM_KEY changed): start a new one
+            reply = self.desk.message(key, replace(request, conversation_id=None))
         if reply.conversation_id != conversation:
             self.inbox.set_conversation(open_kfid, user, reply.conversation_id)
         return self._reply_parts(open_kfid, user, reply)
@@ -209,7 +213,7 @@ class WeComChannel:
         ack = self._parts(open_kfid, user, ACK, reply.message_id, reply.answer, exchange=reply.message_id)
         if left - len(ack) < needed:
             why = f"没有发确认语：只剩 {max(0, left)} 条额度，留给顾问放行的回答（约 {needed} 条）"
-            ack = tuple(Part(**{**p.__dict__, "state": SKIPPED, "reason": why}) for p in ack)
+            ack = tuple(replace(p, state=SKIPPED, reason=why) for p in ack)
         marker = Part(open_kfid, user, HELD_KIND, reply.message_id, 0, 0, msgid_for(HELD_KIND, reply.message_id, 0),
                       draft, exchange=reply.message_id, state=WAITING)
         return (*ack, marker)
@@ -234,7 +238,7 @@ class WeComChannel:
             parts = self._parts(open_kfid, user, RELEASE, row["message_id"],
                                 with_sources(row["answer"], row["citations"]), exchange=row["reply_to"])
             if row["reply_to"] and self.outbox.held_state(row["reply_to"]) == EXPIRED:
-                parts = tuple(Part(**{**p.__dict__, "state": EXPIRED, "reason": WINDOW_CLOSED}) for p in parts)
+                parts = tuple(replace(p, state=EXPIRED, reason=WINDOW_CLOSED) for p in parts)
             elif row["reply_to"]:
                 self.outbox.mark_held(row["reply_to"], RELEASED)
             if row["status"] == HANDED_OFF:

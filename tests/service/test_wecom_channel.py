@@ -13,7 +13,8 @@ from core.exchanges.release import decide_and_send
 from core.exchanges.wecom_text import byte_length, split_text
 from core.stores.wecom_schema import wecom_cursors
 from core.values.wecom import ACK, EXPIRED, HELD, HUMAN, PENDING, RELEASE, SENT, SKIPPED, UNCERTAIN
-from tests.service.wecom_rig import KFID, Rig
+from tests.service.harness import make_key
+from tests.service.wecom_rig import KFID, Rig, rig_for
 
 HOUR = 3600.0
 QUESTION = "口语课一共有几级？"
@@ -323,3 +324,20 @@ def test_states_are_named_for_the_console():
 
     assert SEND_LABELS[EXPIRED] == "无法发送（已超过 48 小时）" and SEND_LABELS[HUMAN] == "已由人工接待"
     assert {PENDING, UNCERTAIN} <= set(SEND_LABELS)
+
+
+def test_wecom_channel_moved_to_another_key_starts_a_new_conversation(rigs, wecom):
+    rig = rigs()
+    rig.turn()
+    rig.say("u1", QUESTION)
+    make_key(rig.settings.database_url, "wecom2", release="auto")
+    moved = rig_for(wecom, rig.settings.with_(wecom_key="wecom2"), owner="rig")
+    try:
+        wecom.advance(2)
+        wecom.say(KFID, "u1", "每节课多长时间？")
+        moved.notify()
+        moved.turn()
+        assert len(wecom.texts("u1")) == 2  # answered, not stuck on the old key's conversation
+        assert [r.state for r in moved.inbox.messages(user="u1")] == ["done", "done"]
+    finally:
+        moved.close()
