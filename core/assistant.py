@@ -8,7 +8,7 @@ live in their own modules (core.answering.rag retrieval and checks, core.answera
 core.answerability.gate the decision, core.answering.grader the model's verdict on the uncertain band, core.answering.offline /
 core.answering.providers the models); this module only composes them.
 It opens no database itself except through `open_assistant`, which reads the saved defaults and
-the glossary from their stores.
+the glossary from their stores, and hands it the approved answers and the documents' open contradictions to read.
 """
 
 from __future__ import annotations
@@ -24,23 +24,27 @@ from core.answerability.gate import decide
 from core.answerability.glossary import Glossary, expand_query, load_starter
 from core.answerability.rules import parse_rules
 from core.answerability.terms import TermAnalyzer
+from core.answering.fact_refs import citer, with_fact_chunks
 from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
-from core.answering.own_case import rule_queries
+from core.answering.own_case import compute, phrase, sources
 from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
-from core.checks.citations import remap
+from core.case import ALL_KINDS, KindSet, parse_kinds
 from core.errors import ModelError
+from core.facts import NO_FACTS, SchoolFacts, read_chunk_facts
 from core.knobs import MAX_TOP_K, Knobs
+from core.language.citations import remap
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
-from core.reuse.drift import related_change
+from core.reuse.drift import cited_contradictions, related_change
 from core.reuse.guards import check, pick
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
+from core.stores.contradictions import ContradictionStore
 from core.stores.corpus_versions import changes_since, newest_generation
-from core.stores.stale import suspend_stale
-from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
+from core.values import ApprovedAnswer, Failure, Gate, Outcome, Problem, RAGAnswer, Retrieval, Reuse, Usage
+from core.values.contradictions import CONTRADICTED_CODE
 from core.values.reuse import ACTIVE
 
 RETRIEVALS_KEPT = 4096
@@ -58,6 +62,9 @@ class Assistant:
     analyzer: TermAnalyzer | None = None  # None: the answerability decision is off
     fingerprint: str = ""
     approved: ApprovedStore | None = None  # approved answers to reuse (None: reuse off)
+    contradictions: ContradictionStore | None = None  # where the documents disagree (None: not checked)
+    facts: SchoolFacts = NO_FACTS  # the school's facts, read from the documents with the index (core.facts)
+    case_kinds: KindSet = ALL_KINDS  # the student's-case fact kinds switched on (XIAOE_CASE_KINDS)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
     _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
     # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
@@ -129,9 +136,10 @@ class Assistant:
         yield from self.outcome_stream(self.grade(gate), reuse)
 
     def reuse(self, retrieval: Retrieval, gate: Gate) -> Reuse | None:
-        """The approved answers citing this question's candidate places, each checked by the guards; an answer
-        whose cited chunk changed is suspended on the way (its item goes back to 资料已更新). None when reuse is
-        off or nothing was approved near this question. Reads the database; never calls a model."""
+        """The approved answers citing this question's candidate places, each checked by the guards. None when reuse
+        is off or nothing was approved near this question. Reads the database, never writes it (a stale answer is
+        not served; suspending it is the store's, when the version is saved: core.stores.answer_refresh); never
+        calls a model."""
         if self.approved is None or self.analyzer is None or self.settings.reuse != "on":
             return None
         found = self.approved.near({(h.source, h.heading) for h in retrieval.candidates})
@@ -140,11 +148,9 @@ class Assistant:
         candidate_hashes = {sha256_text(h.text) for h in retrieval.candidates}
         corpus = newest_generation(self.approved.db)  # the database's corpus, which may be ahead of this index
         results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
-                         candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus))
+                         candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus),
+                         facts=self.facts, kinds=self.case_kinds)
                    for a in found]
-        for result in results:
-            if result.failed == "stale" and result.answer.status == ACTIVE:
-                suspend_stale(self.approved.db, result.answer, result.detail)
         return Reuse(pick(results), tuple(results), self.settings.reuse_threshold)
 
     def _drift(self, answer: ApprovedAnswer, corpus: int) -> str:
@@ -174,7 +180,8 @@ class Assistant:
         rest = tuple(replace(h, passed=False) for h in retrieval.candidates if h not in {by_hash[c.sha256] for c in cited})
         served = replace(gate, candidates=hits + rest[:max(0, gate.k - len(hits))], refused=False,
                          reason=f"已审答案 #{approved.id}（{approved.approver} 通过）：{reuse.served.describe()}")
-        return Outcome(gate, answer=finish(served, text), fingerprint=self.fingerprint, reuse=reuse)
+        return Outcome(gate, answer=self._flag(finish(served, text, self.facts)), fingerprint=self.fingerprint,
+                       reuse=reuse)
 
     def respond(self, asked: str | Retrieval, knobs: Knobs | None = None) -> Outcome:
         """retrieve → gate → grade → answer → check, in one call: the question's one `Outcome`."""
@@ -192,43 +199,49 @@ class Assistant:
         pieces: list[str] = []
         usage: dict[str, int] = {}
         start = time.perf_counter()
+        own = compute(gate.question, self.facts, self.case_kinds)
+        answering = self._with_fact_chunks(gate, own)
+        if own is not None and self.offline:  # the student's own case: computed from the facts, then phrased
+            text = phrase(own, citer(answering.hits))
+            yield text
+            answer = self._flag(replace(finish(answering, text, self.facts), own_case=own))
+            yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=Usage(ms=_ms(start)), reuse=reuse)
+            return
         try:
-            answering = self._with_rule_chunks(gate)
             for piece in stream_text(answering, self.chat_model, usage=usage):
                 pieces.append(piece)
                 yield piece
-            answer = finish(answering, "".join(pieces))
+            answer = self._flag(finish(answering, "".join(pieces), self.facts))
         except ModelError as error:
             yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return
         spent = Usage(prompt_tokens=usage.get("input_tokens", 0), completion_tokens=usage.get("output_tokens", 0),
-                      ms=round((time.perf_counter() - start) * 1000))
+                      ms=_ms(start))
         yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent, reuse=reuse)
 
-    def _with_rule_chunks(self, gate: Gate) -> Gate:
-        """The gate the answer is written from: when the question states the student's own case and the passing
-        chunks lack a rule its computation needs (the level's tuition, a level's lessons: core.answering.own_case),
-        the chunk stating it joins them, after them. The decision (refuse or answer, which chunks passed) is the gate's."""
-        references = [(n, h.text) for n, h in enumerate(gate.hits, start=1)]
-        queries = rule_queries(gate.question, references)
-        if not queries:
-            return gate
-        have = {h.text for h in gate.hits}
-        extra: list[Hit] = []
-        for query in queries:
-            before = rule_queries(gate.question, references)
-            for hit in retrieve(query, self.index, 3):
-                if hit.text in have:
-                    continue
-                trial = [*references, (len(references) + 1, hit.text)]
-                if rule_queries(gate.question, trial) != before:  # it states a missing rule
-                    references, have = trial, have | {hit.text}
-                    extra.append(replace(hit, passed=True))
-                    break
-        if not extra:
+    def _flag(self, answer: RAGAnswer) -> RAGAnswer:
+        """The answer with a `contradicted_source` problem (lane 资料已更新) for each sentence it rests on that the
+        documents contradict since a save changed the rule (core.reuse.drift.cited_contradictions, both sentences in
+        the message), read from the database, so every instance flags it until the sentence is fixed."""
+        if self.contradictions is None or answer.refused:
+            return answer
+        found = cited_contradictions(answer.text, answer.hits, self.contradictions.current())
+        if not found:
+            return answer
+        return replace(answer, problems=(*answer.problems, *(Problem(CONTRADICTED_CODE, c.describe()) for c in found)))
+
+    def _with_fact_chunks(self, gate: Gate, own) -> Gate:
+        """The gate the answer is written from: when the question asks a computation of the student's own case,
+        the chunks holding the facts it uses (the level's tuition, a level's lessons: core.answering.fact_refs) join
+        the passing chunks, after them. The decision (refuse or answer, which chunks passed) is the gate's."""
+        if own is None:
             return gate
         kept = tuple(h for h in gate.candidates if h.passed)
-        return replace(gate, candidates=kept + tuple(extra) + tuple(h for h in gate.candidates if not h.passed))
+        hits = with_fact_chunks(kept, sources(own), self.index)
+        if len(hits) == len(kept):
+            return gate
+        extra = hits[len(kept):]
+        return replace(gate, candidates=kept + extra + tuple(h for h in gate.candidates if not h.passed))
 
     def outcome(self, gate: Gate) -> Outcome:
         """`outcome_stream` drained: the Outcome of a decided gate."""
@@ -252,9 +265,14 @@ class Assistant:
         return replace(self, knobs=knobs, _terms={})
 
 
+def _ms(start: float) -> int:
+    return round((time.perf_counter() - start) * 1000)
+
+
 def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossary: Glossary | None, *,
                     chat_model: BaseChatModel | None = None, knobs: Knobs | None = None,
-                    approved: ApprovedStore | None = None) -> Assistant:
+                    approved: ApprovedStore | None = None,
+                    contradictions: ContradictionStore | None = None) -> Assistant:
     """Compose from parts already loaded (the console caches them). With XIAOE_ANSWERABILITY=off the
     ranking score is the retrieval score and the threshold is the only gate, as in the seed."""
     bundle = index if isinstance(index, IndexBundle) else None
@@ -265,7 +283,9 @@ def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossa
     return Assistant(settings=settings, index=search_index, glossary=glossary, knobs=knobs or settings.knobs,
                      chat_model=chat_model, analyzer=analyzer,
                      fingerprint=bundle.fingerprint if bundle else search_index.fingerprint,
-                     approved=approved if settings.reuse == "on" else None)
+                     approved=approved if settings.reuse == "on" else None, contradictions=contradictions,
+                     facts=bundle.facts if bundle else read_chunk_facts(search_index.chunks),
+                     case_kinds=parse_kinds(settings.case_kinds))
 
 
 def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
@@ -282,8 +302,10 @@ def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
     bundle = load_or_build(settings)
     glossary = GlossaryStore.open(settings).load()
     model = make_chat_model(settings) if with_model else None
-    approved = ApprovedStore(open_database(settings.db_url)) if settings.reuse == "on" else None
-    return build_assistant(settings, bundle, glossary, chat_model=model, approved=approved)
+    db = open_database(settings.db_url)
+    approved = ApprovedStore(db) if settings.reuse == "on" else None
+    return build_assistant(settings, bundle, glossary, chat_model=model, approved=approved,
+                           contradictions=ContradictionStore(db))
 
 
 def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *, k: int | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 REASON_LABELS = {
     "refused": "拒答", "manual": "人工标记", "bad_ref": "引用编号不存在", "no_refs": "没有标注出处",
     "unsupported_number": "数字无出处", "bad_arithmetic": "计算错误", "uncited_claim": "无出处陈述",
-    "stale_corpus": "资料已更新", "timeout": "模型超时", "connection": "连不上模型", "auth": "模型密钥无效",
+    "stale_corpus": "资料已更新", "contradicted_source": "资料前后矛盾", "timeout": "模型超时", "connection": "连不上模型", "auth": "模型密钥无效",
     "rate_limit": "模型限流", "server": "模型服务出错", "bad_response": "模型回复无法解析",
     "model_error": "模型故障", "empty_answer": "模型返回空回答", "bad_request": "模型服务拒绝请求",
     "config": "模型设置有误", "not_configured": "未配置模型", "question_mismatch": "与问题不符",

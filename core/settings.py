@@ -120,6 +120,8 @@ class Settings(BaseSettings):
     answerability: str = "on"  # "off": refuse on the per-chunk threshold alone, as the seed did
     # Which term rules run (core.answerability.rules.parse_rules reads it): "" all, "-homophones,-courtesy", "none"
     answerability_rules: str = ""
+    # Which student's-case fact kinds run (core.case.kinds.parse_kinds reads it): "" all, "-discount,-rough", "none"
+    case_kinds: str = ""
     auth: str = "on"  # "off" only for a local single-user demo or tests: no login gate
     grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.answering.grader)
     grader_band_coverage: float = GRADER_BAND_COVERAGE

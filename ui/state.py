@@ -27,6 +27,7 @@ from core.settings import Settings
 from core.stores.api_keys import KeyStore
 from core.stores.approved import ApprovedStore
 from core.stores.asked import AskedStore
+from core.stores.contradictions import ContradictionStore
 from core.stores.conversations import ConversationStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.corpus_sync import instance_name, refusals
@@ -219,7 +220,8 @@ def get_feedback_store() -> FeedbackStore:
 
 def get_corpus_admin() -> CorpusAdmin:
     settings = get_settings()
-    return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+    return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir,
+                       chunking=(settings.chunk_size, settings.chunk_overlap))
 
 
 def refused_elsewhere() -> tuple[str, ...]:
@@ -258,9 +260,10 @@ _served = ""  # the fingerprint the cached assistants belong to
 @st.cache_resource(show_spinner="正在准备可答性判断…", max_entries=4)
 def _assistant(fingerprint: str, glossary_fingerprint: str, settings_key: str, _settings: Settings,
                _bundle: IndexBundle, _glossary: Glossary | None) -> Assistant:
-    approved = ApprovedStore(open_database(_settings.db_url)) if _settings.reuse == "on" else None
+    db = open_database(_settings.db_url)
+    approved = ApprovedStore(db) if _settings.reuse == "on" else None
     return _frozen(build_assistant(_settings, _bundle, _glossary, chat_model=make_chat_model(_settings),
-                                   approved=approved))
+                                   approved=approved, contradictions=ContradictionStore(db)))
 
 
 def get_assistant(bundle: IndexBundle, glossary: Glossary | None) -> Assistant:

@@ -77,7 +77,7 @@ def run_list(args: argparse.Namespace) -> int:
         print("还没有密钥：用 xiaoe keys add 名称 新建一个。")
         return 0
     for k, row in zip(found, rows):
-        state = f"已停用（{k.revoked_at.astimezone():%Y-%m-%d %H:%M}）" if k.revoked else "使用中"
+        state = f"已停用（{k.revoked_at.astimezone():%Y-%m-%d %H:%M}）" if k.revoked_at else "使用中"
         used = f"{k.last_used_at.astimezone():%Y-%m-%d %H:%M}" if k.last_used_at else "从未"
         print(f"{k.name}  {k.prefix}…  {state}  权限 {','.join(k.scopes)}  放行 {k.policy}  最近使用 {used}  "
               f"今天 {row['messages_today']} 条" + (f"  回调 {k.webhook_url}" if k.webhook_url else ""))

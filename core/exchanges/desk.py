@@ -38,6 +38,7 @@ from core.values.exchanges import (
     Feedback,
     Released,
 )
+from core.values.facts import SchoolFacts
 from core.values.outcomes import Outcome
 
 
@@ -49,9 +50,7 @@ class InvalidRequest(XiaoEError):
     """A field of the request cannot be accepted (HTTP 422); the message names the field and what to send."""
 
 
-def _identifier(value: object, field: str, limit: int, *, required: bool = True) -> str | None:
-    if value is None and not required:
-        return None
+def _identifier(value: object, field: str, limit: int) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidRequest(f"{field} 必须是非空的字符串。")
     value = value.strip()
@@ -75,8 +74,8 @@ def chat_request(user: object, conversation_id: object, client_msg_id: object, q
     if any("\ud800" <= c <= "\udfff" or c == "\x00" for c in text):
         raise InvalidRequest("query 里有无法保存的字符（单独的代理字符或 NUL），请检查 App 的编码。")
     return ChatRequest(user=_identifier(user, "user", MAX_USER_CHARS),
-                       conversation_id=_identifier(conversation_id, "conversation_id", MAX_PUBLIC_ID_CHARS,
-                                                   required=False),
+                       conversation_id=None if conversation_id is None else _identifier(
+                           conversation_id, "conversation_id", MAX_PUBLIC_ID_CHARS),
                        client_msg_id=_identifier(client_msg_id, "client_msg_id", MAX_CLIENT_ID_CHARS), query=text)
 
 
@@ -115,8 +114,9 @@ class StudentDesk:
         try:
             if claim.handed_off:
                 return self._handed_off(claim, request)
-            outcome = self.assistant().respond(request.query)
-            return self.exchanges.finish(claim, self._finished(key, outcome), outcome)
+            assistant = self.assistant()
+            outcome = assistant.respond(request.query)
+            return self.exchanges.finish(claim, self._finished(key, outcome, assistant.facts), outcome)
         except BaseException:
             self.exchanges.abandon(claim)  # a retry takes it over at once instead of waiting for the lease
             raise
@@ -125,8 +125,8 @@ class StudentDesk:
         return (Limit(f"user:{key.id}:{user}", self.settings.rate_user_per_minute, "这位学员的消息"),
                 Limit(f"key:{key.id}", self.settings.rate_key_per_minute, f"密钥「{key.name}」的请求"))
 
-    def _finished(self, key: ApiKey, outcome: Outcome) -> Finished:
-        verdict = decide(key.policy, outcome)
+    def _finished(self, key: ApiKey, outcome: Outcome, facts: SchoolFacts) -> Finished:
+        verdict = decide(key.policy, outcome, facts)
         problems = tuple((p.code, p.message) for p in outcome.problems)
         reused = outcome.reused.id if outcome.reused is not None else None
         if verdict.held:
@@ -135,6 +135,7 @@ class StudentDesk:
             return Finished(HELD, self.settings.hold_ack_text, (), reused, draft,
                             (("held", verdict.reason), *failure, *problems), held=True)
         answer = outcome.answer
+        assert answer is not None  # only a failure has no answer, and a failure is always held
         if outcome.refused:
             return Finished(REFUSED, answer.text, (), None, "", (("refused", answer.reason or verdict.reason),),
                             held=False)
@@ -153,13 +154,12 @@ class StudentDesk:
 
     def messages(self, key: ApiKey, conversation_id: str, user: str, *, after: str | None,
                  limit: int) -> tuple[tuple[Released, ...], bool]:
-        user = _identifier(user, "user", MAX_USER_CHARS)
-        return self.conversations.messages(key, conversation_id, user, after=after, limit=limit)
+        return self.conversations.messages(key, conversation_id, _identifier(user, "user", MAX_USER_CHARS),
+                                           after=after, limit=limit)
 
     def give_feedback(self, key: ApiKey, message_id: str, user: object, rating: str | None,
                       reasons: list[str], content: str | None) -> Feedback:
-        user = _identifier(user, "user", MAX_USER_CHARS)
-        return self.feedback.give(key, message_id, user, rating, reasons, content)
+        return self.feedback.give(key, message_id, _identifier(user, "user", MAX_USER_CHARS), rating, reasons, content)
 
 
 def citations_of(outcome: Outcome) -> tuple[Citation, ...]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.checks.student_case import read_case
+from core.case import read_case
 from core.values.exchanges import POLICIES, POLICY_ALL, POLICY_AUTO
+from core.values.facts import NO_FACTS, SchoolFacts
 from core.values.outcomes import FAILED, JUDGED, REFUSED, Outcome
 
 
@@ -24,16 +25,21 @@ class Verdict:
     reason: str
 
 
-def own_amount(outcome: Outcome) -> bool:
+def own_amount(outcome: Outcome, facts: SchoolFacts = NO_FACTS) -> bool:
     """The answer works out the student's own figures (what they paid, lessons attended, a move between levels): a
-    number a student will act on, so `flagged` holds it. A level named alone (「二级学费多少」) is no own case."""
-    case = read_case(outcome.question)
+    number a student will act on, so `flagged` holds it. The offline answerer says so itself
+    (RAGAnswer.computes_own_amount); a model's answer is judged by the question: it states the student's own figures
+    (core.case, with the school's `facts` naming the levels). A level named alone (「二级学费多少」) is no own case."""
+    if outcome.answer is not None and outcome.answer.computes_own_amount:
+        return True
+    case = read_case(outcome.question, facts)
     return any(v is not None for v in (case.paid, case.taken, case.weeks, case.remaining, case.times, case.target)) \
         or case.half
 
 
-def decide(policy: str, outcome: Outcome) -> Verdict:
-    """Hold or send `outcome` under `policy`; `all` for anything that is not a known policy."""
+def decide(policy: str, outcome: Outcome, facts: SchoolFacts = NO_FACTS) -> Verdict:
+    """Hold or send `outcome` under `policy`; `all` for anything that is not a known policy. `facts` are the school's
+    (the assistant's), for reading the student's own case."""
     policy = policy if policy in POLICIES else POLICY_ALL
     if outcome.kind == FAILED:
         return Verdict(True, "模型出错，没有写出回答：请顾问回复学员")
@@ -49,6 +55,6 @@ def decide(policy: str, outcome: Outcome) -> Verdict:
         return Verdict(True, "放行策略 all：每条回答先由顾问审")
     if outcome.kind == JUDGED:
         return Verdict(True, "模型判定可答，资料覆盖不足（放行策略 flagged）")
-    if own_amount(outcome):
+    if own_amount(outcome, facts):
         return Verdict(True, "按学员自己的数字计算了金额（放行策略 flagged）")
     return Verdict(False, "检查通过（放行策略 flagged）")

@@ -141,8 +141,10 @@ def _with_prefixes(entries) -> Iterable[str]:
             yield word[:end]
 
 
-def new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str]) -> jieba.Tokenizer:
-    """A private jieba Tokenizer: jieba's dictionary, corpus words raised to CORPUS_WORD_FREQ, extra words."""
+def new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str], firm_words: Iterable[str] = ()) -> jieba.Tokenizer:
+    """A private jieba Tokenizer: jieba's dictionary, corpus words raised to CORPUS_WORD_FREQ, extra words, and
+    `firm_words`: raised as extra words are, and every dictionary word that begins with one and is rarer than it
+    (托福考, 雅思考试: 3 against 282 and 183) is taken out, so 「雅思考到」 is 雅思 / 考 / 到 and 「托福考」 托福 / 考."""
     lex = lexicon()
     tokenizer = jieba.Tokenizer()
     # jieba has no public way to start from an in-memory dictionary; these are exactly the
@@ -155,8 +157,14 @@ def new_tokenizer(vocabulary: Iterable[str], extra_words: Iterable[str]) -> jieb
     for word in vocabulary:
         if (tokenizer.FREQ.get(word) or 0) < CORPUS_WORD_FREQ:
             tokenizer.add_word(word, CORPUS_WORD_FREQ)
-    for word in sorted(set(extra_words)):  # sorted: each add_word changes later suggested frequencies
+    firm = sorted(set(firm_words))
+    for word in sorted(set(extra_words) | set(firm)):  # sorted: each add_word changes later suggested frequencies
         tokenizer.add_word(word, max(CORPUS_WORD_FREQ, tokenizer.suggest_freq(word)))
+    for word in firm:
+        own = tokenizer.FREQ[word]
+        for longer in lex.freq.starting_with(word):
+            if longer != word and 0 < lex.freq[longer] < own and longer not in firm:
+                tokenizer.FREQ[longer] = 0  # a prefix still (jieba walks on), no longer a word
     return tokenizer
 
 

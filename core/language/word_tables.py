@@ -80,6 +80,10 @@ class WordTable(Mapping[str, V]):
     def nbytes(self) -> int:
         return len(self._trie.tobytes()) + len(self._values) * self._values.itemsize
 
+    def starting_with(self, prefix: str) -> list[str]:
+        """The keys that begin with `prefix` (itself included when it is a key), in the trie's order."""
+        return self._trie.keys(prefix)
+
 
 class TagTable(Mapping[str, str]):
     """A read-only word → part-of-speech tag mapping: one byte per word into the table of tag names."""

@@ -15,6 +15,7 @@ from core.assistant import Assistant, build_assistant
 from core.serving.holder import IndexHolder, prepare_analyzer
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
+from core.stores.contradictions import ContradictionStore
 from core.stores.db import open_database
 from core.stores.defaults import effective_settings
 from core.stores.glossary import GlossaryStore
@@ -35,7 +36,9 @@ class LiveAssistant:
         self._assistant: Assistant | None = None
         self._key: tuple[str, str, str] = ("", "", "")
         self._checked = float("-inf")
-        self._approved = ApprovedStore(open_database(settings.db_url)) if settings.reuse == "on" else None
+        db = open_database(settings.db_url)
+        self._approved = ApprovedStore(db) if settings.reuse == "on" else None
+        self._contradictions = ContradictionStore(db)
 
     @classmethod
     def start(cls, settings: Settings, **options) -> LiveAssistant:
@@ -61,7 +64,7 @@ class LiveAssistant:
             key = (bundle.fingerprint, glossary.fingerprint if glossary else "", settings.key)
             if self._assistant is None or key != self._key:
                 self._assistant = build_assistant(settings, bundle, glossary, chat_model=make_chat_model(settings),
-                                                  approved=self._approved)
+                                                  approved=self._approved, contradictions=self._contradictions)
                 self._key = key
             self._checked = self._clock()
             return self._assistant

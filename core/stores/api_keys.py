@@ -97,7 +97,7 @@ class KeyStore:
     def add(self, user: User | None, name: str, *, scopes: str | tuple[str, ...] = "chat,feedback",
             release: str = POLICY_ALL, webhook: str = "", authorize: Authorize | None = None) -> NewKey:
         """Make a key; the returned `NewKey` holds the secret, which is never readable again."""
-        require(user, "manage_keys")
+        admin = require(user, "manage_keys")
         name = (name or "").strip()
         if not KEY_NAME.match(name) or len(name) > MAX_KEY_NAME_CHARS:
             raise InvalidReview(f"密钥名称「{name[:80]}」不合适：请用 1–{MAX_KEY_NAME_CHARS} 个英文字母、数字、点、"
@@ -109,13 +109,13 @@ class KeyStore:
         signing = "whsec_" + secrets.token_urlsafe(32)
         now = self._clock()
         with self.db.transaction("新建接口密钥", immediate=True) as conn:
-            actor = authorize(conn, "manage_keys").label if authorize is not None else user.label
+            actor = authorize(conn, "manage_keys").label if authorize is not None else admin.label
             if conn.execute(select(api_keys.c.id).where(api_keys.c.name == name)).first() is not None:
                 raise InvalidReview(f"已经有名为「{name}」的密钥了；请换一个名称，或先停用旧的。")
             key_id = conn.execute(api_keys.insert().values(
                 name=name, key_hash=hash_secret(secret), prefix=secret[:PREFIX_CHARS], scopes=",".join(scopes),
                 release=release, webhook_url=webhook, webhook_secret=signing, created_at=now, created_by=actor,
-                revoked_by="")).inserted_primary_key[0]
+                revoked_by="").returning(api_keys.c.id)).scalar_one()
             audit.record(self.db, actor, "key_add", f"key:{name}",
                          f"权限 {','.join(scopes)}，放行策略 {release}" + ("，有回调地址" if webhook else ""), conn=conn,
                          now=self._clock)
@@ -123,10 +123,10 @@ class KeyStore:
 
     def revoke(self, user: User | None, name: str, *, authorize: Authorize | None = None) -> ApiKey:
         """Revoke a key for good: every instance refuses it at its next request."""
-        require(user, "manage_keys")
+        admin = require(user, "manage_keys")
         now = self._clock()
         with self.db.transaction("停用接口密钥", immediate=True) as conn:
-            actor = authorize(conn, "manage_keys").label if authorize is not None else user.label
+            actor = authorize(conn, "manage_keys").label if authorize is not None else admin.label
             row = self._row_by_name(conn, name)
             if row.revoked_at is not None:
                 raise InvalidReview(f"密钥「{row.name}」已经停用了。")
@@ -140,10 +140,10 @@ class KeyStore:
     def set_release(self, user: User | None, name: str, release: str, *,
                     authorize: Authorize | None = None) -> ApiKey:
         """Change a key's release policy (audited)."""
-        require(user, "manage_keys")
+        admin = require(user, "manage_keys")
         release = parse_release(release)
         with self.db.transaction("修改放行策略", immediate=True) as conn:
-            actor = authorize(conn, "manage_keys").label if authorize is not None else user.label
+            actor = authorize(conn, "manage_keys").label if authorize is not None else admin.label
             row = self._row_by_name(conn, name)
             conn.execute(api_keys.update().where(api_keys.c.id == row.id).values(release=release))
             audit.record(self.db, actor, "key_release", f"key:{row.name}", f"{row.release} → {release}", conn=conn,

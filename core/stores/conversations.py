@@ -7,8 +7,9 @@ the feedback; the page renders it as text, never as Markdown.
 
 from __future__ import annotations
 
+import builtins
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 
 from sqlalchemy import Connection, Row, func, or_, select
@@ -88,14 +89,14 @@ class ConversationStore:
                      for r in rows)
 
     @staticmethod
-    def _counts(conn: Connection, ids: list[int]) -> dict[int, tuple[int, int]]:
+    def _counts(conn: Connection, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """conversation row → (messages, held messages with nothing released yet)."""
         if not ids:
             return {}
-        totals = dict(conn.execute(select(exchanges.c.conversation_id, func.count()).where(
+        totals: dict[int, int] = dict(conn.execute(select(exchanges.c.conversation_id, func.count()).where(
             exchanges.c.conversation_id.in_(ids)).group_by(exchanges.c.conversation_id)).all())
         released = select(outbox.c.exchange_id).where(outbox.c.exchange_id.isnot(None))
-        waiting = dict(conn.execute(select(exchanges.c.conversation_id, func.count()).where(
+        waiting: dict[int, int] = dict(conn.execute(select(exchanges.c.conversation_id, func.count()).where(
             exchanges.c.conversation_id.in_(ids), exchanges.c.status == HELD,
             exchanges.c.id.notin_(released)).group_by(exchanges.c.conversation_id)).all())
         return {i: (totals.get(i, 0), waiting.get(i, 0)) for i in ids}
@@ -137,24 +138,24 @@ class ConversationStore:
                                            exchanges.c.id.in_(select(feedbacks.c.exchange_id)
                                                               .where(feedbacks.c.item_id == item_id))))
                                 .order_by(exchanges.c.id)).all()
-            out: list[Exchange] = []
+            out: builtins.list[Exchange] = []
             for row in rows:
                 conv = conn.execute(select(conversations).where(conversations.c.id == row.conversation_id)).one()
                 out.extend(self._exchanges(conn, [row], conv))
         return tuple(out)
 
-    def _exchanges(self, conn: Connection, rows: list[Row], conv: Row) -> tuple[Exchange, ...]:
+    def _exchanges(self, conn: Connection, rows: Sequence[Row], conv: Row) -> tuple[Exchange, ...]:
         released = released_for(conn, [r.id for r in rows])
         own = conn.execute(select(outbox.c.id).where(outbox.c.conversation_id == conv.id,
                                                      outbox.c.exchange_id.is_(None))).scalars().all()
         own_msgs = messages_after(conn, conv.id, 0, 10_000) if own else ()
-        feedback: dict[int, list[Feedback]] = {}
+        feedback: dict[int, builtins.list[Feedback]] = {}
         for f in conn.execute(select(feedbacks).where(feedbacks.c.exchange_id.in_([r.id for r in rows]))
                               .order_by(feedbacks.c.id)):
             feedback.setdefault(f.exchange_id, []).append(
                 Feedback(f.message_id, f.user, f.rating, tuple(json.loads(f.reasons)), f.content,
                          as_utc(f.updated_at), f.item_id))
-        out = []
+        out: builtins.list[Exchange] = []
         for position, r in enumerate(rows):
             nxt = rows[position + 1].created_at if position + 1 < len(rows) else None
             extra = tuple(m for m in own_msgs if m.seq in own and m.released_at >= as_utc(r.created_at)
@@ -194,7 +195,7 @@ class ConversationStore:
             raise InvalidReview(f"消息有 {len(text)} 个字，超过了 {MAX_CORRECTED_CHARS} 字的上限，请删减。")
         message_id = public_id("msg")
         with self.db.transaction("发送消息", immediate=True) as conn:
-            actor = authorize(conn, "review").label if authorize is not None else user.label
+            actor = authorize(conn, "review").label if authorize is not None else require(user, "review").label
             conv = conn.execute(select(conversations).where(conversations.c.public_id == conversation_id)).first()
             if conv is None:
                 raise StoreError(f"没有找到会话「{conversation_id[:64]}」，请刷新后再试。")

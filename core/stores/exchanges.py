@@ -128,7 +128,7 @@ class ExchangeStore:
             conv_public = public_id("conv")
             conv_id = conn.execute(conversations.insert().values(
                 public_id=conv_public, key_id=key.id, user=request.user, created_at=now, last_at=now,
-                handed_off_by="")).inserted_primary_key[0]
+                handed_off_by="").returning(conversations.c.id)).scalar_one()
             handed_off = False
         message_id = public_id("msg")
         inserted = insert_ignoring_duplicates(conn, exchanges, {
@@ -150,7 +150,7 @@ class ExchangeStore:
                 "query；新的消息请换一个新的 client_msg_id。")
         if row.state == DONE:
             return Claim(replay=replay_of(row.response))
-        if as_utc(row.lease_until) > now:
+        if row.lease_until is not None and as_utc(row.lease_until) > now:
             return Claim(waiting_on=row.id)
         # The instance that claimed it died before answering: this retry takes the exchange over.
         conn.execute(exchanges.update().where(exchanges.c.id == row.id).values(lease_until=now + lease))

@@ -186,6 +186,7 @@ def mark_sent(conn: Connection, seq: int, now: datetime) -> None:
 
 def mark_failed(conn: Connection, seq: int, attempt: int, error: str, now: datetime) -> None:
     """A failed POST: try again after an exponential back-off, or give up after MAX_ATTEMPTS."""
+    values: dict[str, object]
     if attempt >= MAX_ATTEMPTS:
         values = {"webhook": WEBHOOK_FAILED, "claimed_until": None, "last_error": error[:500]}
     else:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, delete
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from core.clock import as_utc
 from core.stores.exchange_schema import rate_counters
@@ -62,7 +64,5 @@ def prune(conn: Connection, now: datetime) -> int:
 
 def _upsert(conn: Connection):
     if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(rate_counters)
+        return postgresql_insert(rate_counters)
+    return sqlite_insert(rate_counters)

@@ -24,7 +24,7 @@ from core.stores.db import Database
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, public_id
 from core.stores.outbox import Send, follow_up_in, release_in
 from core.stores.review_approval import Approval, approval_of
-from core.stores.review_dedup import dedup_key, find_pending, same_sliders
+from core.stores.review_dedup import REPEATS_SCHEMA, dedup_key, find_pending, note_corpus, same_sliders
 from core.stores.review_export import write_csv, write_export, write_xlsx
 from core.stores.review_input import (
     Entry,
@@ -98,6 +98,7 @@ class ReviewStore:
         db.migrate(REPORT_SCHEMA)
         db.migrate(APPROVED_SCHEMA)
         db.migrate(MARKS_SCHEMA)
+        db.migrate(REPEATS_SCHEMA)  # after the marks, whose older migration keyed pending items with the corpus
         db.migrate(KEYS_SCHEMA)
         db.migrate(EXCHANGES_SCHEMA)
 
@@ -207,14 +208,17 @@ class ReviewStore:
         ids: list[int | None] = []
         fresh: list[tuple[int, Entry, str | None]] = []
         for position, e in enumerate(entries):
-            key = dedup_key(e.question, e.origin, e.fingerprint) if merge else None
+            key = dedup_key(e.question, e.origin) if merge else None
             found = find_expected(conn, e.question) if merge and e.origin == "refusal" else None
-            found = found or (find_pending(conn, key) if key else None)
+            pending = None if found or not key else find_pending(conn, key)
+            found = found or pending
             if found is None:
                 ids.append(None)
                 fresh.append((position, e, key))
                 continue
             item_id, threshold, k = found
+            if pending:  # asked again on an edited corpus: the edit goes into the item's history
+                note_corpus(conn, item_id, e.fingerprint, actor=asker or SYSTEM_ACTOR, at=now)
             conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker, threshold=e.threshold,
                                               k=e.k, counted=same_sliders(threshold, e.threshold, k, e.k)))
             ids.append(item_id)

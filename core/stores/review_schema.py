@@ -197,7 +197,7 @@ REASON_LANES = (
     Lane("arithmetic", "计算错误", ("bad_arithmetic",)),
     Lane("uncited", "无出处陈述", ("uncited_claim",)),
     Lane("question", "与问题不符", ("question_mismatch",)),
-    Lane("stale", "资料已更新", ("stale_corpus",)),
+    Lane("stale", "资料已更新", ("stale_corpus", "contradicted_source")),
 )
 LANES = {lane.code: lane for lane in ORIGIN_LANES + REASON_LANES}
 ORIGINS = tuple(lane.code for lane in ORIGIN_LANES)
@@ -207,7 +207,7 @@ LANE_OF_CODE = {code: lane.code for lane in CODED_LANES for code in lane.codes}
 STATUS_LABELS = {"pending": "待复核", "approved": "已通过", "rejected": "已驳回"}
 ACTION_LABELS = {"enqueue": "入队", "approve": "通过", "reject": "驳回", "reopen": "重新打开", "expect": "预期拒答",
                  "mark_missing": "标记资料没写", "unmark_missing": "取消资料没写", "fix": "资料已补充",
-                 "unstale": "资料已恢复", "handoff": "转人工"}
+                 "unstale": "资料已恢复", "corpus": "资料更新后又被问到", "handoff": "转人工"}
 # action -> (statuses it may start from, status it leads to). 「预期拒答」 approves a refusal and marks it
 # (core.stores.review_marks); the mark and fix actions are written by core.stores.review_marks, not here.
 TRANSITIONS = {

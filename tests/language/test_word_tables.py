@@ -70,6 +70,16 @@ def test_added_words_stay_in_the_overlay_and_the_shared_table_is_untouched():
     assert "保过班" not in new_tokenizer([], []).cut("雅思保过班多少钱", HMM=False)
 
 
+def test_a_firm_word_wins_over_the_rarer_dictionary_words_it_begins_and_the_shared_table_is_untouched():
+    lex = lexicon()
+    assert new_tokenizer([], []).lcut("托福考多少分", HMM=False)[0] == "托福考"  # jieba lists 托福考 (3)
+    assert new_tokenizer([], [], ["雅思"]).lcut("雅思考到6.5分", HMM=False)[:3] == ["雅思", "考", "到"]
+    firm = new_tokenizer([], [], ["托福", "雅思"])
+    assert firm.lcut("托福考多少分", HMM=False)[:2] == ["托福", "考"]
+    assert firm.lcut("雅思考试多少钱", HMM=False)[:2] == ["雅思", "考试"]
+    assert lex.freq["托福考"] == 3 and lex.freq["雅思考试"] == 3  # taken out of the tokenizer's overlay only
+
+
 def test_tables_built_from_items_keep_the_last_value_and_zero_for_bare_keys():
     table = WordTable.from_items(["甲", "乙", "甲乙"], lambda: [("甲", 3), ("甲乙", 5), ("甲", 4)], "q")
     assert dict(table.items()) == {"甲": 4, "乙": 0, "甲乙": 5}
