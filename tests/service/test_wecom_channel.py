@@ -243,6 +243,7 @@ def test_wecom_two_clients_finding_the_token_expired_at_once_refresh_it_once(rig
     first.turn()
     wecom.say(KFID, "u1", QUESTION)
     wecom.expire_tokens()
+    wecom.gettoken_delay = 0.5  # the first refresh is still under way when the second client finds the token stale
     gate = threading.Barrier(2)
     errors: list[Exception] = []
 
@@ -341,3 +342,25 @@ def test_wecom_channel_moved_to_another_key_starts_a_new_conversation(rigs, weco
         assert [r.state for r in moved.inbox.messages(user="u1")] == ["done", "done"]
     finally:
         moved.close()
+
+
+def test_wecom_pull_follows_has_more_across_pages(rigs, wecom):
+    rig = rigs()
+    rig.turn()
+    wecom.page_size = 2
+    for n in range(5):
+        wecom.say(KFID, f"p{n}", QUESTION)
+    rig.notify()
+    rig.turn()
+    assert sorted(s["touser"] for s in wecom.sent) == [f"p{n}" for n in range(5)]
+    assert len([c for c in wecom.calls if c.endswith("sync_msg")]) >= 3  # three pages: 2 + 2 + 1
+
+
+def test_wecom_callback_token_wecom_refuses_is_dropped_and_the_pull_goes_on(rigs, wecom):
+    rig = rigs()
+    rig.turn()
+    wecom.say(KFID, "u1", QUESTION)
+    rig.inbox.record_event(KFID, "ENCnotissuedbywecom")  # a token WeCom does not know (or no longer honours)
+    rig.turn()
+    assert len(wecom.texts("u1")) == 1
+    assert [r["errcode"] for r in wecom.refused] == [95007]

@@ -60,6 +60,7 @@ class FakeWeCom:
     refused: list[dict] = field(default_factory=list)  # every call answered with an error
     calls: list[str] = field(default_factory=list)
     on_send: object = None
+    gettoken_delay: float = 0.0  # a slow gettoken, so two clients are both inside their refresh at once
     server: ThreadingHTTPServer | None = None
 
     # --- scripting ---------------------------------------------------------------------------------
@@ -247,6 +248,8 @@ def start_wecom(**options) -> FakeWeCom:
     class Handler(BaseHTTPRequestHandler):
         def _answer(self, method: str) -> None:
             parsed = urlparse(self.path)
+            if parsed.path == "/cgi-bin/gettoken" and fake.gettoken_delay:
+                time.sleep(fake.gettoken_delay)
             query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
             length = int(self.headers.get("Content-Length", 0) or 0)
             body = json.loads(self.rfile.read(length) or b"{}") if length else {}
