@@ -262,7 +262,7 @@ class Settings(BaseSettings):
                             ("WECOM_TOKEN_MARGIN_S", self.wecom_token_margin_s),
                             ("WECOM_TIMEOUT_S", self.wecom_timeout_s)):
             if not 0.5 <= value <= 3600:  # also refuses nan
-                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 到 3600 秒之间。")
+                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 秒到 1 小时之间。")
         for name, text in (("WECOM_NONTEXT_REPLY", self.wecom_nontext_reply),
                            ("WECOM_TOO_LONG_REPLY", self.wecom_too_long_reply)):
             if not text.strip() or len(text) > 600:
