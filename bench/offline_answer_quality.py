@@ -23,9 +23,9 @@ import statistics
 from bench.sets import CALIBRATION_SETS, DEV_STUDENT_SETS, HELDOUT_SETS, bench_assistant, run
 from core.answerability.terms import credit
 from core.answering.offline import RELATIVE_CUTOFF, compose_answer
-from core.checks.figures import extract_figures
 from core.checks.grounding import split_sentences
 from core.evaluation.metrics import CORRECT_ANSWER
+from core.language.figures import extract_figures
 from core.language.text import normalize
 from core.sets.format import holds_key_phrase
 from core.values import Term

@@ -24,13 +24,16 @@ from core.answerability.gate import decide
 from core.answerability.glossary import Glossary, expand_query, load_starter
 from core.answerability.rules import parse_rules
 from core.answerability.terms import TermAnalyzer
+from core.answering.fact_refs import citer, with_fact_chunks
 from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
-from core.answering.own_case import rule_queries
+from core.answering.own_case import compute, phrase, sources
 from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
-from core.checks.citations import remap
+from core.case import ALL_KINDS, KindSet, parse_kinds
 from core.errors import ModelError
+from core.facts import NO_FACTS, SchoolFacts, read_chunk_facts
 from core.knobs import MAX_TOP_K, Knobs
+from core.language.citations import remap
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
@@ -40,7 +43,7 @@ from core.settings import Settings
 from core.stores.approved import ApprovedStore
 from core.stores.corpus_versions import changes_since, newest_generation
 from core.stores.stale import suspend_stale
-from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, RAGAnswer, Retrieval, Reuse, Usage
+from core.values import ApprovedAnswer, Failure, Gate, Outcome, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.reuse import ACTIVE
 
 RETRIEVALS_KEPT = 4096
@@ -58,6 +61,8 @@ class Assistant:
     analyzer: TermAnalyzer | None = None  # None: the answerability decision is off
     fingerprint: str = ""
     approved: ApprovedStore | None = None  # approved answers to reuse (None: reuse off)
+    facts: SchoolFacts = NO_FACTS  # the school's facts, read from the documents with the index (core.facts)
+    case_kinds: KindSet = ALL_KINDS  # the student's-case fact kinds switched on (XIAOE_CASE_KINDS)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
     _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
     # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
@@ -140,7 +145,8 @@ class Assistant:
         candidate_hashes = {sha256_text(h.text) for h in retrieval.candidates}
         corpus = newest_generation(self.approved.db)  # the database's corpus, which may be ahead of this index
         results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
-                         candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus))
+                         candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus),
+                         facts=self.facts, kinds=self.case_kinds)
                    for a in found]
         for result in results:
             if result.failed == "stale" and result.answer.status == ACTIVE:
@@ -174,7 +180,7 @@ class Assistant:
         rest = tuple(replace(h, passed=False) for h in retrieval.candidates if h not in {by_hash[c.sha256] for c in cited})
         served = replace(gate, candidates=hits + rest[:max(0, gate.k - len(hits))], refused=False,
                          reason=f"已审答案 #{approved.id}（{approved.approver} 通过）：{reuse.served.describe()}")
-        return Outcome(gate, answer=finish(served, text), fingerprint=self.fingerprint, reuse=reuse)
+        return Outcome(gate, answer=finish(served, text, self.facts), fingerprint=self.fingerprint, reuse=reuse)
 
     def respond(self, asked: str | Retrieval, knobs: Knobs | None = None) -> Outcome:
         """retrieve → gate → grade → answer → check, in one call: the question's one `Outcome`."""
@@ -192,43 +198,38 @@ class Assistant:
         pieces: list[str] = []
         usage: dict[str, int] = {}
         start = time.perf_counter()
+        own = compute(gate.question, self.facts, self.case_kinds)
+        answering = self._with_fact_chunks(gate, own)
+        if own is not None and self.offline:  # the student's own case: computed from the facts, then phrased
+            text = phrase(own, citer(answering.hits))
+            yield text
+            answer = replace(finish(answering, text, self.facts), own_case=own)
+            yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=Usage(ms=_ms(start)), reuse=reuse)
+            return
         try:
-            answering = self._with_rule_chunks(gate)
             for piece in stream_text(answering, self.chat_model, usage=usage):
                 pieces.append(piece)
                 yield piece
-            answer = finish(answering, "".join(pieces))
+            answer = finish(answering, "".join(pieces), self.facts)
         except ModelError as error:
             yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return
         spent = Usage(prompt_tokens=usage.get("input_tokens", 0), completion_tokens=usage.get("output_tokens", 0),
-                      ms=round((time.perf_counter() - start) * 1000))
+                      ms=_ms(start))
         yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent, reuse=reuse)
 
-    def _with_rule_chunks(self, gate: Gate) -> Gate:
-        """The gate the answer is written from: when the question states the student's own case and the passing
-        chunks lack a rule its computation needs (the level's tuition, a level's lessons: core.answering.own_case),
-        the chunk stating it joins them, after them. The decision (refuse or answer, which chunks passed) is the gate's."""
-        references = [(n, h.text) for n, h in enumerate(gate.hits, start=1)]
-        queries = rule_queries(gate.question, references)
-        if not queries:
-            return gate
-        have = {h.text for h in gate.hits}
-        extra: list[Hit] = []
-        for query in queries:
-            before = rule_queries(gate.question, references)
-            for hit in retrieve(query, self.index, 3):
-                if hit.text in have:
-                    continue
-                trial = [*references, (len(references) + 1, hit.text)]
-                if rule_queries(gate.question, trial) != before:  # it states a missing rule
-                    references, have = trial, have | {hit.text}
-                    extra.append(replace(hit, passed=True))
-                    break
-        if not extra:
+    def _with_fact_chunks(self, gate: Gate, own) -> Gate:
+        """The gate the answer is written from: when the question asks a computation of the student's own case,
+        the chunks holding the facts it uses (the level's tuition, a level's lessons: core.answering.fact_refs) join
+        the passing chunks, after them. The decision (refuse or answer, which chunks passed) is the gate's."""
+        if own is None:
             return gate
         kept = tuple(h for h in gate.candidates if h.passed)
-        return replace(gate, candidates=kept + tuple(extra) + tuple(h for h in gate.candidates if not h.passed))
+        hits = with_fact_chunks(kept, sources(own), self.index)
+        if len(hits) == len(kept):
+            return gate
+        extra = hits[len(kept):]
+        return replace(gate, candidates=kept + extra + tuple(h for h in gate.candidates if not h.passed))
 
     def outcome(self, gate: Gate) -> Outcome:
         """`outcome_stream` drained: the Outcome of a decided gate."""
@@ -252,6 +253,10 @@ class Assistant:
         return replace(self, knobs=knobs, _terms={})
 
 
+def _ms(start: float) -> int:
+    return round((time.perf_counter() - start) * 1000)
+
+
 def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossary: Glossary | None, *,
                     chat_model: BaseChatModel | None = None, knobs: Knobs | None = None,
                     approved: ApprovedStore | None = None) -> Assistant:
@@ -265,7 +270,9 @@ def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossa
     return Assistant(settings=settings, index=search_index, glossary=glossary, knobs=knobs or settings.knobs,
                      chat_model=chat_model, analyzer=analyzer,
                      fingerprint=bundle.fingerprint if bundle else search_index.fingerprint,
-                     approved=approved if settings.reuse == "on" else None)
+                     approved=approved if settings.reuse == "on" else None,
+                     facts=bundle.facts if bundle else read_chunk_facts(search_index.chunks),
+                     case_kinds=parse_kinds(settings.case_kinds))
 
 
 def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:

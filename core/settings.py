@@ -66,6 +66,7 @@ STANDARD_REPLY = "这个问题需要老师和你单独确认，请稍等，老�
 RATE_USER_PER_MINUTE = 20
 RATE_KEY_PER_MINUTE = 1200
 SERVICE_PORT = 8502
+MAX_LEASE_S = 3600  # the longest lease or timeout a setting may name, in seconds
 
 _KIND_NAMES = {int: "整数", float: "数字", str: "文字", Path: "路径"}
 # The sources `Settings.load` reads, for the duration of one construction; `Settings()` reads none.
@@ -113,6 +114,8 @@ class Settings(BaseSettings):
     answerability: str = "on"  # "off": refuse on the per-chunk threshold alone, as the seed did
     # Which term rules run (core.answerability.rules.parse_rules reads it): "" all, "-homophones,-courtesy", "none"
     answerability_rules: str = ""
+    # Which student's-case fact kinds run (core.case.kinds.parse_kinds reads it): "" all, "-discount,-rough", "none"
+    case_kinds: str = ""
     auth: str = "on"  # "off" only for a local single-user demo or tests: no login gate
     grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.answering.grader)
     grader_band_coverage: float = GRADER_BAND_COVERAGE
@@ -225,8 +228,8 @@ class Settings(BaseSettings):
                 raise ConfigError(f"限流 XIAOE_{name}（{value}）必须在 0 到 1000000 之间（0 表示不限）。")
         for name, value in (("SERVICE_LEASE_S", self.service_lease_s), ("WEBHOOK_LEASE_S", self.webhook_lease_s),
                             ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
-            if not 0.5 <= value <= 3600:  # also refuses nan
-                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 到 3600 秒之间。")
+            if not 0.5 <= value <= MAX_LEASE_S:  # also refuses nan
+                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 到 {MAX_LEASE_S} 秒之间。")
         return self
 
     @property

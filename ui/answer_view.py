@@ -15,9 +15,9 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from core.answerability.decision import RERANK_BASE
-from core.checks.citations import CITATION_RE, numbers
 from core.checks.cited_sentence import claim_before
 from core.checks.references import excerpt
+from core.language.citations import CITATION_RE, numbers
 from core.values import Gate, GroundingReport, Hit, Problem, RAGAnswer, SentenceVerdict
 from ui.source_view import source_url
 

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.answerability.terms import credit
-from core.answering.own_case import compute_answer
 from core.checks.arithmetic import find_equations
 from core.checks.figures import extract_figures
 from core.checks.question_figures import find_mismatches, question_figures, shown
@@ -175,9 +174,6 @@ def compose_answer(question: str, references: tuple[tuple[int, str], ...],
     Both are weighted by how few of the offered sentences hold them; long sentences are damped.
     Sentences under `cutoff` times the best are left out, and so is filler (see the module doc).
     """
-    computed = compute_answer(question, references)
-    if computed is not None:  # the student's own case, worked out from the documents' rule
-        return computed
     pool = [s for number, text in references for s in _split(number, text)]
     asked = question_figures(question)
     if asked:

@@ -1,185 +1,96 @@
-"""The student's own case, computed from the documents' rules: the offline answer to 「我报的二级 交了4200 上了6节课 能退多少」.
+"""The student's own case, phrased: the offline answer to 「我报的二级 交了4200 上了6节课 能退多少」.
 
-When the question states the student's figures (core.checks.student_case) and the cited references state
-the rule (core.checks.case_rules), the answer quotes the rule with its [n] and works the case out step by step:
-剩余课时 = 16 − 6 = 10；4200 ×（10 ÷ 16）= 2625 元；手续费 2625 × 5% = 131.25 元（不低于 50 元）；可退 2625 − 131.25 =
-2493.75 元. What stops a refund (more than half the lessons attended; the textbook fee) is said as a condition
-with its own citation, never as a leading 「不能」. A figure the computation needs and the question lacks is named
-(「还需要知道：已上课时」). Three kinds of case: a refund, a transfer fee, a level difference.
-Returns None when the question is none of these or the references lack the rule: the extractive answer stands.
+The case is read by core.case, the computation chosen by core.case.intent and worked out by core.answering.calculate
+from the school facts (core.facts); this module only words the `Result`: the rule sentences quoted with their [n],
+then 「按你的数字：剩余课时 = 16 − 6 = 10，…，可退 2493.75 元」. What stops a refund (more than half the lessons
+attended; the textbook fee) is said as a condition with its own citation, never as a leading 「不能」. A figure the
+student did not say is named (「还需要知道：已上课时」); a fact the documents do not state is named too (「资料里没有写
+每级课时数」), never filled with a number from code. `cite` gives the [n] of the reference holding a fact's sentence
+(core.assistant adds that reference when the gate's chunks lack it).
+Returns None when the question asks none of the computations: the extractive answer stands.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable
 
-from core.checks.case_rules import Rule, RuleBook, read_rules, substitute, value_of, variables
-from core.checks.figures import format_number
-from core.checks.student_case import StudentCase, read_case
+from core.answering.calculate import FINAL_REFUND, calculate
+from core.case import ALL_KINDS, KindSet, read_case
+from core.case.intent import BEFORE_START, DIFFERENCE, REFUND, TRANSFER, computation
+from core.language.figures import format_number
+from core.values.case import BEFORE_START as WHOLE
+from core.values.case import BEYOND, COMPUTED, MISSING_FACTS, NEEDS, RULE_ONLY, STOPPED, Result
+from core.values.facts import SchoolFacts, Source
 
-_LEVEL_SHOWN = {1: "一级", 2: "二级", 3: "三级", 4: "四级"}
-_TRANSFER_RE = re.compile(r"转班|换班|调班|换时段|转线上|转线下|换到线|转到线|再转|再换|转过|换过|调过|第.{1,2}次转|第.{1,2}次换|"
-                          r"(?:转|换|调)了.{1,3}次班")
-_DIFFERENCE_RE = re.compile(r"差价|补多少|补钱|要补|多退少补|退多少差|升|降|转到|换到|转去|换去|转回|换回|调到")
-_REFUND_RE = re.compile(r"退")
-_AMOUNT_RE = re.compile(r"多少|几多|补|退|差价|钱")
 MISSING_TEXT = "要算出你的金额，还需要知道：{missing}"
-FINAL_REFUND, FINAL_PAY, FINAL_BACK, FINAL_FEE = "可退", "需补", "可退差价", "转班手续费"
+MISSING_FACT_TEXT = "资料里没有写明{labels}（应有一句像{expected}的规定），算不出你的金额，请转人工确认。"
+Cite = Callable[[Source], int | None]  # None: no reference holds the sentence (a remark is then left out)
 
 
-def _cite(rule: Rule) -> str:
-    return f"{rule.text.rstrip('。；，')}[{rule.number}]。"
+def compute(question: str, facts: SchoolFacts, kinds: KindSet = ALL_KINDS) -> Result | None:
+    """The result of the computation `question` asks for, from the school facts; None when it asks none."""
+    case = read_case(question, facts, kinds)
+    chosen = computation(case, question)
+    return calculate(chosen, case, facts) if chosen else None
 
 
-def _marks(*rules: Rule | None) -> str:
-    numbers = sorted({r.number for r in rules if r is not None})
-    return "".join(f"[{n}]" for n in numbers)
+def sources(result: Result) -> tuple[Source, ...]:
+    """Every fact sentence the computation stands on, in the order first cited: the chunks holding them join the
+    answer's references. The remarks (the textbook fee is not refunded; the transfer fee if this is not the first
+    transfer) are not among them: they are said only when a passing chunk already holds them."""
+    found: list[Source] = [*result.rules, *(s for step in result.steps for s in step.sources)]
+    found += [*(result.paid.sources if result.paid else ())]
+    if result.limit is not None:
+        found.append(result.limit[1])
+    return tuple(dict.fromkeys(found))
 
 
-def compute_answer(question: str, references: Sequence[tuple[int, str]]) -> str | None:
-    """The computed answer for the student's own case, or None (see the module doc)."""
-    case = read_case(question)
-    book = read_rules(references)
-    if not case.states_figures:
-        # 「还没开课 能退多少」: no figure needed, the before-start rule is the answer.
-        if case.started is False and _REFUND_RE.search(question) and not _TRANSFER_RE.search(question) \
-                and book.before_start is not None:
-            return _cite(book.before_start)[:-1] + _textbook(book) + "。"
-        return None
-    if _asks_difference(case, question) and book.level_difference is not None:
-        return _difference(case, book)
-    if _TRANSFER_RE.search(question) and (book.transfer_fee or book.free_transfer):
-        return _transfer(case, book)
-    if _REFUND_RE.search(question) and not _TRANSFER_RE.search(question) and book.formula is not None:
-        return _refund(case, book)
-    return None
+def phrase(result: Result, cite: Cite) -> str:
+    """The answer's text for `result`, every fact cited with `cite`'s number."""
+    words = _Words(cite)
+    if result.computation == BEFORE_START:
+        return words.quote(result.rules[0])[:-1] + words.textbook(result) + "。"
+    if result.computation == TRANSFER:
+        return _transfer(result, words)
+    if result.computation == DIFFERENCE:
+        return _difference(result, words)
+    return _refund(result, words)
 
 
-def _asks_difference(case: StudentCase, question: str) -> bool:
-    """A level change: a level is named and the question asks for the difference or names a move (「二级转一级
-    … 退多少」: a move to another level asking an amount is the difference, whatever the transfer fee)."""
-    if case.target is not None and case.level is not None and case.target != case.level \
-            and _AMOUNT_RE.search(question):
-        return True
-    return (case.target is not None or bool(case.levels)) and bool(_DIFFERENCE_RE.search(question)) \
-        and not (case.target is None and _REFUND_RE.search(question) and "差价" not in question)
+class _Words:
+    """Quoting with citations: 「<sentence>[n]。」, marks 「[1][3]」."""
 
+    def __init__(self, cite: Cite) -> None:
+        self.cite = cite
 
-def _paid(case: StudentCase, book: RuleBook) -> tuple[float, Rule | None, str] | None:
-    """The tuition paid: the question's amount (less the documents' textbook fee when the student says it is
-    included: 「连教材一共交了 3880」), else the tuition of the student's level (cited), else None."""
-    if case.paid is not None and case.with_textbook:
-        if book.textbook_fee is None:
-            return None
-        rule, fee = book.textbook_fee
-        tuition = case.paid - fee
-        return tuition, rule, (f"你交的 {format_number(case.paid)} 元含教材费，{_clause(rule)}，实付学费 = "
-                               f"{format_number(case.paid)} − {format_number(fee)} = {format_number(tuition)} 元。")
-    if case.paid is not None:
-        return case.paid, None, ""
-    if case.unpaid_reason:  # 「联报优惠报的」「五千多」: the single price is not what they paid
-        return None
-    tuition = book.tuition(case.level)
-    if tuition is None:
-        return None
-    fee, rule = tuition
-    return fee, rule, f"你没说实付多少，按{_LEVEL_SHOWN.get(case.level or 0, '')}单报学费算：{_cite(rule)}"
+    def clause(self, source: Source) -> str:
+        number = self.cite(source)
+        return source.sentence.rstrip("。；，") + (f"[{number}]" if number is not None else "")
 
+    def quote(self, source: Source) -> str:
+        return self.clause(source) + "。"
 
-def _refund(case: StudentCase, book: RuleBook) -> str | None:
-    # The rule in one sentence: the formula and its fee rule, each with its [n].
-    clauses = [_clause(r) for r in (book.formula, book.fee) if r is not None]
-    parts = ["按资料：" + "，其中".join(clauses) + "。"] if clauses else []
-    paid = _paid(case, book)
-    missing = []
-    if paid is None:
-        missing.append(f"实付学费（{case.unpaid_reason}）" if case.unpaid_reason else "实付学费（或报的级别）")
-    if case.taken is None and not case.half and case.started is not False and case.remaining is None \
-            and (case.weeks is None or book.weekly is None):
-        missing.append("已上课时（是否已开课）")
-    if case.started is False and book.before_start is not None:
-        if paid is None:
-            return _cite(book.before_start) + _missing(
-                f"实付学费（{case.unpaid_reason}）" if case.unpaid_reason else "实付学费（或报的级别）", book.before_start)
-        amount, rule, note = paid
-        text = note + _cite(book.before_start) + f"你还没开课：{FINAL_REFUND} {format_number(amount)} 元{_marks(book.before_start, rule)}。"
-        return text[:-1] + _textbook(book) + "。"
-    if case.taken is not None and book.over_half is not None and case.taken > book.over_half[1]:
-        stop, threshold = book.over_half  # 「上了10节课 还能退吗」: no amount is needed to say no
-        return (f"你已上 {format_number(case.taken)} 课时，超过了 {format_number(threshold)} 课时："
-                + _clause(stop) + _textbook(book) + "。")
-    if missing:
-        condition = ""
-        if case.taken is not None and book.over_half is not None:  # 「刚好上完第 8 节」: still refundable
-            stop, threshold = book.over_half
-            condition = (f"你已上 {format_number(case.taken)} 课时，没有超过 {format_number(threshold)} 课时，"
-                         f"可以退费（超过 {format_number(threshold)} 课时后不再受理退费）[{stop.number}]。")
-            return "".join(parts) + condition + _missing("、".join(missing), book.formula) + (
-                ("另外" + _clause(book.textbook) + "。") if book.textbook is not None else "")
-        return "".join(parts) + _missing("、".join(missing), book.formula) + _stops(book)
-    if book.total is None or book.over_half is None:
-        # Without a level's lessons, or without the rule saying when a refund stops, no amount can be
-        # stated safely: the extractive answer stands.
-        return None
-    amount, paid_rule, note = paid
-    total_rule, total = book.total
-    steps: list[str] = []
-    week_rule = None
-    if case.half:
-        taken = total / 2
-        steps.append(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}")
-    elif case.taken is None and case.remaining is not None:  # 「还剩十节没上」
-        taken = total - case.remaining
-        steps.append(f"已上课时 = {format_number(total)} − {format_number(case.remaining)} = {format_number(taken)}")
-    elif case.taken is None and case.weeks is not None and book.weekly is not None:
-        week_rule, rate = book.weekly  # 「上了两周」: the documents' lessons a week
-        taken = case.weeks * rate
-        steps.append(f"已上课时 = {format_number(case.weeks)} 周 × {format_number(rate)} 课时 = {format_number(taken)}")
-    else:
-        taken = case.taken or 0.0
-    text = note + "".join(parts)
-    if book.over_half is not None:
-        stop, threshold = book.over_half
-        if taken > threshold:
-            derived = "，".join(_spaced(step) for step in steps)  # 已上课时 = 16 − 3 = 13 (from 还剩三节)
-            return (note + (f"按你的数字：{derived}{_marks(total_rule, week_rule)}。" if derived else "")
-                    + f"你已上 {format_number(taken)} 课时，超过了 {format_number(threshold)} 课时："
-                    + _clause(stop) + _textbook(book) + "。")
-    remaining = total - taken
-    steps.append(f"剩余课时 = {format_number(total)} − {format_number(taken)} = {format_number(remaining)}")
-    values = variables(book, amount, remaining, total, taken)
-    base_expr = book.fee_expr or ""
-    base = value_of(substitute(base_expr, values)) if base_expr else None
-    fee = None
-    if base is not None and book.fee_rate is not None:
-        steps.append(f"{substitute(base_expr, values)} = {format_number(base)} 元")
-        fee = base * book.fee_rate
-        rate = format_number(book.fee_rate * 100) + "%"
-        step = f"{book.fee_name} {format_number(base)} × {rate} = {format_number(fee)} 元"
-        if book.fee_minimum is not None:
-            if fee < book.fee_minimum:
-                fee = book.fee_minimum
-                step += f"，低于最低 {format_number(book.fee_minimum)} 元，按 {format_number(fee)} 元收"
-            else:
-                step += f"（不低于 {format_number(book.fee_minimum)} 元）"
-        steps.append(step)
-        values[book.fee_name] = fee
-    expr = book.formula_expr
-    if base is not None and base_expr and base_expr in expr:
-        expr = expr.replace(base_expr, format_number(base))
-    final_expr = substitute(expr, values)
-    final = value_of(final_expr)
-    if final is None:  # a word of the formula neither the student's figures nor the rules fill
-        return None
-    steps.append(f"{final_expr} = {format_number(final)} 元，{FINAL_REFUND} {format_number(final)} 元")
-    marks = _marks(book.formula, book.fee, total_rule, paid_rule, week_rule)
-    condition = ""
-    if book.over_half is not None:
-        stop, threshold = book.over_half
-        condition = (f"你已上 {format_number(taken)} 课时，没有超过 {format_number(threshold)} 课时，可以退费"
-                     f"（超过 {format_number(threshold)} 课时后不再受理退费）[{stop.number}]。")
-    return text + condition + "按你的数字：" + "，".join(_spaced(s) for s in steps) + marks + _textbook(book) + "。"
+    def marks(self, found: Iterable[Source | None]) -> str:
+        numbers = {self.cite(s) for s in found if s is not None}
+        return "".join(f"[{n}]" for n in sorted(n for n in numbers if n is not None))
+
+    def remark(self, result: Result) -> Source | None:
+        """The textbook remark's source when a reference holds it."""
+        return result.extra[0] if result.extra and self.cite(result.extra[0]) is not None else None
+
+    def textbook(self, result: Result) -> str:
+        """「，另外教材费不在退费范围内[n]」, closing the sentence it joins (no 「。」)."""
+        remark = self.remark(result)
+        return ("，另外" + self.clause(remark)) if remark else ""
+
+    def missing(self, what: str, rule: Source | None) -> str:
+        return MISSING_TEXT.format(missing=what) + self.marks([rule]) + "。"
+
+    def missing_facts(self, result: Result) -> str:
+        labels = "、".join(f"「{m.label}」" for m in result.missing) or "算法需要的规定"
+        expected = "、".join(m.expected for m in result.missing) or "「…」"
+        return MISSING_FACT_TEXT.format(labels=labels, expected=expected)
 
 
 def _spaced(step: str) -> str:
@@ -187,106 +98,90 @@ def _spaced(step: str) -> str:
     return re.sub(r"[ \t]*([×÷−+=])[ \t]*", r" \1 ", step).strip()
 
 
-def _missing(what: str, rule: Rule | None) -> str:
-    """「要算出你的金额，还需要知道：已上课时（是否已开课）[n]。」, citing the rule that needs it."""
-    return MISSING_TEXT.format(missing=what) + _marks(rule) + "。"
+def _note(result: Result, w: _Words) -> str:
+    """How the tuition paid was found, when the student did not say it plainly."""
+    step = result.paid
+    if step is None:
+        return ""
+    source = step.sources[0]
+    if result.paid_said is not None:  # 「连教材一共交了 4480」
+        return (f"你交的 {format_number(result.paid_said)} 元含教材费，{w.clause(source)}，"
+                f"{_spaced(step.text)} 元。")
+    return f"你没说实付多少，按{step.text}单报学费算：{w.quote(source)}"
 
 
-def _stops(book: RuleBook) -> str:
-    out = ""
-    if book.over_half is not None:
-        out += "如果已上课时超过了一半：" + _cite(book.over_half[0])
-    return out + (("另外" + _clause(book.textbook) + "。") if book.textbook is not None else "")
+def _refund(result: Result, w: _Words) -> str:
+    rules = result.rules
+    parts = ("按资料：" + "，其中".join(w.clause(r) for r in rules) + "。") if rules and result.outcome != WHOLE else ""
+    formula = rules[0] if rules else None
+    if result.outcome == MISSING_FACTS:
+        return parts + w.missing_facts(result)
+    if result.outcome == WHOLE and result.final is None:  # before the start, the amount paid unknown
+        return w.quote(rules[0]) + w.missing(result.needs[0], rules[0])
+    if result.outcome == WHOLE:
+        text = _note(result, w) + w.quote(rules[0]) + (
+            f"你还没开课：{FINAL_REFUND} {format_number(result.final)} 元"
+            f"{w.marks([rules[0], *(result.paid.sources if result.paid else ())])}。")
+        return text[:-1] + w.textbook(result) + "。"
+    if result.outcome == STOPPED:
+        threshold, stop = result.limit  # type: ignore[misc]
+        derived = "，".join(_spaced(step.text) for step in result.steps)  # 已上课时 = 16 − 3 = 13 (from 还剩三节)
+        lead = ""
+        if derived:
+            lead = _note(result, w) + f"按你的数字：{derived}{w.marks(s for st in result.steps for s in st.sources)}。"
+        return (lead + f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(threshold)} 课时："
+                + w.clause(stop) + w.textbook(result) + "。")
+    if result.outcome == NEEDS:
+        needs = "、".join(result.needs)
+        if result.taken is not None and result.limit is not None:  # 「刚好上完第 8 节」: still refundable
+            threshold, stop = result.limit
+            condition = (f"你已上 {format_number(result.taken)} 课时，没有超过 {format_number(threshold)} 课时，"
+                         f"可以退费（超过 {format_number(threshold)} 课时后不再受理退费）{w.marks([stop])}。")
+            remark = w.remark(result)
+            return parts + condition + w.missing(needs, formula) + (("另外" + w.clause(remark) + "。") if remark else "")
+        stops = ("如果已上课时超过了一半：" + w.quote(result.limit[1])) if result.limit is not None else ""
+        remark = w.remark(result)
+        stops += ("另外" + w.clause(remark) + "。") if remark else ""
+        return parts + w.missing(needs, formula) + stops
+    # COMPUTED
+    threshold, stop = result.limit  # type: ignore[misc]
+    condition = (f"你已上 {format_number(result.taken)} 课时，没有超过 {format_number(threshold)} 课时，可以退费"
+                 f"（超过 {format_number(threshold)} 课时后不再受理退费）{w.marks([stop])}。")
+    cited = [*rules, *(s for step in result.steps for s in step.sources), *(result.paid.sources if result.paid else ())]
+    return (_note(result, w) + parts + condition + "按你的数字：" + "，".join(_spaced(s.text) for s in result.steps)
+            + w.marks(cited) + w.textbook(result) + "。")
 
 
-def _textbook(book: RuleBook) -> str:
-    """「，另外教材费不在退费范围内[n]」, closing the sentence it joins (no 「。」)."""
-    return ("，另外" + _clause(book.textbook)) if book.textbook is not None else ""
+def _transfer(result: Result, w: _Words) -> str:
+    rule = result.rules[0]
+    if result.outcome == BEYOND:
+        window = result.limit[0]  # type: ignore[index]
+        return w.quote(rule) + (f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(window)} 课时，"
+                                "资料没有写这时第一次转班怎样收费，请转人工确认。")
+    if not result.final:
+        return w.quote(rule) + f"你这是第一次转班：{result.word}免费{w.marks([rule])}。"
+    return w.quote(rule) + f"你这是第 {result.times} 次转班：{result.word} {format_number(result.final)} 元{w.marks([rule])}。"
 
 
-def _clause(rule: Rule) -> str:
-    return f"{rule.text.rstrip('。；，')}[{rule.number}]"
+def _difference(result: Result, w: _Words) -> str:
+    rule = result.rules[0] if result.rules else None
+    lead = w.quote(rule) if rule is not None else ""
+    if result.outcome == MISSING_FACTS:
+        return lead + w.missing_facts(result)
+    if result.outcome == NEEDS:
+        return lead + w.missing("、".join(result.needs), rule)
+    step = _spaced(result.steps[0].text)
+    if len(result.steps) > 1:  # the n-th transfer's fee on top
+        transfer = result.rules[-1]
+        fee = result.steps[1]
+        fee_value = fee.text.split(" = ")[0].split()[-1]
+        return ("".join(w.quote(r) for r in result.rules) + f"按你的数字：{step}；你这是第 {result.times} 次转班，另收 "
+                f"{fee_value} 元：" + _spaced(fee.text) + w.marks([*result.steps[0].sources, transfer]) + "。")
+    fee = result.fee_note[0] if result.fee_note and w.cite(result.fee_note[0]) is not None else None
+    note = f"（如果这不是第一次转班：{w.clause(fee)}）" if fee else ""
+    return ("".join(w.quote(r) for r in result.rules)
+            + f"按你的数字：{step}，{result.word} {format_number(result.final)} 元{w.marks(result.steps[0].sources)}{note}。")
 
 
-def _transfer(case: StudentCase, book: RuleBook) -> str | None:
-    times = case.times
-    if times is None:
-        return None  # which transfer this is decides the fee: the rules are quoted as they are
-    if book.transfer_fee is not None and times >= book.transfer_fee[1]:
-        rule, _, fee = book.transfer_fee
-        return _cite(rule) + f"你这是第 {times} 次转班：{FINAL_FEE} {format_number(fee)} 元[{rule.number}]。"
-    if book.free_transfer is not None:
-        rule, window = book.free_transfer
-        if case.taken is not None and case.taken > window:
-            return _cite(rule) + (f"你已上 {format_number(case.taken)} 课时，超过了 {format_number(window)} 课时，"
-                                  "资料没有写这时第一次转班怎样收费，请转人工确认。")
-        return _cite(rule) + f"你这是第一次转班：{FINAL_FEE}免费[{rule.number}]。"
-    return None
-
-
-def _difference(case: StudentCase, book: RuleBook) -> str | None:
-    rule = book.level_difference
-    assert rule is not None
-    current, target = case.level, case.target
-    missing = []
-    if current is None:
-        missing.append("现在的级别")
-    if target is None:
-        missing.append("要转到哪一级")
-    if missing:
-        return _cite(rule) + _missing("、".join(missing), rule)
-    new, old = book.tuition(target), book.tuition(current)
-    if new is None or old is None:  # the references lack a level's tuition: the rule alone
-        return _cite(rule)
-    (new_fee, new_rule), (old_fee, old_rule) = new, old
-    text = _cite(rule) + _cite(old_rule) + (_cite(new_rule) if new_rule != old_rule else "")
-    high, low = (new, old) if new_fee >= old_fee else (old, new)
-    high_level, low_level = (target, current) if new_fee >= old_fee else (current, target)
-    difference = high[0] - low[0]
-    step = (f"{_LEVEL_SHOWN.get(high_level, '')} {format_number(high[0])} − {_LEVEL_SHOWN.get(low_level, '')} "
-            f"{format_number(low[0])} = {format_number(difference)} 元")
-    word = FINAL_PAY if new_fee >= old_fee else FINAL_BACK
-    marks = _marks(rule, new_rule, old_rule)
-    fee_note = ""
-    transfer = book.transfer_fee
-    if transfer is not None and case.times is not None and case.times >= transfer[1]:
-        fee = transfer[2]
-        net = difference + fee if word == FINAL_PAY else difference - fee
-        sign = "+" if word == FINAL_PAY else "−"
-        return (text + _cite(transfer[0]) + f"按你的数字：{step}；你这是第 {case.times} 次转班，另收 {format_number(fee)} 元："
-                + f"{word} {format_number(difference)} {sign} {format_number(fee)} = {format_number(net)} 元"
-                + _marks(rule, new_rule, old_rule, transfer[0]) + "。")
-    if transfer is not None and case.times is None:
-        fee_note = f"（如果这不是第一次转班：{_clause(transfer[0])}）"
-    return text + f"按你的数字：{step}，{word} {format_number(difference)} 元{marks}{fee_note}。"
-
-
-def rule_queries(question: str, references: Sequence[tuple[int, str]]) -> tuple[str, ...]:
-    """What to look up for a rule the computation needs and the references lack (the level's tuition, the
-    lessons of a level, the refund formula), as search words; empty when nothing is missing."""
-    case = read_case(question)
-    if not case.states_figures:
-        return ()
-    book = read_rules(references)
-    out: list[str] = []
-    difference = _asks_difference(case, question)
-    refund = _REFUND_RE.search(question) and not _TRANSFER_RE.search(question) and not difference
-    if refund and book.formula is None:
-        out.append("开课后退费 可退金额 公式 剩余课时 手续费")
-    if refund and book.total is None:
-        out.append("每一级 课时")
-    if refund and book.over_half is None and case.started is not False:
-        out.append("已上课时超过总课时的一半 不再受理退费")
-    if refund and case.with_textbook and book.textbook_fee is None:
-        out.append("教材费 每级")
-    if refund and case.taken is None and case.weeks is not None and book.weekly is None:
-        out.append("每周 课时")
-    wanted = [case.level] if refund and case.paid is None else []
-    if difference:
-        wanted = [case.level, case.target]
-        if book.level_difference is None:
-            out.append("转到不同级别 学费差价")
-    for level in wanted:
-        if level is not None and book.tuition(level) is None:
-            out.append(f"{_LEVEL_SHOWN.get(level, '')} 学费")
-    return tuple(dict.fromkeys(out))
+__all__ = ["BEFORE_START", "COMPUTED", "DIFFERENCE", "MISSING_TEXT", "REFUND", "RULE_ONLY", "TRANSFER", "compute",
+           "phrase", "sources"]

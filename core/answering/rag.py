@@ -15,14 +15,15 @@ from langchain_core.language_models import BaseChatModel
 
 from core.answering.offline import OfflineAnswerer
 from core.answering.prompts import build_messages
-from core.checks.citations import renumber, reorder
 from core.checks.grounding import check_grounding
 from core.checks.references import check_refs
 from core.errors import InvalidQuestion, ModelError
+from core.language.citations import renumber, reorder
 from core.provider_errors import as_model_error
 from core.retrieval.index import SearchIndex, search_with_score
 from core.settings import MAX_QUESTION_CHARS, MAX_TOP_K, REFUSAL_TEXT
 from core.values import Gate, Hit, RAGAnswer
+from core.values.facts import NO_FACTS, SchoolFacts
 
 if TYPE_CHECKING:  # core.answerability.decision and core.answering.grader import Hit and Gate from here
     pass
@@ -89,7 +90,7 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None, *, usage: dict[str
         raise as_model_error(error) from error
 
 
-def finish(gate: Gate, text: str) -> RAGAnswer:
+def finish(gate: Gate, text: str, facts: SchoolFacts = NO_FACTS) -> RAGAnswer:
     """Number the citations in order of first appearance, run every check on the whole text and
     build the answer with its reports. The references keep the order the model saw them in,
     rearranged the same way as the numbers, so [n] always names the same chunk."""
@@ -101,7 +102,7 @@ def finish(gate: Gate, text: str) -> RAGAnswer:
     docs = [h.document for h in hits]
     model_refused = text == REFUSAL_TEXT
     citations = check_refs(text, docs, require=not model_refused)
-    grounding = None if model_refused else check_grounding(text, docs, gate.question)
+    grounding = None if model_refused else check_grounding(text, docs, gate.question, facts)
     problems = (*citations.problems, *(grounding.problems if grounding else ()))
     # The passing candidates in the references' order: whoever reads [n] from the candidates (the queue, the
     # approval checks, approved answers' citations, 资料已更新) must find the chunk the answer cites.

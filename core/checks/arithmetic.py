@@ -11,7 +11,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from core.checks.figures import CITATION_RE, FULL_WIDTH
+from core.language.figures import CITATION_RE, FULL_WIDTH
+from core.language.money import round_amount, written_places
 
 TOLERANCE = 0.01
 MAX_TOKENS = 200
@@ -25,8 +26,9 @@ _TOKEN_RE = re.compile(
     r"|(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[ \t]?[百千万亿]{1,2})?(?:[ \t]?%)?)"
     # Units may sit inside a formula (4800 元 × 12 课时 ÷ 16 课时); they are read as blanks, and so
     # is a rate's 「/课时」 in 「300 元/课时」.
-    # A level's name before its fee is a label, read as a blank too: 「四级 5600 − 一级 3600」.
-    r"|(?P<label>(?:[一二三四]级|入门级|进阶级|流利级|商务级)(?:[（(][一二三四]级[）)])?(?:学费)?)"
+    # A level's name before its fee is a label, read as a blank too: 「四级 5600 − 一级 3600」, 「进阶级（二级）学费」:
+    # a short run of Chinese ending in 级, whatever the documents call their levels.
+    r"|(?P<label>[\u4e00-\u9fff]{1,4}级(?:[（(][〇零一二两三四五六七八九十\d]{1,3}级[）)])?(?:学费)?)"
     r"|(?P<unit>[/／][ \t]*(?:课时|人|节|次|个|天|月|年)|元|块|课时|个|天|分钟|小时|人|次|节)"
     r"|(?P<op>[+＋\-−－×*＊÷/／(（)）])"
     r"|(?P<other>.)", re.S)
@@ -76,10 +78,12 @@ class Equation:
         return any(s.computed for s in self.numeric)
 
     def mismatches(self) -> tuple[Mismatch, ...]:
-        """Neighbouring numeric sides (symbolic ones skipped) that disagree, when one is a calculation."""
+        """Neighbouring numeric sides (symbolic ones skipped) that disagree, when one is a calculation: by more than
+        TOLERANCE, or a result written to the cent that is not the calculation rounded half up (170.625 is 170.63,
+        never 170.62: core.language.money)."""
         sides = self.numeric
         return tuple(Mismatch(a, b) for a, b in zip(sides, sides[1:])
-                     if (a.computed or b.computed) and abs(a.value - b.value) > TOLERANCE)
+                     if (a.computed or b.computed) and not agree(a, b))
 
     def results(self) -> tuple[float, ...]:
         """Values this equation computes: every step of every calculation side (never a stated number)."""
@@ -93,6 +97,18 @@ class Equation:
     def stated_results(self) -> tuple[Side, ...]:
         """Bare numbers that state what a calculation gives; the arithmetic check judges them."""
         return tuple(s for s in self.numeric if not s.computed) if self.has_calculation else ()
+
+
+def agree(a: Side, b: Side) -> bool:
+    """Whether a calculation and the figure stated for it agree (see `Equation.mismatches`)."""
+    if abs(a.value - b.value) > TOLERANCE:
+        return False
+    stated = b if a.computed and not b.computed else a if b.computed and not a.computed else None
+    if stated is None:
+        return True
+    computed = a if stated is b else b
+    places = written_places(stated.text)
+    return places < 2 or round_amount(computed.value) == round_amount(stated.value)
 
 
 class _NotArithmetic(Exception):
@@ -216,7 +232,10 @@ def _side(tokens: list[Token], text: str, offset: int, position: str) -> Side | 
     else:  # the result starts at the '=': take the leading arithmetic run
         cut = next((i for i, t in enumerate(tokens) if not _is_arithmetic(t)), len(tokens))
         run, after = tokens[:cut], tokens[cut:]
-        if any(t.kind == "op" for t in after):
+        # 「= 170.63 元（不低于 50 元）」: a bracket opening a remark after the result is not part of it
+        while run and (run[-1].kind == "space" or (run[-1].kind == "op" and _OPERATORS[run[-1].text] == "(")):
+            after = [run.pop(), *after]
+        if any(t.kind == "op" and _OPERATORS[t.text] not in "()" for t in after):
             return None
     core = [t for t in run if t.kind in ("num", "op")]
     if not core or (position == "first" and core[0].kind == "op" and _OPERATORS[core[0].text] != "(") \

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable
 
 from core.checks.arithmetic import TOLERANCE
-from core.checks.figures import format_number
+from core.language.figures import format_number
 from core.values import Figure
 
 

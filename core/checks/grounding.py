@@ -22,13 +22,14 @@ from dataclasses import dataclass, replace
 from langchain_core.documents import Document
 
 from core.checks.arithmetic import Equation, Mismatch, find_equations
-from core.checks.citations import cited
 from core.checks.derivation import derive, operands
-from core.checks.figures import CITATION_RE, extract_figures, format_number, value_keys
 from core.checks.question_figures import describe, find_mismatches
+from core.language.citations import cited
+from core.language.figures import CITATION_RE, extract_figures, format_number, value_keys
 from core.language.text import normalize
 from core.settings import REFUSAL_TEXT
 from core.values import Figure, GroundingReport, Problem, SentenceVerdict
+from core.values.facts import NO_FACTS, SchoolFacts
 
 UNSUPPORTED_NUMBER = "unsupported_number"
 BAD_ARITHMETIC = "bad_arithmetic"
@@ -190,8 +191,9 @@ def _check_sentence(text: str, span: tuple[int, int], figures: tuple[Figure, ...
     return SentenceVerdict(sentence, span, cited, figures, tuple(problems), tuple(dict.fromkeys(derivations)))
 
 
-def check_grounding(text: str, hits: Sequence[Document], question: str) -> GroundingReport:
-    """Check every sentence of `text` against the numbered references `hits` (hits[0] is [1]).
+def check_grounding(text: str, hits: Sequence[Document], question: str, facts: SchoolFacts = NO_FACTS) -> GroundingReport:
+    """Check every sentence of `text` against the numbered references `hits` (hits[0] is [1]); `facts` (the school's,
+    core.facts) name the levels the student's case is read with.
 
     Never raises on odd text; takes a few milliseconds for a normal answer.
     """
@@ -208,15 +210,15 @@ def check_grounding(text: str, hits: Sequence[Document], question: str) -> Groun
         figures = tuple(f for f in all_figures if span[0] <= f.span[0] and f.span[1] <= span[1])
         verdicts.append(_check_sentence(text, span, figures, hits, context))
     if not _is_refusal(text):
-        verdicts = _add_mismatch(verdicts, text, spans, hits, question)
+        verdicts = _add_mismatch(verdicts, text, spans, hits, question, facts)
     problems = tuple(p for v in verdicts for p in v.problems)
     return GroundingReport(verdicts=tuple(verdicts), problems=problems)
 
 
 def _add_mismatch(verdicts: list[SentenceVerdict], text: str, spans: list[tuple[int, int]],
-                  hits: Sequence[Document], question: str) -> list[SentenceVerdict]:
+                  hits: Sequence[Document], question: str, facts: SchoolFacts) -> list[SentenceVerdict]:
     """The question_mismatch problem, if any, joins the verdict of the sentence holding its first figure."""
-    mismatches = find_mismatches(text, spans, [h.page_content for h in hits], question)
+    mismatches = find_mismatches(text, spans, [h.page_content for h in hits], question, facts)
     if not mismatches:
         return verdicts
     message, rows = describe(mismatches)

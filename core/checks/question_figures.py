@@ -14,108 +14,41 @@ rule restatements without a worked result, and questions that state no figures o
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.case.figures import (
+    DAYS,
+    HALF,
+    KIND_NAMES,
+    LESSONS,
+    LEVEL,
+    MONEY,
+    ORDINAL,
+    RATE,
+    REMAINING,
+    TOTAL,
+    WEEKS,
+    KindedFigure,
+    classify,
+    question_figures,
+)
+from core.case.kinds import ALL_KINDS, KindSet
+from core.case.reader import case_figures
 from core.checks.arithmetic import Equation, find_equations
-from core.checks.figures import extract_figures, format_number
+from core.language.figures import extract_figures, format_number
 from core.values import Figure
+from core.values.facts import NO_FACTS, SchoolFacts
 
-MONEY, LEVEL, LESSONS, WEEKS, DAYS, ORDINAL = "money", "level", "lessons", "weeks", "days", "ordinal"
-KIND_NAMES = {MONEY: "金额", LEVEL: "级别", LESSONS: "课时", WEEKS: "周数", DAYS: "天数", ORDINAL: "第几次"}
-_LEVEL_NAMES = {1: "一级", 2: "二级", 3: "三级", 4: "四级"}
+__all__ = ["DAYS", "HALF", "KIND_NAMES", "LESSONS", "LEVEL", "MONEY", "ORDINAL", "RATE", "REMAINING", "TOTAL", "WEEKS",
+           "KindedFigure", "Mismatch", "classify", "describe", "find_mismatches", "question_figures", "shown"]
 _UNIT_SHOWN = {MONEY: " 元", LESSONS: " 课时", WEEKS: " 周", DAYS: " 天", ORDINAL: " 次"}
-TOTAL, RATE = "total", "rate"  # roles of a lesson count that is a rule, not this student's figure
-HALF = "half"  # 「上了一半」: half of the total lessons, whatever the total is
-REMAINING = "remaining"  # 「还剩十节没上」: the lessons left
-_REMAINING_BEFORE = re.compile(r"(?:还剩|剩下|剩余|剩|还有|没上的|未上的)\s*$")
-_NOT_TAKEN_AFTER = re.compile(r"\s*(?:课时|节课|节|课)?\s*(?:没上|没有上|未上|还没上)")
-_HALF_RE = re.compile(r"(?:上了|上过|已上|学了|上到|过了|听了|上满|上完|学完)\s*(?:刚好|正好|差不多)?\s*(一半)(?!以上|多)")
-
-_MONEY_BEFORE = re.compile(r"(?:交|付|缴|花|学费|费用|价|钱|金额)[了过]?\s*$")
-_LESSON_BEFORE = re.compile(r"(?:课时|节课|上了|已上|上过|学了|听了|上完|上满|学完|上到|剩余|还剩|剩下|剩)\s*(?:第)?\s*$")
-_TOTAL_BEFORE = re.compile(r"(?:总课时|都是|每级|每一级|一共|共)\s*$")
-_RATE_BEFORE = re.compile(r"每周上?\s*$")
+_NUMERALS = "一二三四五六七八九十"
 _RESULT_BEFORE = re.compile(r"(?:可退|能退|应退|实退|退还|退回|退你|退给|拿回|需补|要补|补交|补差|多退|少补|还剩|剩余|剩下)"
                             r"[^，。；,\d]{0,3}$")
-_TOGETHER_AFTER = set("儿退去交办走上来")  # after 「一块」: together (一块儿, 一块退), not an amount
 _EXAMPLE_LABEL = re.compile(r"示例[：:是中]|例如|比如|举例|举个例子")
 _ADDRESSES_STUDENT = re.compile(r"[你您]")
-
-
-@dataclass(frozen=True)
-class KindedFigure:
-    """A figure with the kind of quantity it is; `result` marks a value the answer computed itself."""
-
-    figure: Figure
-    kind: str
-    role: str = ""
-    result: bool = False
-
-    @property
-    def key(self) -> float:
-        return round(self.figure.value, 6)
-
-
-def classify(text: str, figure: Figure, *, in_formula: bool = False,
-             after_divide: bool = False) -> KindedFigure | None:
-    """The kind of `figure` (found in `text`) from its unit or the words before it, or None."""
-    if figure.percent or not math.isfinite(figure.value) or ":" in figure.text or "：" in figure.text:
-        return None
-    start, end = figure.span
-    before, after = text[max(0, start - 6):start], text[end:end + 3]
-    written = figure.text.rstrip()
-    kind = None
-    if written.endswith(("元", "块")):
-        if written.endswith("块") and figure.value == 1 and after[:1] in _TOGETHER_AFTER:
-            return None  # 「一块儿退」「一块退给我」: together, not 1 元
-        kind = MONEY
-    elif written.endswith("级"):
-        if written.startswith("一") and before.endswith(("低", "高", "上", "下", "降", "升")):
-            return None  # 「换到低一级」「升一级」: one level up or down, not level 1
-        if 1 <= figure.value <= 4 and not after.startswith(("及", "医院", "别")):
-            kind = LEVEL
-    elif written.endswith("课") and after.startswith("程"):  # 「交了四千八 课程还没开始」: 课 is the course's
-        if _MONEY_BEFORE.search(before) or figure.value >= 100:
-            kind = MONEY
-    elif written.endswith(("课时", "节", "课")) or (written.endswith("次") and (
-            after.startswith("课") or _LESSON_BEFORE.search(before))):  # 上过4次 = 4 lessons
-        kind = LESSONS
-    elif written.startswith("第") and written.endswith("次"):
-        kind = ORDINAL
-    elif written.endswith(("周", "星期")):
-        kind = WEEKS
-    elif written.endswith(("天", "工作日")):
-        kind = DAYS
-    elif written[-1:].isdigit() or written[-1:] in "零一二两俩三四五六七八九十百千万":
-        if _MONEY_BEFORE.search(before) or figure.value >= 100:
-            kind = MONEY
-        elif _LESSON_BEFORE.search(before) or after_divide or \
-                (in_formula and figure.value == int(figure.value) and figure.value <= 16):
-            kind = LESSONS
-    if kind is None:
-        return None
-    if kind == LESSONS and written.startswith("一") and figure.value == 1 and not _LESSON_BEFORE.search(before):
-        return None  # 「一节课多长时间」「每节课」: "a lesson" as the unit, not a count the student took (上了一节课 is)
-    role = ""
-    if kind == LESSONS and (after_divide or _TOTAL_BEFORE.search(before)):
-        role = TOTAL
-    elif kind == LESSONS and _RATE_BEFORE.search(before):
-        role = RATE
-    elif kind == LESSONS and (_REMAINING_BEFORE.search(before) or _NOT_TAKEN_AFTER.match(text, end)):
-        role = REMAINING  # 「还剩十节没上」: the lessons left, not the ones taken
-    return KindedFigure(figure, kind, role)
-
-
-def question_figures(question: str) -> tuple[KindedFigure, ...]:
-    """The figures a question states, with their kinds (digits or Chinese numerals: 六个课时, 四千二, 第二次);
-    「上了一半」 is a lesson count of role HALF (value 0.5: half of whatever the total is)."""
-    kinded = [k for k in (classify(question, f) for f in extract_figures(question)) if k is not None]
-    for match in _HALF_RE.finditer(question):
-        kinded.append(KindedFigure(Figure(match.group(1), match.span(1), 0.5, False), LESSONS, HALF))
-    return tuple(sorted(kinded, key=lambda k: k.figure.span))
 
 
 @dataclass(frozen=True)
@@ -128,14 +61,14 @@ class ReferenceFacts:
     fees: dict[float, float]
 
 
-def reference_facts(texts: Sequence[str]) -> ReferenceFacts:
+def reference_facts(texts: Sequence[str], facts: SchoolFacts = NO_FACTS) -> ReferenceFacts:
     values: dict[str, set[float]] = {}
     totals: set[float] = set()
     rates: set[float] = set()
     fees: dict[float, float] = {}
     for text in texts:
         for line in text.splitlines():
-            kinded = [k for k in (classify(line, f) for f in extract_figures(line)) if k]
+            kinded = [k for k in (classify(line, f, levels=facts.level_numbers or None) for f in extract_figures(line)) if k]
             for k in kinded:
                 values.setdefault(k.kind, set()).add(k.key)
             totals |= {k.key for k in kinded if k.kind == LESSONS and k.role == TOTAL}
@@ -152,7 +85,7 @@ def is_example(sentence: str) -> bool:
     return bool(_EXAMPLE_LABEL.search(sentence)) and not _ADDRESSES_STUDENT.search(sentence)
 
 
-def worked_figures(text: str, spans: Sequence[tuple[int, int]]) -> tuple[KindedFigure, ...]:
+def worked_figures(text: str, spans: Sequence[tuple[int, int]], facts: SchoolFacts = NO_FACTS) -> tuple[KindedFigure, ...]:
     """Kinded figures of the sentences (not labelled examples) that work out a result."""
     equations: list[Equation] = []
     per_sentence = []
@@ -176,7 +109,9 @@ def worked_figures(text: str, spans: Sequence[tuple[int, int]]) -> tuple[KindedF
             span = (f.span[0] + start, f.span[1] + start)
             side = next((s for s in calculations if s.span[0] <= span[0] and span[1] <= s.span[1]), None)
             after_divide = text[:span[0]].rstrip().endswith(("÷", "/", "／"))
-            kinded = classify(sentence, f, in_formula=side is not None, after_divide=after_divide)
+            total = facts.lessons_per_level.value if facts.lessons_per_level else None
+            kinded = classify(sentence, f, in_formula=side is not None, after_divide=after_divide,
+                              levels=facts.level_numbers or None, max_lessons=total)
             if kinded is None:
                 continue
             result = kinded.key in results or any(a <= span[0] and span[1] <= b for a, b in stated)
@@ -203,20 +138,22 @@ def shown(figure: KindedFigure) -> str:
 
 
 def _shown(kind: str, value: float) -> str:
-    if kind == LEVEL:
-        return _LEVEL_NAMES.get(int(value), f"{format_number(value)}级")
+    if kind == LEVEL:  # 二级: the numeral a student writes (the documents' names are core.facts')
+        number = int(value)
+        return (_NUMERALS[number - 1] if 1 <= number <= len(_NUMERALS) else format_number(value)) + "级"
     return format_number(value) + _UNIT_SHOWN[kind]
 
 
 def find_mismatches(text: str, spans: Sequence[tuple[int, int]], references: Sequence[str],
-                    question: str) -> tuple[Mismatch, ...]:
-    """Kinds where the answer works with figures of the references instead of the question's."""
-    asked = question_figures(question)
+                    question: str, school: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> tuple[Mismatch, ...]:
+    """Kinds where the answer works with figures of the references instead of the question's; the question's figures
+    are read by the case reader (core.case) with the `school`'s levels."""
+    asked = case_figures(question, school, kinds)
     if not asked:
         return ()
-    facts = reference_facts(references)
+    facts = reference_facts(references, school)
     fees = facts.fees
-    answer = worked_figures(text, spans)
+    answer = worked_figures(text, spans, school)
     totals = facts.totals | {k.key for k in answer if k.kind == LESSONS and k.role == TOTAL}
     rates = facts.rates | {k.key for k in answer if k.kind == LESSONS and k.role == RATE}
 

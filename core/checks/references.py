@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from langchain_core.documents import Document
 
-from core.checks.citations import CITATION_RE, cited, markers
+from core.language.citations import CITATION_RE, cited, markers
 from core.values import Problem, Reference, RefReport
 
 EXCERPT_CHARS = 40
@@ -17,7 +17,7 @@ EXCERPT_CHARS = 40
 
 
 def extract_refs(text: str) -> list[int]:
-    """Distinct citation numbers in order of first appearance (core.checks.citations' grammar)."""
+    """Distinct citation numbers in order of first appearance (core.language.citations' grammar)."""
     return cited(text)
 
 

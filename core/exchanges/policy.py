@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.checks.student_case import read_case
+from core.case import read_case
 from core.values.exchanges import POLICIES, POLICY_ALL, POLICY_AUTO
 from core.values.outcomes import FAILED, JUDGED, REFUSED, Outcome
 

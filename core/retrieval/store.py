@@ -11,7 +11,8 @@ vocabulary + normalised chunk texts, core.corpus.profile), all saved together. O
     chunks/<file key>.json      one corpus file's chunks and jieba word counts, keyed by its
                                 content hash, so a rebuild re-cuts only the files that changed
 
-A cache that cannot be read is rebuilt and the reason is returned in the bundle. Dense and
+The school's facts (core.facts) are read from the same bytes on every load, cached index or not, so they follow
+the documents exactly as the index does. A cache that cannot be read is rebuilt and the reason is returned in the bundle. Dense and
 hybrid retrievers are built by core.retrieval.hybrid (their vectors have their own cache).
 """
 
@@ -37,6 +38,7 @@ from core.corpus.loader import (
     split_pieces,
 )
 from core.corpus.profile import build_profile, word_counts
+from core.facts import NO_FACTS, SchoolFacts, read_facts
 from core.language import lexicon as lexicon_module
 from core.language import text as text_module
 from core.language.lexicon import fold
@@ -73,6 +75,7 @@ class IndexBundle:
     from_cache: bool = False
     resplit: tuple[str, ...] = ()  # files cut into chunks again on this build (the rest came from cache)
     note: str = ""                 # a cache problem that was worked around (Chinese), or ""
+    facts: SchoolFacts = NO_FACTS  # the school's facts read from these documents (core.facts)
 
 
 def corpus_fingerprint(settings: Settings) -> str:
@@ -107,6 +110,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
     Raises CorpusError for an unusable corpus; never fails because of the cache.
     """
     corpus = _read_corpus(settings.corpus_dir)
+    facts = read_facts([(path.name, data.decode("utf-8-sig", errors="replace")) for path, data in corpus])
     fingerprint = _fingerprint(settings, [(path.name, hashlib.sha256(data).digest()) for path, data in corpus])
     path = index_path(settings, fingerprint)
     note = ""
@@ -116,7 +120,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
             if index.profile is None or index.profile.key != profile_module.profile_key():
                 raise ValueError("the saved index has no current answerability profile")
             return IndexBundle(index=index, files=tuple(meta["files"]), skipped=tuple(meta["skipped"]),
-                               fingerprint=fingerprint, from_cache=True)
+                               fingerprint=fingerprint, from_cache=True, facts=facts)
         except CACHE_ERRORS as error:
             note = f"索引缓存 {path.name} 无法读取（{os_reason(error)}），已重新建立。"
     table = _chunk_corpus(settings, corpus)
@@ -142,7 +146,7 @@ def load_or_build(settings: Settings) -> IndexBundle:
 
         index = replace(build_index_for(settings, tuple(chunks), fingerprint), profile=profile)
     return IndexBundle(index=index, files=table.files, skipped=table.skipped, fingerprint=fingerprint,
-                       resplit=table.resplit, note=" ".join(n for n in (note, table.note) if n))
+                       resplit=table.resplit, note=" ".join(n for n in (note, table.note) if n), facts=facts)
 
 
 def _mapped(built: SearchIndex, path: Path) -> SearchIndex:

@@ -23,20 +23,24 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from core.case import ALL_KINDS, KindSet
 from core.reuse.case import differences
 from core.reuse.match import asks_opposite, asks_other, asks_yes_no_instead, mentioned_text, similarity
 from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
+from core.values.facts import NO_FACTS, SchoolFacts
 from core.values.reuse import ACTIVE
 
 
 def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
           corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float,
-          drift: str = "") -> GuardResult:
+          drift: str = "", facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> GuardResult:
     """The guards for one approved answer against one new question, in order. The similarity is the closest of the
     approved question (with its terms' glossary forms, `approved_terms`) and every wording a consultant linked to it
     (ApprovedAnswer.phrasings; by its own words only); what is asked (amount, yes/no …) and the student's case are
-    always the approved question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through."""
-    scores = {q: similarity(retrieval.terms, mentioned_text(q, answer.text, approved_terms if q == answer.question else ()))
+    always the approved question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through. `facts`: the
+    school's (its level names are the case guard's, and no match of words)."""
+    scores = {q: similarity(retrieval.terms, mentioned_text(q, answer.text, approved_terms if q == answer.question else ()),
+                            facts)
               for q in answer.phrasings}  # a linked wording counts by its own words: no glossary forms (钱 → 学费)
     closest = max(answer.phrasings, key=lambda q: scores[q])  # ties keep the approved question
     score, wording = scores[closest], closest if closest != answer.question else ""
@@ -56,7 +60,7 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     missing = [c for c in answer.citations if c.sha256 not in candidate_hashes]
     if missing:
         return stop("chunks", "、".join(f"{c.source} · {c.heading or '文首'}" for c in missing))
-    differ = differences(retrieval.question, answer.question)
+    differ = differences(retrieval.question, answer.question, facts, kinds)
     if differ:
         return stop("case", "；".join(differ))
     other = asks_other(retrieval.question, answer.question, answer.text)

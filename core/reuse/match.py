@@ -17,9 +17,10 @@ import re
 from collections.abc import Sequence
 
 from core.answerability.terms import credit
-from core.checks.student_case import case_facts
+from core.case import case_facts
 from core.language.text import asked, normalize
 from core.values import Term
+from core.values.facts import NO_FACTS, SchoolFacts
 
 
 def mentioned_text(question: str, answer: str, terms: Sequence[Term]) -> str:
@@ -27,11 +28,11 @@ def mentioned_text(question: str, answer: str, terms: Sequence[Term]) -> str:
     return " ".join([normalize(question), normalize(answer), *(normalize(f) for t in terms for f in t.forms)])
 
 
-def similarity(new_terms: Sequence[Term], mentioned: str) -> float:
+def similarity(new_terms: Sequence[Term], mentioned: str, facts: SchoolFacts = NO_FACTS) -> float:
     """The weighted share of the new question's terms found in `mentioned`, in [0, 1]. The student's figures and
     level words (商务级, 三级: the case guard compares those) are left out; a word earns the offline answerer's
     graded credit (退回 against 退 in 「退 4322.5 元」, 到帐 against 到账 through the glossary)."""
-    terms = [t for t in new_terms if not t.is_number and "level" not in case_facts(t.text)]
+    terms = [t for t in new_terms if not t.is_number and "level" not in case_facts(t.text, facts)]
     total = sum(t.weight for t in terms)
     if total <= 0:
         return 0.0

@@ -41,6 +41,7 @@ from core.reuse.case import differences
 from core.stores.db import Database, Migration, Schema, append_only, create_tables
 from core.stores.roles import Authorize, User, require
 from core.values import ApprovedAnswer, Citation
+from core.values.facts import NO_FACTS, SchoolFacts
 from core.values.reuse import ACTIVE, RETIRED, SUSPENDED
 
 MAX_NAME_CHARS = 100
@@ -268,11 +269,12 @@ class ApprovedStore:
         return self.get(answer_id)
 
     def link_question(self, user: User | None, answer_id: int, question: str, *,
-                      authorize: Authorize | None = None) -> ApprovedAnswer:
+                      authorize: Authorize | None = None, facts: SchoolFacts | None = None) -> ApprovedAnswer:
         """A consultant says `question` (a near miss stopped by the words only) asks what approved answer `answer_id`
         answers: it becomes one more wording the reuse step matches against. Refused when the answer is not in use,
-        when the student's case differs (core.reuse.case: other figures are never the same question), or when the
-        wording is already there. The link is in the answer's history."""
+        when the student's case differs (core.reuse.case, read with the school's `facts`: other figures, a discount, a
+        rough amount or what the amount includes are never the same question), or when the wording is already there.
+        The link is in the answer's history."""
         require(user, "link_question")
         question = (question or "").strip()
         if not question:
@@ -282,7 +284,7 @@ class ApprovedStore:
             actor, row = _acting_on(conn, user, answer_id, "link_question", authorize)
             if row.status != ACTIVE:
                 raise InvalidReview(f"已审答案 #{answer_id} 已停用或暂停，不能再加入问法；请先重新通过它。")
-            differ = differences(question, row.question)
+            differ = differences(question, row.question, facts or NO_FACTS)
             if differ:
                 raise InvalidReview(f"学员的情况不同（{'；'.join(differ)}），不是同一个问题，不能加入已审答案 #{answer_id}。")
             key = key_of(question)

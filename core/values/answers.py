@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.knobs import Knobs
+from core.values.case import Result
 from core.values.decisions import Decision, Grade
 from core.values.reports import GroundingReport, Problem, RefReport
 from core.values.retrieval import Hit
@@ -29,6 +30,14 @@ class RAGAnswer:
     citations: RefReport | None = None  # the checks' reports, rendered as they are (never recomputed)
     grounding: GroundingReport | None = None
     grade: Grade | None = None  # set when the grader (core.answering.grader) judged this question
+    # Set by the own-figure path (core.answering.own_case): what was computed for the student's own case, from the
+    # school facts; None for every other answer. `computes_own_amount` is the signal a release policy reads.
+    own_case: Result | None = None
+
+    @property
+    def computes_own_amount(self) -> bool:
+        """True when the answer works out an amount of the student's own (a refund, a fee, a difference)."""
+        return self.own_case is not None and self.own_case.states_amount
 
     @property
     def flagged(self) -> bool:
@@ -51,6 +60,7 @@ class RAGAnswer:
                 "threshold": self.threshold, "k": self.k, "model_called": self.model_called,
                 "reason": self.reason, "hits": [h.to_dict() for h in self.candidates],
                 "problems": [p.to_dict() for p in self.problems],
+                "computes_own_amount": self.computes_own_amount,
                 **({"knobs": self.knobs.to_dict()} if self.knobs else {}),
                 **({"grade": self.grade.to_dict()} if self.grade else {})}
 

@@ -1,105 +1,109 @@
-"""The student's own case computed from the documents' rules (core.answering.own_case, core.checks.case_rules)."""
+"""The student's own case computed from the school facts (core.answering.calculate) and phrased with citations
+(core.answering.own_case); the facts come from the documents (core.facts), the case from core.case."""
 
 from __future__ import annotations
 
-import pytest
+from dataclasses import replace
 
-from core.answering.own_case import compute_answer, rule_queries
+import pytest
+from langchain_core.documents import Document
+
+from core.answering.fact_refs import citer, with_fact_chunks
+from core.answering.own_case import compute, phrase, sources
+from core.case import read_case
 from core.checks.grounding import check_grounding
-from core.checks.student_case import read_case
 from core.corpus.loader import load_documents
+from core.facts import Missing, read_facts
+from core.retrieval.index import build_index
 from tests.paths import ROOT
+from tests.school import shipped_facts
 
 DOCS = load_documents(ROOT / "corpus")
+INDEX = build_index(DOCS)
 
 
-def _refs(*needles: str) -> tuple[tuple[int, str], ...]:
-    """The corpus chunks holding each needle, numbered [1], [2] … (a chunk once)."""
-    chosen: list[str] = []
-    for needle in needles:
-        text = next(d.page_content for d in DOCS if needle in d.page_content)
-        if text not in chosen:
-            chosen.append(text)
-    return tuple(enumerate(chosen, start=1))
+def _answer(question: str, facts=None, index=INDEX):
+    """(text, the references it cites) of the own-figure answer, or (None, ())."""
+    facts = facts or shipped_facts()
+    result = compute(question, facts)
+    if result is None:
+        return None, ()
+    hits = with_fact_chunks((), sources(result), index)
+    return phrase(result, citer(hits)), tuple(h.text for h in hits)
 
 
-RULES = ("可退金额 =", "手续费为", "不再受理退费", "（二级）：4200", "每一级都是")
+def compute_answer(question: str, facts=None) -> str | None:
+    return _answer(question, facts)[0]
 
 
-def _grounded(question: str, text: str, refs) -> None:
-    from langchain_core.documents import Document
-
-    report = check_grounding(text, [Document(page_content=t) for _, t in refs], question)
+def _grounded(question: str) -> str:
+    text, refs = _answer(question)
+    report = check_grounding(text, [Document(page_content=t) for t in refs], question, shipped_facts())
     assert report.ok, report.problems
+    return text
 
 
 def test_the_headline_refund_is_computed_step_by_step_and_grounded():
     question = "我报的二级 交了4200 上了6节课 现在退能退多少"
-    refs = _refs(*RULES)
-    text = compute_answer(question, refs)
+    text = _grounded(question)
     assert "剩余课时 = 16 − 6 = 10" in text and "= 2625 元" in text
     assert "手续费 2625 × 5% = 131.25 元（不低于 50 元）" in text and "2625 − 131.25 = 2493.75 元，可退 2493.75 元" in text
     assert not text.startswith("不能") and "，不能，" not in text and "教材费不在退费范围内" in text
-    _grounded(question, text, refs)
 
 
 def test_chinese_numerals_and_the_level_fee_when_the_amount_paid_is_not_said():
     question = "老师 我报的一级 上了两节课 想退了 能退多少钱"
-    refs = _refs(*RULES, "（一级）：3600")
-    text = compute_answer(question, refs)
+    text = _grounded(question)
     # 16 − 2 = 14; 3600 × 14 ÷ 16 = 3150; 3150 × 5% = 157.5; 3150 − 157.5 = 2992.5
     assert "入门级（一级）：3600 元" in text and "3150 − 157.5 = 2992.5 元，可退 2992.5 元" in text
-    _grounded(question, text, refs)
 
 
 def test_the_minimum_fee_applies():
     question = "二级 实付 800 上了8节课 能退多少"
-    text = compute_answer(question, _refs(*RULES))
+    text = compute_answer(question)
     # 800 × 8 ÷ 16 = 400; 5% = 20 < 50 → 50; 400 − 50 = 350
     assert "低于最低 50 元，按 50 元收" in text and "= 350 元" in text
 
 
 def test_more_than_half_attended_is_a_condition_with_no_amount():
-    text = compute_answer("三级交了四千八 上了十节课 还能退吗", _refs(*RULES))
+    text = compute_answer("三级交了四千八 上了十节课 还能退吗")
     assert "超过了 8 课时" in text and "不再受理退费" in text and "可退 " not in text
 
 
 def test_before_the_start_the_whole_tuition():
-    text = compute_answer("报了四级 还没开课 想退 能退多少", _refs("开课前申请退费", "（四级）：5600", *RULES))
+    text = compute_answer("报了四级 还没开课 想退 能退多少")
     assert "可退 5600 元" in text
 
 
 def test_a_missing_figure_is_named():
-    text = compute_answer("二级 交了4200 想退 能退多少", _refs(*RULES))
+    text = compute_answer("二级 交了4200 想退 能退多少")
     assert "还需要知道：已上课时（是否已开课）" in text and "可退 " not in text
-    text = compute_answer("上了3节课 能退多少", _refs(*RULES[:3]))
+    text = compute_answer("上了3节课 能退多少")
     assert "实付学费（或报的级别）" in text
 
 
 def test_transfer_fees_and_level_differences():
-    refs = _refs("从第二次转班起", "开课后 4 课时内", "转到不同级别", "（二级）：4200")
-    assert "转班手续费 100 元" in compute_answer("我已经换过一次班了 再换要多少钱", refs)
-    assert "转班手续费免费" in compute_answer("第一次转班 上了2节 要钱吗", refs)
-    text = compute_answer("从二级转到三级 第一次转 要补多少", refs)
+    assert "转班手续费 100 元" in compute_answer("我已经换过一次班了 再换要多少钱")
+    assert "转班手续费免费" in compute_answer("第一次转班 上了2节 要钱吗")
+    text = compute_answer("从二级转到三级 第一次转 要补多少")
     assert "三级 4800 − 二级 4200 = 600 元，需补 600 元" in text
-    text = compute_answer("三级换到一级 才上了两节 第一次转 差价退多少", refs)
+    text = compute_answer("三级换到一级 才上了两节 第一次转 差价退多少")
     assert "可退差价 1200 元" in text
 
 
 def test_the_rule_is_read_from_the_documents_not_from_code():
     # Another school's numbers: 20 lessons, 10% fee with a 80 元 minimum, 6000 paid, 5 taken.
-    refs = ((1, "每一级都是 20 课时。\n\n可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费\n\n"
-                "手续费为 实付学费 ×（剩余课时 ÷ 总课时）的 10%，单笔最低 80 元。\n\n"
-                "已上课时超过总课时的一半（即超过 10 课时）后，不再受理退费申请。"),)
-    text = compute_answer("交了6000 上了5节课 能退多少", refs)
+    other = read_facts([("rules.md", "每一级都是 20 课时。\n\n可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费\n\n"
+                                      "手续费为 实付学费 ×（剩余课时 ÷ 总课时）的 10%，单笔最低 80 元。\n\n"
+                                      "已上课时超过总课时的一半（即超过 10 课时）后，不再受理退费申请。")])
+    index = build_index([Document(page_content=other.refund_formula.source.sentence, metadata={"source": "rules.md"})])
+    text = _answer("交了6000 上了5节课 能退多少", other, index)[0]
     # 20 − 5 = 15; 6000 × 15 ÷ 20 = 4500; 10% = 450; 4500 − 450 = 4050
     assert "剩余课时 = 20 − 5 = 15" in text and "450 元（不低于 80 元）" in text and "= 4050 元" in text
 
 
-def test_no_case_no_computation_and_queries_for_missing_rules():
-    assert compute_answer("退费怎么算", _refs(*RULES)) is None
-    assert rule_queries("我报的二级 上了6节课 能退多少", _refs("可退金额 =", "手续费为")) == (
-        "每一级 课时", "已上课时超过总课时的一半 不再受理退费", "二级 学费")
+def test_no_case_no_computation():
+    assert compute_answer("退费怎么算") is None
 
 
 @pytest.mark.parametrize(("question", "level", "target", "paid", "taken", "times"), [
@@ -109,53 +113,48 @@ def test_no_case_no_computation_and_queries_for_missing_rules():
     ("进阶级 交了四千二 上了六个课时", 2, None, 4200, 6, None),
 ])
 def test_read_case(question, level, target, paid, taken, times):
-    case = read_case(question)
+    case = read_case(question, shipped_facts())
     assert (case.level, case.target, case.paid, case.taken, case.times) == (level, target, paid, taken, times)
 
 
-def test_no_amount_without_the_rule_that_stops_a_refund():
-    # Without the over-half rule among the references, 12 of 16 attended would get 「可退 1140 元」.
-    refs = _refs("可退金额 =", "手续费为", "（二级）：4200", "每一级都是")
-    assert compute_answer("三级 交了4800 上了12次课 退多少", refs) is None
-    assert "已上课时超过总课时的一半 不再受理退费" in rule_queries("三级 交了4800 上了12次课 退多少", refs)
+def test_no_amount_without_the_rule_that_stops_a_refund_the_missing_fact_is_named():
+    # Without the over-half rule, 12 of 16 attended would get 「可退 1140 元」: the missing fact is named instead.
+    facts = replace(shipped_facts(), over_half=None,
+                    missing=(Missing("over_half", "不再受理退费的课时", "「…（即超过 N 课时）后，不再受理退费」"),))
+    text = compute_answer("三级 交了4800 上了12次课 退多少", facts)
+    assert "可退 " not in text and "资料里没有写明「不再受理退费的课时」" in text
 
 
 def test_a_total_that_includes_the_textbook_is_reduced_by_the_documents_textbook_fee():
     # 3880 = 3600 + 280: refunds are computed on the tuition; v2f13 was computed on 3880 (a wrong amount)
-    refs = _refs("教材费每级", *RULES)
-    text = compute_answer("我报的一级，连教材一共交了3880，上了6节，能退多少？", refs)
+    text = _grounded("我报的一级，连教材一共交了3880，上了6节，能退多少？")
     assert "实付学费 = 3880 − 280 = 3600 元" in text and "可退 2137.5 元" in text
-    _grounded("我报的一级，连教材一共交了3880，上了6节，能退多少？", text, refs)
-    before = compute_answer("流利级没开课 学费+教材一共交了5080 教材已经领了 退费退多少",
-                            _refs("教材费每级", "开课前申请退费", *RULES))
+    before = compute_answer("流利级没开课 学费+教材一共交了5080 教材已经领了 退费退多少")
     assert "可退 4800 元" in before
     # the textbook's own amount stated: the other amount is the tuition
-    assert "可退 4800 元" in compute_answer("三级学费4800+教材280 课还没开始 退的话能退多少",
-                                           _refs("教材费每级", "开课前申请退费", *RULES))
-    # without the textbook fee among the references, no amount: it is looked up
-    no_fee_table = _refs("可退金额 =", "手续费为", "不再受理退费", "每一级都是")
-    assert compute_answer("二级 学费加教材一共交了4480 上了2节 退多少", no_fee_table) is not None
-    assert "可退 " not in compute_answer("二级 学费加教材一共交了4480 上了2节 退多少", no_fee_table)
-    assert "教材费 每级" in rule_queries("二级 学费加教材一共交了4480 上了2节 退多少", no_fee_table)
+    assert "可退 4800 元" in compute_answer("三级学费4800+教材280 课还没开始 退的话能退多少")
+    # without the textbook fee in the documents, no amount: the missing fact is named
+    no_fee = replace(shipped_facts(), textbook_fee=None, missing=(Missing("textbook_fee", "教材费", "「教材费每级 N 元」"),))
+    text = compute_answer("二级 学费加教材一共交了4480 上了2节 退多少", no_fee)
+    assert "可退 " not in text and "「教材费」" in text
 
 
 def test_weeks_attended_are_lessons_by_the_documents_lessons_a_week():
-    text = compute_answer("商务级上了两周了 一节都没落 想退 能退多少", _refs("（四级）：5600", *RULES))
+    text = compute_answer("商务级上了两周了 一节都没落 想退 能退多少")
     assert "已上课时 = 2 周 × 2 课时 = 4" in text and "可退 3990 元" in text
 
 
 def test_a_move_between_two_named_levels_asking_an_amount_is_the_level_difference():
-    refs = _refs("从第二次转班起", "开课后 4 课时内", "转到不同级别", "（二级）：4200")
-    text = compute_answer("二级转一级 上了一节课 第一次转 退多少", refs)  # v2f59 answered the transfer fee only
+    text = compute_answer("二级转一级 上了一节课 第一次转 退多少")  # v2f59 answered the transfer fee only
     assert "可退差价 600 元" in text
-    assert "需补 1400 元" in compute_answer("进阶转商务 上了2节 第一次转班 补多少", refs)
+    assert "需补 1400 元" in compute_answer("进阶转商务 上了2节 第一次转班 补多少")
 
 
 def test_more_than_half_says_no_even_when_the_amount_paid_is_not_said():
     # 「上了10节课 还能退吗」 was answered 「还需要知道：实付学费」: no amount is needed to say no
-    text = compute_answer("上了10节课了还能退吗", _refs(*RULES))
+    text = compute_answer("上了10节课了还能退吗")
     assert "超过了 8 课时" in text and "不再受理退费" in text and "还需要知道" not in text
-    eight = compute_answer("刚好上完第8节 还能退费吗", _refs(*RULES))
+    eight = compute_answer("刚好上完第8节 还能退费吗")
     assert "没有超过 8 课时，可以退费" in eight and "还需要知道：实付学费" in eight
 
 
@@ -165,31 +164,30 @@ def test_more_than_half_says_no_even_when_the_amount_paid_is_not_said():
     "觉得课太难想换到低一级 多交的钱会退吗",  # 低一级 is one level down, not level 1
 ])
 def test_figures_that_are_not_the_students_case_start_no_computation(question):
-    case = read_case(question)
+    case = read_case(question, shipped_facts())
     assert case.paid is None and case.levels == ()
-    assert compute_answer(question, _refs(*RULES)) is None
+    assert compute_answer(question) is None
 
 
 def test_lessons_left_are_not_lessons_taken():
     # v3f15/v3f20/v3f45 (third blind set): 「还剩十节没上」 was read as 10 taken (a no), 「还剩三节」 as 3 taken
-    text = compute_answer("四级的 还剩十节没上 现在退能退多少", _refs("（四级）：5600", *RULES))
+    text = compute_answer("四级的 还剩十节没上 现在退能退多少")
     assert "已上课时 = 16 − 10 = 6" in text and "可退 3325 元" in text
-    over = compute_answer("一级还剩三节课没上 想退 能退多少", _refs(*RULES))
+    over = compute_answer("一级还剩三节课没上 想退 能退多少")
     assert "已上课时 = 16 − 3 = 13" in over and "不再受理退费" in over and "可退 " not in over
 
 
 def test_the_course_is_not_a_lesson_count_and_included_textbooks_are_read_in_more_words():
     # v3f41: 「交了四千八 课程还没开始」 was read as 4800 lessons taken
-    text = compute_answer("我报的三级交了四千八 课程还没开始 现在申请退费退多少", _refs("开课前申请退费", *RULES))
+    text = compute_answer("我报的三级交了四千八 课程还没开始 现在申请退费退多少")
     assert "可退 4800 元" in text
     # v3f10 / v3f24: the amount includes the textbook, said after it
-    assert "可退 3491.25 元" in compute_answer("交了4480 含280教材费 二级 上了两次课 退费多少", _refs(*RULES))
-    assert "可退 3705 元" in compute_answer("流利级 交了五千零八十 这里面有教材费 上了三节 退费能退多少", _refs(*RULES))
+    assert "可退 3491.25 元" in compute_answer("交了4480 含280教材费 二级 上了两次课 退费多少")
+    assert "可退 3705 元" in compute_answer("流利级 交了五千零八十 这里面有教材费 上了三节 退费能退多少")
 
 
 def test_a_transfer_said_as_transferred_n_times_is_a_transfer():
-    refs = _refs("从第二次转班起", "开课后 4 课时内", "转到不同级别")
-    assert "转班手续费 100 元" in compute_answer("前面已经转了两次班了 现在第三次 还是同级别 要多少手续费", refs)
+    assert "转班手续费 100 元" in compute_answer("前面已经转了两次班了 现在第三次 还是同级别 要多少手续费")
 
 
 @pytest.mark.parametrize(("question", "reason"), [
@@ -199,7 +197,7 @@ def test_a_transfer_said_as_transferred_n_times_is_a_transfer():
     ("二级大概交了四千 上了2节 能退多少", "大概的金额"),
 ])
 def test_a_discount_without_its_amount_or_a_rough_amount_is_a_missing_figure_not_the_single_price(question, reason):
-    text = compute_answer(question, _refs(*RULES, "（一级）：3600", "（四级）：5600", "教材费每级"))
+    text = compute_answer(question)
     assert "还需要知道：实付学费（" in text and reason in text
     assert "可退 " not in text and "按一级单报学费算" not in text
 
@@ -207,14 +205,13 @@ def test_a_discount_without_its_amount_or_a_rough_amount_is_a_missing_figure_not
 @pytest.mark.parametrize("question", ["流利级 已经上了八节 没走什么优惠 原价报的 现在退能退多少",  # v4f53
                                       "二级交了4200多久能到账 上了6节能退多少"])
 def test_a_full_price_or_an_exact_amount_is_still_computed(question):
-    text = compute_answer(question, _refs(*RULES, "（三级）：4800"))
+    text = compute_answer(question)
     assert "可退 " in text and "还需要知道" not in text
 
 
 def test_a_course_that_opens_next_month_has_not_started():
-    case = read_case("小E 二级是活动价3900报的，下个月才开班，现在退能全退吗 退多少")  # v4f79
+    case = read_case("小E 二级是活动价3900报的，下个月才开班，现在退能全退吗 退多少", shipped_facts())  # v4f79
     assert (case.paid, case.started) == (3900, False)
-    text = compute_answer("小E 二级是活动价3900报的，下个月才开班，现在退能全退吗 退多少",
-                          _refs("开课前申请退费", *RULES))
+    text = compute_answer("小E 二级是活动价3900报的，下个月才开班，现在退能全退吗 退多少")
     assert "可退 3900 元" in text
-    assert read_case("开班以后上了2节 二级交了4200").started is True
+    assert read_case("开班以后上了2节 二级交了4200", shipped_facts()).started is True

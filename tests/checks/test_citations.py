@@ -1,13 +1,13 @@
-"""core.checks.citations: one grammar for [n] markers, shared by the citation check, the grounding check and the renderer."""
+"""core.language.citations: one grammar for [n] markers, shared by the citation check, the grounding check and the renderer."""
 
 from __future__ import annotations
 
 import pytest
 from langchain_core.documents import Document
 
-from core.checks.citations import cited, numbers, renumber, reorder
 from core.checks.grounding import check_grounding
 from core.checks.references import check_refs
+from core.language.citations import cited, numbers, renumber, reorder
 
 DOCS = [Document(page_content="口语课一共分为四级。", metadata={"source": "a.md", "heading": "一", "chunk": 0}),
         Document(page_content="每一级都是 16 课时。", metadata={"source": "a.md", "heading": "二", "chunk": 1})]

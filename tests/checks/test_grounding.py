@@ -10,7 +10,6 @@ from langchain_core.documents import Document
 
 from bench.grounding_quality import CASES_CSV, load_cases, predicted_codes, select_chunk
 from core.checks.arithmetic import find_equations
-from core.checks.figures import extract_figures, parse_chinese_numeral
 from core.checks.grounding import (
     BAD_ARITHMETIC,
     UNCITED_CLAIM,
@@ -20,6 +19,7 @@ from core.checks.grounding import (
     split_sentences,
 )
 from core.corpus.loader import load_documents
+from core.language.figures import extract_figures, parse_chinese_numeral
 from core.settings import REFUSAL_TEXT
 from tests.paths import ROOT
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from core.reuse.case import case_facts, differences
+from core.case import case_facts
+from core.reuse import case
+from tests.school import shipped_facts
+
+
+def differences(a: str, b: str) -> list[str]:
+    return case.differences(a, b, shipped_facts())
 
 
 def test_case_facts_of_the_seed_question():
-    facts = case_facts("我报的二级 交了4200 上了6节课 现在退能退多少")
+    facts = case_facts("我报的二级 交了4200 上了6节课 现在退能退多少", shipped_facts())
     assert facts["level"] == {2.0} and facts["money"] == {4200.0} and facts["lessons"] == {6.0}
     assert facts["started"] == {"after"}
 

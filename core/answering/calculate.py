@@ -1,0 +1,261 @@
+"""The student's own computations as pure functions: (school facts, the student's case) → a `Result`.
+
+Three computations (core.case.intent chooses which): a refund (before the start: the whole tuition; after it: the
+documents' formula with the student's figures put in, the fee at its rate with its minimum; more than the limit
+attended: none), a transfer's fee (the first free within the window, from the n-th on a fee each time) and a level
+difference (the two tuitions, either way, plus the transfer fee from the n-th transfer). Every step names the facts it
+uses (core.values.facts.Source), so the phrasing (core.answering.own_case) can cite them; every amount is rounded by
+the one rule (core.language.money: half up to the cent, or what the documents state). A fact the documents do not
+state is never assumed: the result names it (`MISSING_FACTS`). Nothing here writes a sentence for the student.
+"""
+
+from __future__ import annotations
+
+from core.case.intent import BEFORE_START, DIFFERENCE, REFUND, TRANSFER
+from core.checks.arithmetic import evaluate, tokenize
+from core.facts.words import fact_words
+from core.language.figures import format_number
+from core.language.money import CENT, Rounding, round_amount
+from core.values.case import BEFORE_START as WHOLE
+from core.values.case import BEYOND, COMPUTED, MISSING_FACTS, NEEDS, RULE_ONLY, STOPPED, Result, Step, StudentCase
+from core.values.facts import Fact, Missing, SchoolFacts, Source
+
+FINAL_REFUND, FINAL_PAY, FINAL_BACK, FINAL_FEE = "可退", "需补", "可退差价", "转班手续费"
+NEED_PAID = "实付学费（或报的级别）"
+NEED_TAKEN = "已上课时（是否已开课）"
+NEED_LEVEL, NEED_TARGET = "现在的级别", "要转到哪一级"
+
+
+def calculate(computation: str, case: StudentCase, facts: SchoolFacts) -> Result | None:
+    """The result of `computation` (core.case.intent's name) for `case`, or None when it does not apply."""
+    if computation == BEFORE_START:
+        return before_start_rule(facts)
+    if computation == DIFFERENCE:
+        return difference(case, facts)
+    if computation == TRANSFER:
+        return transfer(case, facts)
+    if computation == REFUND:
+        return refund(case, facts)
+    return None
+
+
+def rounding(facts: SchoolFacts) -> Rounding:
+    return facts.rounding.value if facts.rounding is not None else CENT
+
+
+def _missing(facts: SchoolFacts, *names: str) -> tuple[Missing, ...]:
+    return tuple(m for name in names if (m := facts.missing_named(name)) is not None)
+
+
+def _src(*facts: Fact | None) -> tuple[Source, ...]:
+    return tuple(f.source for f in facts if f is not None)
+
+
+def before_start_rule(facts: SchoolFacts) -> Result | None:
+    """「还没开课 能退多少」 with no figure: the rule is the answer."""
+    if facts.before_start is None:
+        return None
+    return Result(BEFORE_START, RULE_ONLY, rules=_src(facts.before_start), extra=_src(facts.textbook_not_refunded))
+
+
+def paid_of(case: StudentCase, facts: SchoolFacts) -> tuple[float, Step | None] | Missing | None:
+    """The tuition paid: the student's amount (less the textbook fee when they say it is included), else their level's
+    tuition (with its source); a Missing fact when the documents lack what is needed; None when unknown."""
+    if case.paid is not None and case.with_textbook:
+        if facts.textbook_fee is None:
+            return _missing(facts, "textbook_fee")[0] if _missing(facts, "textbook_fee") else None
+        fee = facts.textbook_fee.value
+        tuition = round_amount(case.paid - fee, rounding(facts))
+        return tuition, Step(f"实付学费 = {format_number(case.paid)} − {format_number(fee)} = {format_number(tuition)}",
+                             tuition, _src(facts.textbook_fee))
+    if case.paid is not None:
+        return case.paid, None
+    if case.unpaid_reason:  # a discount without its amount, or a rough amount: the single price is not what they paid
+        return None
+    if case.level is None:
+        return None
+    tuition = facts.tuition_of(case.level)
+    if tuition is None:
+        found = facts.missing_named(f"tuition:{case.level}")
+        return found or Missing(f"tuition:{case.level}", f"{case.level}级的学费", "「<级别名>（N级）：N 元」")
+    return tuition.value[1], Step(_numeral(case.level), tuition.value[1], _src(tuition))
+
+
+def refund(case: StudentCase, facts: SchoolFacts) -> Result:
+    """The refund for `case`: before the start, stopped, missing figures or facts, or computed step by step."""
+    rules = _src(facts.refund_formula, facts.fee_rule)
+    extra = _src(facts.textbook_not_refunded)
+    paid = paid_of(case, facts)
+    if isinstance(paid, Missing):
+        return Result(REFUND, MISSING_FACTS, rules=rules, missing=(paid,), extra=extra)
+    needs: list[str] = []
+    if paid is None:
+        needs.append(f"实付学费（{case.unpaid_reason}）" if case.unpaid_reason else NEED_PAID)
+    if case.started is False:
+        if facts.before_start is None:
+            return Result(REFUND, MISSING_FACTS, missing=_missing(facts, "before_start"), extra=extra)
+        if paid is None:
+            return Result(REFUND, WHOLE, rules=_src(facts.before_start), needs=tuple(needs[:1]))
+        amount, step = paid
+        return Result(REFUND, WHOLE, final=amount, word=FINAL_REFUND, rules=_src(facts.before_start), paid=step,
+                      extra=extra, paid_said=case.paid)
+    over = facts.over_half
+    limit = (over.value, over.source) if over is not None else None
+    if case.taken is not None and limit is not None and case.taken > limit[0]:
+        return Result(REFUND, STOPPED, taken=case.taken, limit=limit, extra=extra)
+    if case.taken is None and not case.half and case.remaining is None \
+            and (case.weeks is None or facts.lessons_per_week is None):
+        needs.append(NEED_TAKEN)
+    if needs:
+        return Result(REFUND, NEEDS, rules=rules, needs=tuple(needs), taken=case.taken, limit=limit, extra=extra)
+    missing = _missing(facts, "refund_formula", "lessons_per_level", "over_half")
+    if missing or facts.refund_formula is None or facts.lessons_per_level is None or limit is None:
+        return Result(REFUND, MISSING_FACTS, rules=rules, missing=missing, extra=extra)
+    amount, paid_step = paid  # type: ignore[misc]
+    total = facts.lessons_per_level.value
+    steps: list[Step] = []
+    total_src = _src(facts.lessons_per_level)
+    if case.half:
+        taken = total / 2
+        steps.append(Step(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}", taken, total_src))
+    elif case.taken is None and case.remaining is not None:  # 「还剩十节没上」
+        taken = total - case.remaining
+        steps.append(Step(f"已上课时 = {format_number(total)} − {format_number(case.remaining)} = {format_number(taken)}",
+                          taken, total_src))
+    elif case.taken is None and case.weeks is not None and facts.lessons_per_week is not None:
+        rate = facts.lessons_per_week.value  # 「上了两周」: the documents' lessons a week
+        taken = case.weeks * rate
+        steps.append(Step(f"已上课时 = {format_number(case.weeks)} 周 × {format_number(rate)} 课时 = {format_number(taken)}",
+                          taken, _src(facts.lessons_per_week)))
+    else:
+        taken = case.taken or 0.0
+    if taken > limit[0]:
+        return Result(REFUND, STOPPED, taken=taken, limit=limit, steps=tuple(steps), paid=paid_step, extra=extra,
+                      paid_said=case.paid)
+    remaining = total - taken
+    steps.append(Step(f"剩余课时 = {format_number(total)} − {format_number(taken)} = {format_number(remaining)}",
+                      remaining, total_src))
+    name, formula = facts.refund_formula.value
+    values = variables(" ".join((formula, facts.fee_rule.value[1] if facts.fee_rule else "")),
+                       amount, remaining, total, taken)
+    money = rounding(facts)
+    base_expr = facts.fee_rule.value[1] if facts.fee_rule is not None else ""
+    base = value_of(substitute(base_expr, values)) if base_expr else None
+    if base is not None and facts.fee_rate is not None:
+        base = round_amount(base, money)
+        steps.append(Step(f"{substitute(base_expr, values)} = {format_number(base)} 元", base, _src(facts.refund_formula)))
+        fee = round_amount(base * facts.fee_rate.value, money)
+        rate = format_number(facts.fee_rate.value * 100) + "%"
+        fee_name = facts.fee_rule.value[0]  # type: ignore[union-attr]
+        text = f"{fee_name} {format_number(base)} × {rate} = {format_number(fee)} 元"
+        if facts.fee_minimum is not None:
+            minimum = facts.fee_minimum.value
+            if fee < minimum:
+                fee = minimum
+                text += f"，低于最低 {format_number(minimum)} 元，按 {format_number(fee)} 元收"
+            else:
+                text += f"（不低于 {format_number(minimum)} 元）"
+        steps.append(Step(text, fee, _src(facts.fee_rule)))
+        values[fee_name] = fee
+    expr = formula
+    if base is not None and base_expr and base_expr in expr:
+        expr = expr.replace(base_expr, format_number(base))
+    final_expr = substitute(expr, values)
+    final = value_of(final_expr)
+    if final is None:  # a word of the formula neither the student's figures nor the facts fill
+        return Result(REFUND, MISSING_FACTS, rules=rules,
+                      missing=_missing(facts, "fee_rule", "fee_rate") or (Missing("refund_formula", "开课后退费公式里的每一项",
+                                                                                   "「手续费为 … 的 N%」"),), extra=extra)
+    final = round_amount(final, money)
+    steps.append(Step(f"{final_expr} = {format_number(final)} 元，{FINAL_REFUND} {format_number(final)} 元", final,
+                      _src(facts.refund_formula)))
+    return Result(REFUND, COMPUTED, final=final, word=FINAL_REFUND, steps=tuple(steps), rules=rules, paid=paid_step,
+                  taken=taken, limit=limit, extra=extra, paid_said=case.paid)
+
+
+def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
+    """Which transfer this is decides the fee; without it the rules are quoted as they are (None)."""
+    times = case.times
+    if times is None or (facts.transfer_fee is None and facts.free_transfer is None):
+        return None
+    if facts.transfer_fee is not None and times >= facts.transfer_fee.value[0]:
+        fee = facts.transfer_fee.value[1]
+        return Result(TRANSFER, COMPUTED, final=fee, word=FINAL_FEE, rules=_src(facts.transfer_fee), times=times,
+                      steps=(Step("", fee, _src(facts.transfer_fee)),))
+    if facts.free_transfer is not None:
+        window = facts.free_transfer.value
+        limit = (window, facts.free_transfer.source)
+        if case.taken is not None and case.taken > window:
+            return Result(TRANSFER, BEYOND, rules=_src(facts.free_transfer), taken=case.taken, limit=limit, times=times)
+        return Result(TRANSFER, COMPUTED, final=0.0, word=FINAL_FEE, rules=_src(facts.free_transfer), times=times,
+                      steps=(Step("", 0.0, _src(facts.free_transfer)),))
+    return None
+
+
+def difference(case: StudentCase, facts: SchoolFacts) -> Result | None:
+    """The two levels' tuition difference: 需补 moving up, 可退差价 moving down, plus the transfer fee from the n-th."""
+    rule = facts.level_difference
+    if rule is None:
+        return Result(DIFFERENCE, MISSING_FACTS, missing=_missing(facts, "level_difference"))
+    current, target = case.level, case.target
+    needs = tuple(n for n, v in ((NEED_LEVEL, current), (NEED_TARGET, target)) if v is None)
+    if needs:
+        return Result(DIFFERENCE, NEEDS, rules=_src(rule), needs=needs)
+    new, old = facts.tuition_of(target), facts.tuition_of(current)
+    if new is None or old is None:
+        missing = tuple(facts.missing_named(f"tuition:{lv}") or Missing(f"tuition:{lv}", f"{lv}级的学费", "「<级别名>（N级）：N 元」")
+                        for lv, f in ((current, old), (target, new)) if f is None)
+        return Result(DIFFERENCE, MISSING_FACTS, rules=_src(rule), missing=missing)
+    new_fee, old_fee = new.value[1], old.value[1]
+    up = new_fee >= old_fee
+    (high, high_level), (low, low_level) = ((new_fee, target), (old_fee, current)) if up else \
+        ((old_fee, current), (new_fee, target))
+    diff = round_amount(high - low, rounding(facts))
+    word = FINAL_PAY if up else FINAL_BACK
+    steps = [Step(f"{_numeral(high_level)} {format_number(high)} − {_numeral(low_level)} {format_number(low)} = "
+                  f"{format_number(diff)} 元", diff, _src(rule, new, old))]
+    rules = _src(rule, old) + (_src(new) if new.source != old.source else ())
+    fee = facts.transfer_fee
+    if fee is not None and case.times is not None and case.times >= fee.value[0]:
+        net = round_amount(diff + fee.value[1] if up else diff - fee.value[1], rounding(facts))
+        sign = "+" if up else "−"
+        steps.append(Step(f"{word} {format_number(diff)} {sign} {format_number(fee.value[1])} = {format_number(net)} 元",
+                          net, _src(rule, new, old, fee)))
+        return Result(DIFFERENCE, COMPUTED, final=net, word=word, steps=tuple(steps), rules=rules + _src(fee),
+                      times=case.times)
+    note = _src(fee) if fee is not None and case.times is None else ()
+    return Result(DIFFERENCE, COMPUTED, final=diff, word=word, steps=tuple(steps), rules=rules, fee_note=note)
+
+
+def _numeral(level: int | None) -> str:
+    """二级: how a step labels a level (the arithmetic check reads 「<word>级 <amount>」 as a label and a figure)."""
+    numerals = "一二三四五六七八九十"
+    return (numerals[level - 1] if level and 1 <= level <= len(numerals) else str(level)) + "级"
+
+
+def substitute(expr: str, values: dict[str, float]) -> str:
+    """The formula's words replaced by the student's figures, longest word first: 「4200 ×（10 ÷ 16）」."""
+    out = expr
+    for word in sorted(values, key=len, reverse=True):
+        out = out.replace(word, format_number(values[word]))
+    return out
+
+
+def value_of(expr: str) -> float | None:
+    """The value of an arithmetic expression (core.checks.arithmetic's parser), or None when words remain."""
+    result = evaluate(tokenize(expr))
+    return None if result is None else result[0]
+
+
+def variables(words: str, paid: float, remaining: float, total: float, taken: float) -> dict[str, float]:
+    """The formula's words (in `words`) that name the student's figures, with their values."""
+    out: dict[str, float] = {}
+    for names, value in (("formula_paid", paid), ("formula_remaining", remaining), ("formula_total", total),
+                         ("formula_taken", taken)):
+        for name in fact_words()[names]:
+            if name in words:
+                out[name] = value
+                break
+    return out
+
+

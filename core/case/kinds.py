@@ -1,0 +1,397 @@
+"""The registry of the student's-case fact kinds: what a question says about the student, one small function each.
+
+`KINDS` is the program: core.case.reader runs, in this order, every kind switched on, and each reads one fact of
+the student's situation from the question — with its words in core/data/case_words.txt and the school's level
+names and numbers from core.facts (never from code). A kind's function takes the `Reading` (the question, the
+school facts, the question's figures, the kinds read before it) and returns the values it read (empty: not
+stated). `KindSet` says which kinds are on; `parse_kinds` reads the XIAOE_CASE_KINDS syntax (empty: all;
+`-discount,-rough`: all but these; `none`; or a list of the kinds to keep), as core.answerability.rules does.
+Every kind is named in docs/grounding.md with an example; bench.case_kinds ablates them one at a time.
+Left out: anything the documents do not decide on (names, reasons, feelings).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from core.case.figures import HALF, LESSONS, LEVEL, MONEY, ORDINAL, REMAINING, WEEKS, KindedFigure
+from core.case.words import alt, said, words
+from core.errors import ConfigError
+from core.language.figures import parse_chinese_numeral
+from core.values.facts import Level, SchoolFacts
+
+ENV_NAME = "XIAOE_CASE_KINDS"
+_NUM = "[〇零一二两三四五六七八九十百\\d]"
+_TIMES_RE = re.compile(rf"(?:第|头)\s*({_NUM}{{1,3}})\s*[次回]|(头)[次回]")  # 第二次, 头一回 / 头回 (the first)
+_AGE_RE = re.compile(rf"({_NUM}{{1,3}})\s*岁")
+_SPAN_RE = re.compile(r"([半一二两三四五六七八九十\d]{1,3})\s*(个月|年)")
+_CLOCK_RE = re.compile(rf"{alt('day_part')}?\s*(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})\s*(?:点|时|[:：](?=\d{{2}}))")
+_CLOCK_PART_RE = re.compile(alt("day_part"))
+_CLOCK_AFTER_RE = re.compile(alt("clock_after"))
+_LEVEL_COUNT_RE = re.compile(rf"(?<![第每])({_NUM}{{1,2}})\s*个\s*级(?:别)?")
+_DISCOUNT_RATE_RE = re.compile(r"(?:打了?|按|是)?\s*([一二三四五六七八九\d]{1,2}(?:\.\d)?)\s*折(?!扣)")
+_BEFORE_COUNT_RE = re.compile(rf"{alt('moved')}过\s*({_NUM}{{1,2}})\s*[次回]")  # 转过2次: the next is the 3rd
+_HALF_RE = re.compile(rf"{alt('half_verb')}{alt('half_done', optional=True)}\s*{alt('half_adverb', optional=True)}\s*一半")
+_BOOK, _BOOK_STRICT = alt("book"), alt("book_strict")
+_RECEIVED_RE = re.compile(rf"{_BOOK}{alt('book_adverb', optional=True)}{alt('get')}{alt('got')}|"
+                          rf"{alt('get')}{alt('got')}{_BOOK}")
+_NOT_RECEIVED_RE = re.compile(rf"{_BOOK}{alt('book_adverb', optional=True)}{alt('not_got')}")
+_AMOUNT = rf"\s*{_NUM}*\s*(?:元|块)?(?:的)?"
+# The amount paid includes the textbook: 「连教材一共交了3880」「学费加教材 4480」「交了4480 含280教材费」.
+_INCLUDES_RE = re.compile(rf"{alt('contains')}{_AMOUNT}{_BOOK}")
+_WITH_RE = re.compile(rf"{alt('with_joiner')}\s*{_BOOK}(?:费)?|{_BOOK_STRICT}(?:费)?{alt('together')}|"
+                      + _INCLUDES_RE.pattern)
+_BOOK_AMOUNT_RE = re.compile(rf"{_BOOK}(?:费)?\s*{alt('paid_verb', optional=True)}\s*(?:\d|[二两三四五六七八九]|一(?![共起下]))")
+# An amount that is the textbook's own price (「教材那280」「那280的书本费」), not what the student paid.
+_BOOK_BEFORE_RE = re.compile(rf"{_BOOK}(?:费)?{alt('book_said_as', optional=True)}\s*$")
+_BOOK_AFTER_RE = re.compile(rf"^\s*(?:元|块)?(?:钱)?(?:的|那)?(?:本)?{_BOOK}")
+_ROUGH_AFTER_RE = re.compile(rf"^\s*(?:元|块)?\s*(?!{alt('rough_not_after')}){alt('rough_after')}")
+_ROUGH_BEFORE_RE = re.compile(rf"{alt('rough_before')}\s*{alt('paid_verb', optional=True)}\s*$")
+_CLAUSE_RE = re.compile(r"[\s,，。；;！!？?、]+")
+_LATIN_LEVEL = r"(?:level|(?<![A-Za-z])L)\s*(\d{1,2})(?![0-9])"
+_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+
+@dataclass
+class Reading:
+    """One question being read: its text, the school facts, its figures, and the kinds read so far."""
+
+    text: str
+    facts: SchoolFacts
+    figures: tuple[KindedFigure, ...]
+    found: dict[str, frozenset[object]] = field(default_factory=dict)
+
+    @property
+    def compact(self) -> str:
+        return re.sub(r"\s+", "", self.text)
+
+
+def number(written: str) -> float:
+    """「6」「六」「十二」「两」「半」 → its value (0 when it is none of these)."""
+    if written.replace(".", "", 1).isdigit():
+        return float(written)
+    if written == "半":
+        return 0.5
+    if len(written) > 1 and all(ch in _SMALL and ch != "十" for ch in written):
+        return float(_SMALL[written[0]])  # 「七八点」「两三节」: the first of several small numbers
+    parsed = parse_chinese_numeral(written)
+    return float(parsed) if parsed is not None else 0.0
+
+
+# -- levels: named by the documents' names, 「N级」 or level N / LN -------------------------------------------
+
+@lru_cache(maxsize=16)
+def _level_patterns(levels: tuple[Level, ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str], re.Pattern[str]]:
+    """(names, latin, target) patterns for the documents' levels (cached per set of levels)."""
+    names = sorted({w for lv in levels for w in lv.words}, key=len, reverse=True)
+    name_re = re.compile("|".join(map(re.escape, names))) if names else None
+    level_word = "|".join([*map(re.escape, names), rf"{_NUM}{{1,2}}级", _LATIN_LEVEL.replace("(\\d", "(?:\\d")])
+    target = re.compile(rf"{alt('target_verb')}\s*({level_word})", re.IGNORECASE)
+    return name_re, re.compile(_LATIN_LEVEL, re.IGNORECASE), target
+
+
+def level_number(word: str, facts: SchoolFacts) -> int | None:
+    """入门级 / 一级 / 1级 / level 1 / L1 → 1 (None when the documents have no such level)."""
+    for level in facts.levels:
+        if word in level.words:
+            return level.number
+    latin = re.fullmatch(_LATIN_LEVEL, word, re.IGNORECASE)
+    value = int(latin.group(1)) if latin else int(number(word.rstrip("级")))
+    return value if value and (not facts.levels or value in facts.level_numbers) else None
+
+
+def levels_in_order(reading: Reading) -> tuple[int, ...]:
+    """Every level the question names, in the order named (二级转到三级 → (2, 3))."""
+    name_re, latin_re, _ = _level_patterns(reading.facts.levels)
+    named: list[tuple[int, int]] = [(k.figure.span[0], int(k.figure.value)) for k in reading.figures if k.kind == LEVEL]
+    taken = {start for start, _ in named}
+    if name_re is not None:
+        for match in name_re.finditer(reading.text):
+            if not any(start <= match.start() < start + 3 for start in taken):
+                found = level_number(match.group(0), reading.facts)
+                if found is not None:
+                    named.append((match.start(), found))
+    for match in latin_re.finditer(reading.text):
+        found = level_number(match.group(0), reading.facts)
+        if found is not None:
+            named.append((match.start(), found))
+    return tuple(dict.fromkeys(lv for _, lv in sorted(named)))
+
+
+def targets(reading: Reading) -> list[int]:
+    _, _, target_re = _level_patterns(reading.facts.levels)
+    out = []
+    for match in target_re.finditer(reading.text):
+        found = level_number(match.group(1), reading.facts)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+# -- the amount and what it is ----------------------------------------------------------------------------------
+
+def textbook_price(text: str, span: tuple[int, int]) -> bool:
+    """Whether the figure at `span` is the textbook's price the student mentions, not an amount they paid."""
+    return bool(_BOOK_BEFORE_RE.search(text[max(0, span[0] - 8):span[0]]) or _BOOK_AFTER_RE.match(text[span[1]:span[1] + 8]))
+
+
+def rough(text: str, span: tuple[int, int]) -> bool:
+    """Whether the amount at `span` is said roughly: 「五千多」「3000左右」「大概四千」."""
+    return bool(_ROUGH_AFTER_RE.match(text[span[1]:span[1] + 6]) or _ROUGH_BEFORE_RE.search(text[max(0, span[0] - 6):span[0]]))
+
+
+def includes_textbook(text: str) -> bool:
+    """Whether the amount the student says they paid includes the textbook fee (「连教材一共交了3880」「交了4480
+    含280教材费」); 「学费4800+教材280」 states the textbook's own amount, so the 4800 is the tuition."""
+    if _INCLUDES_RE.search(text):
+        return True
+    return bool(_WITH_RE.search(text)) and not _BOOK_AMOUNT_RE.search(text)
+
+
+def own_money(reading: Reading) -> list[KindedFigure]:
+    return [k for k in reading.figures if k.kind == MONEY and not k.role
+            and not textbook_price(reading.text, k.figure.span)]
+
+
+# -- the kinds ----------------------------------------------------------------------------------------------------
+
+def money(r: Reading) -> Iterable[object]:
+    """金额 — 「交了4200」「四千二」: what the student paid (the textbook's own price 「教材那280」 is not)."""
+    return {k.key for k in own_money(r)}
+
+
+def rough_amount(r: Reading) -> Iterable[object]:
+    """大概的金额 — 「五千多」「三千左右」「大概四千」: an amount said roughly is no figure to compute with."""
+    return {"rough"} if any(rough(r.text, k.figure.span) for k in own_money(r)) else set()
+
+
+def discount_said(text: str) -> bool:
+    """Whether `text` says a discount at all (a student asking for one too): 「打九折」「联报」「优惠」."""
+    return not said(text, "full_price") and (said(text, "discount") or bool(_DISCOUNT_RATE_RE.search(text)))
+
+
+def discount(r: Reading) -> Iterable[object]:
+    """优惠 — 「打九折」「打了九折以后」「联报优惠报的」: the student paid another price than the single one (「原价」
+    「没走什么优惠」 say they did not; 「能打折吗」「给我打个九折呗」 ask for one, in the same clause). The value is the
+    rate when said (九折), else 优惠. With the amount actually paid said (「活动价实付1600」) the amount is the case."""
+    out: set[object] = set()
+    if "money" in r.found:
+        return out
+    for clause in _CLAUSE_RE.split(r.text):
+        if not discount_said(clause) or said(clause, "discount_request"):
+            continue
+        rates = {m.group(1) + "折" for m in _DISCOUNT_RATE_RE.finditer(clause)}
+        out |= rates or {"优惠"}
+    return out
+
+
+def with_textbook(r: Reading) -> Iterable[object]:
+    """金额是否含教材费 — 「连教材一共交了3880」「交了4480 含280教材费」「学费多少 含教材费吗」: the amount paid (or asked
+    about) includes the textbook fee; a general 「学费包含教材费吗」 (no amount, no level) states no case."""
+    specific = own_money(r) or any(k.kind == MONEY for k in r.figures) or "level" in r.found
+    return {"included"} if specific and includes_textbook(r.text) else set()
+
+
+def level(r: Reading) -> Iterable[object]:
+    """级别 — 「二级」「流利级」「level 2」「L2」: the levels the documents have, by their names or numbers."""
+    return {float(lv) for lv in levels_in_order(r)}
+
+
+def target(r: Reading) -> Iterable[object]:
+    """要转到的级别 — 「转到四级」「升二级」「二级转三级」."""
+    return {float(lv) for lv in targets(r)}
+
+
+def level_count(r: Reading) -> Iterable[object]:
+    """几个级别 — 「上完三个级别」: two or more levels (一个级别 is what a general question says)."""
+    return {n for m in _LEVEL_COUNT_RE.finditer(r.text) if (n := number(m.group(1))) >= 2}
+
+
+def lessons(r: Reading) -> Iterable[object]:
+    """课时 — 「上了6节课」「上过4次」「六个课时」: the lessons the student attended."""
+    return {k.key for k in r.figures if k.kind == LESSONS and not k.role}
+
+
+def remaining(r: Reading) -> Iterable[object]:
+    """剩余课时 — 「还剩十节没上」: the lessons left, not the ones taken."""
+    return {k.key for k in r.figures if k.kind == LESSONS and k.role == REMAINING}
+
+
+def half(r: Reading) -> Iterable[object]:
+    """已上课时 — 「上了一半」「上满一半」: half the level's lessons attended."""
+    return {"half"} if _HALF_RE.search(r.text) or any(k.role == HALF for k in r.figures) else set()
+
+
+def weeks(r: Reading) -> Iterable[object]:
+    """周数 — 「上了两周」: lessons follow from the documents' lessons a week."""
+    return {k.key for k in r.figures if k.kind == WEEKS and not k.role}
+
+
+def started(r: Reading) -> Iterable[object]:
+    """是否已开课 — 「还没开课」「课还没开始」 (before) or 「开课后」, or any lessons taken (after); a bare
+    「不想上了」 says nothing."""
+    if said(r.text, "before"):
+        return {"before"}
+    taken = any(v > 0 for v in r.found.get("lessons", ()))  # type: ignore[operator]
+    if said(r.text, "after") or taken or "half" in r.found or "remaining" in r.found:
+        return {"after"}
+    return set()
+
+
+def times(r: Reading) -> Iterable[object]:
+    """第几次 — 「第二次转班」「头一回」(1)、「已经转过一次」「又要转」(2)、「转过两次了」(3)、「之前没转过」(1)."""
+    out = set()
+    for match in _TIMES_RE.finditer(r.text):
+        value = number(match.group(1) or "一")  # 头回 is the first time
+        if value:
+            out.add(value)
+    if out:
+        return out
+    done = _BEFORE_COUNT_RE.search(r.text)
+    if done and number(done.group(1)) > 0:
+        return {number(done.group(1)) + 1}
+    if said(r.text, "never_moved"):
+        return {1.0}
+    if said(r.text, "again"):
+        return {2.0}
+    return set()
+
+
+def age(r: Reading) -> Iterable[object]:
+    """年龄 — 「12 岁」."""
+    return {m.group(1) for m in _AGE_RE.finditer(r.text)}
+
+
+def minor(r: Reading) -> Iterable[object]:
+    """是否成年 — 「孩子还没成年」 (minor) or 「已经成年了」 (adult): the documents say who applies for a minor."""
+    if said(r.text, "minor"):
+        return {"minor"}
+    return {"adult"} if said(r.text, "adult") else set()
+
+
+def span(r: Reading) -> Iterable[object]:
+    """时长 — 「半年」 = 「六个月」: a span in months."""
+    return {f"{number(m.group(1)) * (12 if m.group(2) == '年' else 1):g} 个月" for m in _SPAN_RE.finditer(r.text)}
+
+
+def clock(r: Reading) -> Iterable[object]:
+    """钟点 — 「晚上十点」 = 「22点」 (the 24-hour clock); 「便宜一点」 is not one."""
+    out = set()
+    for match in _CLOCK_RE.finditer(r.text):
+        part = _CLOCK_PART_RE.match(match.group(0))
+        written = match.group(1)
+        if part or written.isdigit() or _CLOCK_AFTER_RE.match(r.text, match.end()):
+            hour = number(written)
+            if part and part.group(0) in words("late") and hour < 12:
+                hour += 12
+            out.add(f"{hour:g} 点")
+    return out
+
+
+def textbook(r: Reading) -> Iterable[object]:
+    """教材是否已领 — 「教材已经领了」 (received) or 「教材还没领」 (not received)."""
+    if _NOT_RECEIVED_RE.search(r.compact):
+        return {"not_received"}
+    return {"received"} if _RECEIVED_RE.search(r.compact) else set()
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One named fact kind: its Chinese name (shown when two questions' cases differ) and its function."""
+
+    name: str
+    label: str
+    function: Callable[[Reading], Iterable[object]]
+
+
+# Two earlier kinds, days (「三天前交的」) and date (「3 月 5 号」), were removed: switched off they changed nothing on
+# any labelled set (bench.case_kinds --ablation, docs/grounding.md).
+# In the order the reader runs them: `discount` reads `money`, `with_textbook` reads `level`, `started` reads `lessons`,
+# `half` and `remaining` before it.
+KINDS: tuple[Kind, ...] = (
+    Kind("money", "金额", money),
+    Kind("rough", "大概的金额", rough_amount),
+    Kind("discount", "优惠", discount),
+    Kind("level", "级别", level),
+    Kind("with_textbook", "金额是否含教材费", with_textbook),
+    Kind("target", "要转到的级别", target),
+    Kind("level_count", "几个级别", level_count),
+    Kind("lessons", "课时", lessons),
+    Kind("remaining", "剩余课时", remaining),
+    Kind("half", "已上课时", half),
+    Kind("weeks", "周数", weeks),
+    Kind("started", "是否已开课", started),
+    Kind("times", "第几次", times),
+    Kind("age", "年龄", age),
+    Kind("adult", "是否成年", minor),
+    Kind("span", "时长", span),
+    Kind("clock", "钟点", clock),
+    Kind("textbook", "教材是否已领", textbook),
+)
+KIND_NAMES: tuple[str, ...] = tuple(kind.name for kind in KINDS)
+LABELS: dict[str, str] = {kind.name: kind.label for kind in KINDS}
+_SEPARATORS = re.compile(r"[\s,，、]+")
+
+
+@dataclass(frozen=True)
+class KindSet:
+    """The kinds switched on."""
+
+    enabled: frozenset[str] = frozenset(KIND_NAMES)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.enabled) - set(KIND_NAMES))
+        if unknown:
+            raise ConfigError(_unknown_message(unknown))
+
+    def on(self, name: str) -> bool:
+        if name not in KIND_NAMES:
+            raise KeyError(name)
+        return name in self.enabled
+
+    def without(self, *names: str) -> KindSet:
+        return KindSet(self.enabled - set(names))
+
+    @property
+    def kinds(self) -> tuple[Kind, ...]:
+        return tuple(kind for kind in KINDS if kind.name in self.enabled)
+
+    @property
+    def label(self) -> str:
+        """「全部种类」 or 「全部种类，除了 discount、rough」 — how a run names its kinds."""
+        off = [name for name in KIND_NAMES if name not in self.enabled]
+        if not off:
+            return "全部种类"
+        return "不用任何种类" if not self.enabled else f"全部种类，除了 {'、'.join(off)}"
+
+
+ALL_KINDS = KindSet()
+
+
+def _unknown_message(unknown: list[str]) -> str:
+    return (f"学员情况的种类设置 {ENV_NAME} 里有不认识的种类：{'、'.join(unknown)}。可用的种类：{', '.join(KIND_NAMES)}。"
+            "写法：留空表示全部启用；“-discount,-rough”表示关掉这两种；“none”表示全部关掉；也可以直接列出要启用的种类。")
+
+
+def parse_kinds(spec: str | None) -> KindSet:
+    """A KindSet from `spec` (see the module docstring); raises ConfigError in Chinese on bad input."""
+    items = [item for item in _SEPARATORS.split((spec or "").strip()) if item]
+    if not items or items == ["all"]:
+        return ALL_KINDS
+    if items == ["none"]:
+        return KindSet(frozenset())
+    off = [item[1:] for item in items if item.startswith("-")]
+    keep = [item.lstrip("+") for item in items if not item.startswith("-")]
+    unknown = sorted({name for name in (*off, *keep) if name not in KIND_NAMES})
+    if unknown:
+        raise ConfigError(_unknown_message(unknown))
+    if off and keep:
+        raise ConfigError(f"学员情况的种类设置 {ENV_NAME}（{spec}）不能同时列出要关掉的种类（带 -）和要启用的种类。")
+    return ALL_KINDS.without(*off) if off else KindSet(frozenset(keep))
+
+
+__all__ = ["ALL_KINDS", "KINDS", "KIND_NAMES", "LABELS", "Kind", "KindSet", "Reading", "parse_kinds",
+           "LESSONS", "LEVEL", "MONEY", "ORDINAL", "REMAINING", "WEEKS", "HALF"]

@@ -1,0 +1,86 @@
+"""The one reader of the student's case: runs the fact kinds (core.case.kinds) over a question.
+
+`case_facts` gives {kind: values} for comparing two questions (the reuse guard, 「这是同一个问题」);
+`read_case` gives the figures a computation needs as a frozen `StudentCase` (the own-figure answerer);
+`case_figures` gives the question's kinded figures (the mismatch check). All three read through the same kinds,
+so switching a kind off (XIAOE_CASE_KINDS, bench.case_kinds) switches it off for every caller.
+"""
+
+from __future__ import annotations
+
+from core.case.figures import HALF, LESSONS, LEVEL, MONEY, REMAINING, WEEKS, KindedFigure, question_figures
+from core.case.kinds import (
+    ALL_KINDS,
+    LABELS,
+    KindSet,
+    Reading,
+    discount_said,
+    levels_in_order,
+    own_money,
+    rough,
+    targets,
+)
+from core.values.case import StudentCase
+from core.values.facts import NO_FACTS, SchoolFacts
+
+DISCOUNT_REASON = "你报的是优惠价，要按实际付的金额算，不能按单报学费算"
+ROUGH_REASON = "你说的是大概的金额，要按准确的金额算"
+# Which figure kinds a kind switches off in `case_figures`.
+_FIGURE_KINDS = {MONEY: "money", LEVEL: "level", LESSONS: "lessons", WEEKS: "weeks"}
+
+
+def read(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> Reading:
+    """Every kind switched on, run in the registry's order over `question`."""
+    reading = Reading(question or "", facts, question_figures(question or "", _levels(facts)))
+    for kind in kinds.kinds:
+        values = frozenset(kind.function(reading))
+        if values:
+            reading.found[kind.name] = values
+    return reading
+
+
+def _levels(facts: SchoolFacts) -> frozenset[int] | None:
+    return facts.level_numbers or None
+
+
+def case_facts(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> dict[str, frozenset[object]]:
+    """{fact kind: the values the question states}; only kinds it states are present."""
+    return dict(read(question, facts, kinds).found)
+
+
+def case_figures(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> tuple[KindedFigure, ...]:
+    """The question's kinded figures, those of a kind switched off left out."""
+    return tuple(k for k in question_figures(question, _levels(facts))
+                 if k.kind not in _FIGURE_KINDS or kinds.on(_FIGURE_KINDS[k.kind]))
+
+
+def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> StudentCase:
+    """The student's figures in `question`, for computing their case from the school facts."""
+    r = read(question, facts, kinds)
+    found = r.found
+    money = own_money(r) if "money" in found else []
+    first = money[0] if money else None
+    paid = first.figure.value if first is not None else None
+    unpaid_reason = ""
+    if first is not None and kinds.on("rough") and rough(r.text, first.figure.span):
+        paid, unpaid_reason = None, ROUGH_REASON
+    elif first is None and kinds.on("discount") and discount_said(r.text):
+        unpaid_reason = DISCOUNT_REASON
+    figures = r.figures
+    taken = next((k.figure.value for k in figures if k.kind == LESSONS and not k.role), None) if "lessons" in found else None
+    weeks = next((k.figure.value for k in figures if k.kind == WEEKS and not k.role), None) if "weeks" in found else None
+    remaining = next((k.figure.value for k in figures if k.kind == LESSONS and k.role == REMAINING), None) \
+        if "remaining" in found else None
+    half = "half" in found and any(k.role == HALF for k in figures)
+    started = ("after" in found["started"]) if "started" in found else None
+    times = int(min(found["times"])) if "times" in found else None  # type: ignore[type-var]
+    level_list = levels_in_order(r) if "level" in found else ()
+    target_list = targets(r) if "target" in found else []
+    return StudentCase(levels=level_list, target=target_list[-1] if target_list else None, paid=paid, taken=taken,
+                       half=half, weeks=weeks, started=started, with_textbook=paid is not None and "with_textbook" in found,
+                       remaining=remaining, times=times or None, unpaid_reason=unpaid_reason, facts=dict(found))
+
+
+def label(kind: str) -> str:
+    """A kind's Chinese name (the kind itself when unknown)."""
+    return LABELS.get(kind, kind)

@@ -1,0 +1,58 @@
+"""The school facts as plain rows, for `xiaoe facts` and the Sources page: one per fact, with its source."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.facts.reader import LABELS
+from core.language.figures import format_number
+from core.language.money import Rounding
+from core.values.facts import Fact, SchoolFacts
+
+
+def _shown(fact: Fact) -> str:
+    value = fact.value
+    if fact.name == "tuition":
+        return f"{format_number(value[1])} 元"
+    if fact.name in ("lessons_per_level", "lessons_per_week", "over_half", "free_transfer"):
+        return f"{format_number(value)} 课时"
+    if fact.name in ("fee_minimum", "textbook_fee"):
+        return f"{format_number(value)} 元"
+    if fact.name == "fee_rate":
+        return f"{format_number(value * 100)}%"
+    if fact.name == "transfer_fee":
+        return f"从第 {value[0]} 次起每次 {format_number(value[1])} 元"
+    if fact.name == "fee_rule":
+        return f"{value[0]}按 {value[1]} 计"
+    if isinstance(value, Rounding):
+        return value.described
+    if isinstance(value, tuple):
+        return " = ".join(value) if fact.name == "refund_formula" else "，".join(map(str, value))
+    return "有" if value is True else str(value)
+
+
+def fact_rows(facts: SchoolFacts) -> list[dict[str, Any]]:
+    """{name, label, value, shown, file, section, sentence} per fact, levels and tuition first."""
+    rows: list[dict[str, Any]] = []
+    for level in facts.levels:
+        rows.append({"name": f"level:{level.number}", "label": f"第 {level.number} 级的名称", "value":
+                     {"number": level.number, "name": level.name, "aliases": list(level.aliases)},
+                     "shown": "、".join((level.name, *level.aliases)), **level.source.to_dict()})
+    for fact in facts.tuition:
+        number = fact.value[0]
+        rows.append({"name": f"tuition:{number}", "label": f"{facts.level_name(number)}的学费", "value": fact.value[1],
+                     "shown": _shown(fact), **fact.source.to_dict()})
+    for name in LABELS:
+        if name in ("levels", "tuition"):
+            continue
+        fact = getattr(facts, name)
+        if fact is None:
+            continue
+        value = fact.value
+        plain = value.described if isinstance(value, Rounding) else list(value) if isinstance(value, tuple) else value
+        rows.append({"name": name, "label": LABELS[name], "value": plain, "shown": _shown(fact), **fact.source.to_dict()})
+    return rows
+
+
+def missing_rows(facts: SchoolFacts) -> list[dict[str, str]]:
+    return [{"name": m.name, "label": m.label, "expected": m.expected} for m in facts.missing]

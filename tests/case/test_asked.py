@@ -1,0 +1,120 @@
+"""What a question asks for (core.case.asked): each kind read from its words, longest first; what a sentence states."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.case.asked import (
+    ALL_KINDS,
+    KIND_NAMES,
+    KINDS,
+    Asked,
+    AskedKinds,
+    carried,
+    kind,
+    parse_kinds,
+    read_asked,
+    states,
+)
+from core.errors import ConfigError
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("保过班多少钱", ("amount",)),
+    ("小班多少钱一节", ("amount",)),
+    ("启明英语是哪一年成立的？", ("year",)),
+    ("启明英语多少年成立的", ("year",)),             # 多少年成立 is a year, longer than 多少年 (a duration)
+    ("退款多久能到账", ("duration",)),
+    ("人工服务几点下班", ("time",)),
+    ("一个班几个人", ("headcount",)),                  # 几个人, not 几个 (a count)
+    ("一个级别几节课", ("count",)),
+    ("外教是谁", ("person",)),
+    ("在哪里申请退费", ("place",)),
+    ("教材费为什么不退", ("reason",)),
+    ("怎么转人工", ("way",)),
+    ("保留学籍最长多久", ("upper", "duration")),
+    ("最少几个人开班", ("lower", "headcount")),
+    ("分级测试收费吗", ("amount", "yes_no")),
+    ("要交钱不", ("amount", "yes_no")),               # a clause ending in 不
+    ("包不包括教材", ("yes_no",)),                     # A-not-A read from the data's words
+    ("去不去线下都行", ("yes_no",)),                   # A-not-A read from the form
+    ("能退么", ("yes_no",)),
+    ("口语课介绍一下", ()),                            # asks for nothing a kind names
+])
+def test_read_asked_reads_each_kind(question, kinds):
+    assert read_asked(question).kinds == kinds
+
+
+def test_read_asked_keeps_the_word_that_asked():
+    asked = read_asked("保留学籍最长多久")
+    assert (asked.word("upper"), asked.word("duration"), asked.word("amount")) == ("最长", "多久", "")
+
+
+@pytest.mark.parametrize("question", ["什么是流利级", "怎么报名"])
+def test_read_asked_does_not_take_the_me_of_shenme_or_zenme_as_a_yes_no(question):
+    assert "yes_no" not in read_asked(question)
+
+
+def test_read_asked_returns_a_frozen_value():
+    asked = read_asked("保过班多少钱")
+    assert isinstance(asked, Asked) and "amount" in asked and asked.labels == ("金额",)
+    with pytest.raises(AttributeError):
+        asked.kinds = ()  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("sentence, name, expected", [
+    ("进阶级（二级）：4200 元", "amount", True),
+    ("分级测试免费", "amount", True),
+    ("小班授课，每班不超过 8 人", "amount", False),
+    ("小E 是启明英语的助教", "year", False),
+    ("学校成立于 2015 年", "year", True),
+    ("最长保留 6 个月", "year", False),               # a span of months is no year
+    ("审核通过后，款项在 7 个工作日内原路退回", "duration", True),
+    ("人工服务时间为每天 9:00–21:00", "time", True),
+    ("每班不超过 8 人", "headcount", True),
+    ("每班不超过 8 人", "upper", True),
+    ("每班不超过 8 人", "lower", False),
+    ("每一级都是 16 课时", "count", True),
+])
+def test_states_reads_a_kind_from_a_sentence(sentence, name, expected):
+    assert states(sentence, name) is expected
+
+
+@pytest.mark.parametrize("name", ["way", "choice", "yes_no"])
+def test_kinds_without_a_form_are_not_checkable(name):
+    assert not kind(name).checkable and states("一共四级", name) is False
+
+
+def test_carried_lists_the_checkable_kinds_a_sentence_states():
+    asked = read_asked("保留学籍最长多久，要交钱吗")
+    assert carried("最长保留 6 个月", asked) == ("upper", "duration")
+
+
+def test_a_kind_switched_off_is_not_read():
+    assert read_asked("保留学籍最长多久", ALL_KINDS.without("upper")).kinds == ("duration",)
+
+
+def test_the_refusal_names_the_missing_kind_after_the_subject():
+    assert kind("year").missing("成立") == "成立年份"
+
+
+@pytest.mark.parametrize("spec, disabled", [("", ()), ("all", ()), ("-year,-person", ("year", "person")),
+                                            ("none", KIND_NAMES)])
+def test_parse_kinds(spec, disabled):
+    assert set(parse_kinds(spec).disabled) == set(disabled)
+
+
+def test_parse_kinds_keeps_only_the_listed_kinds():
+    assert parse_kinds("amount year").enabled == frozenset({"amount", "year"})
+
+
+@pytest.mark.parametrize("spec", ["-price", "amount,-year"])
+def test_parse_kinds_refuses_unknown_names_and_mixed_forms_in_chinese(spec):
+    with pytest.raises(ConfigError, match="XIAOE_ASKED_KINDS"):
+        parse_kinds(spec)
+
+
+def test_every_kind_has_asking_words_or_a_form_and_an_example():
+    for k in KINDS:
+        assert k.example_zh and k.label_zh and "{subject}" in k.missing_zh
+        assert read_asked(k.example_zh, AskedKinds(frozenset({k.name}))).kinds == (k.name,), k.name

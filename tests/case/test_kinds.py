@@ -1,0 +1,71 @@
+"""core.case: each fact kind of the student's case reads its example; kinds switch off by name; levels come from
+the school facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.case import ALL_KINDS, KIND_NAMES, case_facts, parse_kinds, read_case
+from core.errors import ConfigError
+from core.facts import read_facts
+from tests.school import shipped_facts
+
+# One example per kind (the same as docs/grounding.md gives), and the values it reads.
+EXAMPLES = [
+    ("money", "我交了4200 上了6节", {4200.0}),
+    ("rough", "我一共交了五千多 上了两节", {"rough"}),
+    ("discount", "三级学费多少 打九折", {"九折"}),
+    ("with_textbook", "一级连教材一共交了3880", {"included"}),
+    ("level", "我是流利级的", {3.0}),
+    ("target", "二级想转到四级", {4.0}),
+    ("level_count", "上完三个级别总共多少课时", {3.0}),
+    ("lessons", "上了六个课时", {6.0}),
+    ("remaining", "还剩十节没上", {10.0}),
+    ("half", "已经上了一半了", {"half"}),
+    ("weeks", "上了两周了", {2.0}),
+    ("started", "课还没开始 能退吗", {"before"}),
+    ("times", "已经转过一次班了 还想再转", {2.0}),
+    ("age", "孩子 12 岁能报吗", {"12"}),
+    ("adult", "孩子还没成年 谁来申请", {"minor"}),
+    ("span", "要去外地半年", {"6 个月"}),
+    ("clock", "晚上十点还有人工吗", {"22 点"}),
+    ("textbook", "教材已经领了 能退吗", {"received"}),
+]
+
+
+def test_every_kind_has_an_example_here():
+    assert sorted(kind for kind, _, _ in EXAMPLES) == sorted(KIND_NAMES)
+
+
+@pytest.mark.parametrize(("kind", "question", "values"), EXAMPLES)
+def test_each_kind_reads_its_example(kind, question, values):
+    assert case_facts(question, shipped_facts()).get(kind) == values
+
+
+@pytest.mark.parametrize(("kind", "question", "values"), EXAMPLES)
+def test_each_kind_switches_off_by_name(kind, question, values):
+    assert kind not in case_facts(question, shipped_facts(), ALL_KINDS.without(kind))
+
+
+@pytest.mark.parametrize("question", ["你给我打个九折呗", "能打折吗", "我是活动价实付1600 上了6节"])
+def test_a_discount_asked_for_or_with_its_amount_paid_is_no_case_fact(question):
+    assert "discount" not in case_facts(question, shipped_facts())
+
+
+def test_levels_are_the_documents_levels_by_their_names_and_numbers():
+    renamed = read_facts([("a.md", "初阶级（一级）、进阶级（二级）、精通级（三级）、商务级（四级）、大师级（五级）。")])
+    assert read_case("从二级转到大师级要补多少", renamed).target == 5
+    assert read_case("我是精通级 上了3节", renamed).levels == (3,)
+    assert read_case("我是流利级 上了3节", renamed).levels == ()  # a name the documents no longer use
+    assert read_case("五级 上了3节", renamed).levels == (5,)
+    assert read_case("五级 上了3节", shipped_facts()).levels == ()  # no fifth level in the shipped documents
+    assert read_case("二级及以上医院的证明", shipped_facts()).levels == ()
+
+
+def test_parse_kinds_reads_the_switch_syntax_and_names_an_unknown_kind():
+    assert parse_kinds("") == ALL_KINDS
+    assert not parse_kinds("-discount,-rough").on("discount")
+    assert parse_kinds("money level").enabled == {"money", "level"}
+    assert parse_kinds("none").enabled == frozenset()
+    with pytest.raises(ConfigError, match="discont"):
+        parse_kinds("-discont")
