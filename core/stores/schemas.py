@@ -24,9 +24,12 @@ from core.stores.question_sets import QUESTION_SETS_SCHEMA
 from core.stores.review_marks import MARKS_SCHEMA
 from core.stores.review_schema import GRADE_SCHEMA, REPORT_SCHEMA, REVIEW_SCHEMA
 from core.stores.runs import RUNS_SCHEMA
+from core.stores.sensitive_words import SENSITIVE_SCHEMA
 from core.stores.sessions import SESSIONS_SCHEMA
+from core.stores.turns import CONTEXT_SCHEMA
 
 SCHEMAS: tuple[Schema, ...] = (AUDIT_SCHEMA, ACCOUNTS_SCHEMA, SESSIONS_SCHEMA, THROTTLE_SCHEMA, REVIEW_SCHEMA,
                                GRADE_SCHEMA, REPORT_SCHEMA, MARKS_SCHEMA, CORPUS_SCHEMA, GLOSSARY_SCHEMA, PROPOSALS_SCHEMA,
                                DEFAULTS_SCHEMA, QUESTION_SETS_SCHEMA, APPROVED_SCHEMA, GAPS_SCHEMA, REFUSALS_SCHEMA,
-                               RUNS_SCHEMA, ASKED_SCHEMA, KEYS_SCHEMA, EXCHANGES_SCHEMA)
+                               RUNS_SCHEMA, ASKED_SCHEMA, KEYS_SCHEMA, EXCHANGES_SCHEMA,
+                               CONTEXT_SCHEMA, SENSITIVE_SCHEMA)
