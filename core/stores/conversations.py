@@ -22,6 +22,7 @@ from core.stores.exchanges import NotFound
 from core.stores.outbox import messages_after, post_in, released_for
 from core.stores.review_schema import MAX_CORRECTED_CHARS
 from core.stores.roles import Authorize, User, require
+from core.stores.turns import CONTEXT_SCHEMA, conversation_turns
 from core.values.exchanges import HELD, ApiKey, Conversation, Exchange, Feedback, Released
 
 MAX_PAGE = 200
@@ -35,6 +36,7 @@ class ConversationStore:
         self._clock = clock
         db.migrate(KEYS_SCHEMA)
         db.migrate(EXCHANGES_SCHEMA)
+        db.migrate(CONTEXT_SCHEMA)
 
     # --- the App's view ------------------------------------------------------------------------------
 
@@ -154,8 +156,11 @@ class ConversationStore:
             feedback.setdefault(f.exchange_id, []).append(
                 Feedback(f.message_id, f.user, f.rating, tuple(json.loads(f.reasons)), f.content,
                          as_utc(f.updated_at), f.item_id))
+        turns = {t.exchange_id: t for t in conn.execute(select(conversation_turns).where(
+            conversation_turns.c.exchange_id.in_([r.id for r in rows])))} if rows else {}
         out = []
         for position, r in enumerate(rows):
+            turn = turns.get(r.id)
             nxt = rows[position + 1].created_at if position + 1 < len(rows) else None
             extra = tuple(m for m in own_msgs if m.seq in own and m.released_at >= as_utc(r.created_at)
                           and (nxt is None or m.released_at < as_utc(nxt)))
@@ -165,7 +170,10 @@ class ConversationStore:
                 reasons=tuple(tuple(x) for x in json.loads(r.reasons or "[]")), reused_id=r.reused_id,
                 item_id=r.item_id, policy=r.policy, created_at=as_utc(r.created_at), state=r.state,
                 gate_runs=r.gate_runs, released=tuple(released.get(r.id, ())) + extra,
-                feedback=tuple(feedback.get(r.id, ()))))
+                feedback=tuple(feedback.get(r.id, ())),
+                standalone=turn.standalone if turn is not None else r.query, read_as=turn.kind if turn is not None else "",
+                rules=tuple(json.loads(turn.rules)) if turn is not None else (),
+                derived_from=turn.derived_from if turn is not None else ""))
         return tuple(out)
 
     def iter_exchanges(self, *, search: str = "", since: datetime | None = None, batch: int = 1000
