@@ -4,6 +4,8 @@ service hours (the service's clock set by XIAOE_NOW, never by sleeping), with re
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from sqlalchemy import select
 
 from core.settings import Settings
@@ -101,11 +103,11 @@ def test_hours_setting_overrides_the_documents(services, database_url):
 
 def test_context_is_forgotten_after_the_idle_timeout(database_url):
     """The store's clock, not a sleep: a turn older than the timeout is no context."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from core.values.conversations import Standalone
     db = Database(database_url)
-    now = [datetime(2026, 3, 2, 2, 0, tzinfo=timezone.utc)]
+    now = [datetime(2026, 3, 2, 2, 0, tzinfo=UTC)]
     turns = TurnStore(db, clock=lambda: now[0])
     from core.stores.exchange_schema import conversations
     with db.transaction() as conn:
