@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, Row, func, or_, select
@@ -225,6 +226,49 @@ class ConversationStore:
                                    .values(handed_off_at=None, handed_off_by=""))
             if updated.rowcount != 1:
                 raise InvalidReview("这个会话没有转人工，或已经交还小E 了；请刷新后再看。")
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What a purge removed: conversations and their rows, table by table (the audit log keeps its rows)."""
+
+    before: datetime
+    conversations: int
+    rows: tuple[tuple[str, int], ...]  # (table, rows removed)
+
+
+def purge(db: Database, before: datetime, *, actor: str, retention_days: int, dry_run: bool = False) -> Purged:
+    """Remove every conversation whose last activity is older than `before`, with its exchanges, released messages,
+    feedback, turns and masked values' keys, in one transaction; one audit row says what was removed. Queue items
+    and the audit log stay (they are the school's review record, not the conversation's)."""
+    from core.stores import audit
+    from core.stores.turns import conversation_mask_keys, conversation_masks
+
+    audit.ensure(db)
+    with db.transaction("清除过期对话记录", immediate=True) as conn:
+        old = [r for r in conn.execute(select(conversations.c.id, conversations.c.last_at)).all()
+               if as_utc(r.last_at) < before]
+        ids = [r.id for r in old]
+        removed: list[tuple[str, int]] = []
+        if ids:
+            exchange_ids = conn.execute(select(exchanges.c.id).where(exchanges.c.conversation_id.in_(ids))).scalars().all()
+            steps = ((feedbacks, feedbacks.c.exchange_id.in_(exchange_ids)),
+                     (outbox, outbox.c.conversation_id.in_(ids)),
+                     (conversation_turns, conversation_turns.c.conversation_id.in_(ids)),
+                     (conversation_masks, conversation_masks.c.conversation_id.in_(ids)),
+                     (conversation_mask_keys, conversation_mask_keys.c.conversation_id.in_(ids)),
+                     (exchanges, exchanges.c.conversation_id.in_(ids)),
+                     (conversations, conversations.c.id.in_(ids)))
+            for table, where in steps:
+                count = len(conn.execute(select(table).where(where)).all())
+                if not dry_run and count:
+                    conn.execute(table.delete().where(where))
+                removed.append((table.name, count))
+        if not dry_run:
+            audit.record(db, actor, "conversations_purge", f"{len(ids)} 个会话",
+                         f"保存期 {retention_days} 天，清除最后活动早于 {before.isoformat()} 的会话："
+                         + "，".join(f"{name} {count} 行" for name, count in removed), conn=conn)
+    return Purged(before, len(ids), tuple(removed))
 
 
 def _cursor(after: str | None) -> int:
