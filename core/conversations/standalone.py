@@ -2,8 +2,8 @@
 question does it stand for?
 
 A message is a follow-up only when it does not stand on its own (`FOLLOW_UP_RULES`): it is short and opens with
-那/那么/还有/这个/那个 or ends with 呢, or it would not pass the gate alone (the caller says; this module runs no
-gate). A message that passes the gate alone is a topic switch and is never rewritten; after a refused turn nothing
+那/那么/还有/这个/那个 or ends with 呢, or it only asks and names at most two characters of its own (「多久到账？」),
+or it would not pass the gate alone (the caller says; this module runs no gate). A message that passes the gate alone is a topic switch and is never rewritten; after a refused turn nothing
 is carried over; courtesy (「好的谢谢」) is left as it is.
 
 A follow-up becomes a standalone question by swapping its changed part into the previous standalone question.
@@ -64,8 +64,18 @@ def not_alone(_message: str, stands_alone: bool) -> bool:
     return not stands_alone
 
 
+def bare_ask(message: str, _stands_alone: bool) -> bool:
+    """It asks (core.case.asked) and names almost nothing else: 「多久到账？」 after a refund answer is about that
+    refund even when the gate finds a passage for it alone."""
+    if not read_asked(message):
+        return False
+    rest = re.sub(r"\s+", "", _without(_without(message, words("asking") + read_asked(message).words), words("filler")))
+    return len(rest.strip(_PUNCT)) <= number("bare_ask")
+
+
 FOLLOW_UP_RULES: tuple[tuple[str, Callable[[str, bool], bool]], ...] = (
     ("short_marker", short_marker),
+    ("bare_ask", bare_ask),
     ("not_alone", not_alone),
 )
 

@@ -4,7 +4,7 @@ the audit log keeps its rows and gains one saying what was removed. Store on bot
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 
@@ -17,7 +17,7 @@ from core.stores.exchange_schema import EXCHANGES_SCHEMA, conversations, exchang
 from core.stores.turns import TurnStore, conversation_turns
 from core.values.conversations import Standalone
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 def _conversation(db: Database, name: str, days_ago: float) -> None:

@@ -71,3 +71,9 @@ def test_rules_switch_off_by_name():
     assert read("二级学费多少？", "那三级呢？", rules=parse_rules("none")).kind == TOPIC_SWITCH
     with pytest.raises(ConfigError, match="不认识"):
         parse_rules("-levels")
+
+
+def test_bare_ask_is_a_follow_up_even_when_the_gate_would_answer():
+    found = read("退费怎么申请？", "多久到账？", alone=True)
+    assert (found.question, found.rules[-1]) == ("退费申请多久到账？", "asked")
+    assert read("二级学费多少？", "一个班最多多少人？", alone=True).kind == TOPIC_SWITCH
