@@ -100,7 +100,7 @@ class Draft:
 def _find(text: str, candidates: tuple[str, ...]) -> list[Span]:
     """Where the words stand in `text`, longest first, never overlapping, in text order."""
     taken: list[Span] = []
-    for word in sorted(candidates, key=len, reverse=True):
+    for word in sorted({w for w in candidates if w}, key=len, reverse=True):  # an empty word would match forever
         start = text.find(word)
         while start >= 0:
             end = start + len(word)

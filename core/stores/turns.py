@@ -109,10 +109,23 @@ class TurnStore:
             ids = {r.exchange_id: r for r in rows}
             messages = dict(conn.execute(select(exchanges.c.id, exchanges.c.message_id)
                                          .where(exchanges.c.id.in_(list(ids)))).all()) if ids else {}
-        if not rows or self._clock() - as_utc(rows[0].created_at) > idle:
+        if not rows or (idle != timedelta.max and self._clock() - as_utc(rows[0].created_at) > idle):
             return ()
         return tuple(Turn(r.standalone, bool(r.refused), messages.get(r.exchange_id, ""), r.decision,
                           tuple((k, v) for k, v in json.loads(r.case_figures))) for r in reversed(rows))
+
+    def last_turn(self, conversation_public_id: str) -> Turn | None:
+        """The newest turn of a conversation, whatever its age (a consultant testing a thread: `xiaoe ask
+        --conversation`); StoreError when there is no such conversation."""
+        from core.errors import StoreError
+
+        with self.db.read("读取对话上下文") as conn:
+            row = conn.execute(select(conversations.c.id).where(
+                conversations.c.public_id == conversation_public_id)).first()
+        if row is None:
+            raise StoreError(f"没有找到会话「{conversation_public_id[:64]}」：请用 xiaoe conversations list 查会话编号。")
+        found = self.context(row.id, idle=timedelta.max, limit=1)
+        return found[-1] if found else None
 
     def record_in(self, conn: Connection, *, conversation_row: int, exchange_id: int, standalone: Standalone,
                   decision: str, refused: bool, case: Sequence[tuple[str, str]] = ()) -> None:

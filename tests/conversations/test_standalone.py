@@ -77,3 +77,10 @@ def test_bare_ask_is_a_follow_up_even_when_the_gate_would_answer():
     found = read("退费怎么申请？", "多久到账？", alone=True)
     assert (found.question, found.rules[-1]) == ("退费申请多久到账？", "asked")
     assert read("二级学费多少？", "一个班最多多少人？", alone=True).kind == TOPIC_SWITCH
+
+
+def test_read_in_context_a_yes_no_read_from_its_form_ends():
+    # core.case.asked gives 「」 as the word of a yes/no read from the question's form (「要交钱不」); an empty word
+    # once made the span search loop forever
+    found = read("转班要收费吗？", "第二次转要交钱不")
+    assert found.message == "第二次转要交钱不"
