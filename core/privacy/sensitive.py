@@ -12,7 +12,6 @@ answers with the configured reply; the Sources page warns before a save).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -40,13 +39,15 @@ class Hit:
     end: int
 
 
+# Full-width forms read as their ASCII twins and Latin capitals as small letters, one character for one, so a
+# hit's span is where the word stands as written; one str.translate per text (C speed).
+_FOLD = ({c: chr(c - 0xFEE0).lower() for c in range(0xFF01, 0xFF5F)} | {0x3000: " "}
+         | {c: chr(c).lower() for c in range(ord("A"), ord("Z") + 1)})
+
+
 def fold(text: str) -> str:
-    """Each character NFKC-folded and lower-cased when that leaves one character (so spans do not move)."""
-    out = []
-    for char in text:
-        folded = unicodedata.normalize("NFKC", char).lower()
-        out.append(folded if len(folded) == 1 else char)
-    return "".join(out)
+    """`text` with full-width forms as ASCII and Latin letters in lower case, character for character."""
+    return text.translate(_FOLD)
 
 
 class Matcher:

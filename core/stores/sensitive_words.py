@@ -12,6 +12,7 @@ import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, select
 
@@ -186,6 +187,15 @@ class SensitiveStore:
         handle = io.StringIO()
         write_table(CSV_HEADER, ((e.word, e.category, e.kind) for e in self.entries()), handle)
         return handle.getvalue().encode("utf-8")
+
+
+STARTER = Path(__file__).resolve().parents[1] / "data" / "sensitive_starter.csv"
+
+
+def starter_bytes() -> bytes:
+    """The starter list shipped with the product (core/data/sensitive_starter.csv): a few words per category and an
+    education whitelist, for an admin to import and then edit."""
+    return STARTER.read_bytes()
 
 
 def words_of(entries: Iterable[Entry]) -> tuple[Word, ...]:
