@@ -38,7 +38,7 @@ from core.facts import NO_FACTS, SchoolFacts, read_chunk_facts
 from core.knobs import MAX_TOP_K, Knobs
 from core.language.citations import remap
 from core.privacy.mask import KIND_NAMES as MASK_KINDS
-from core.privacy.mask import mask, masked_kinds
+from core.privacy.mask import mask, masked_kinds, without_placeholders
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
@@ -104,11 +104,12 @@ class Assistant:
         known = self._retrievals.get(text)
         if known is not None:
             return known
-        hits = retrieve(expand_query(text, self.glossary) if self.glossary else text, self.index, MAX_TOP_K)
+        read = without_placeholders(text)  # a placeholder (〔手机号1〕) is no term the documents could lack
+        hits = retrieve(expand_query(read, self.glossary) if self.glossary else read, self.index, MAX_TOP_K)
         if self.analyzer is None:
             found = Retrieval(question=text, candidates=hits)
         else:
-            terms, context = self.analyzer.split(text, self.glossary)
+            terms, context = self.analyzer.split(read, self.glossary)
             ranked = rank(terms, hits)
             found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
                               measures=prefix_measures(terms, ranked))

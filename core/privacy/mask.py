@@ -209,6 +209,21 @@ def masked_kinds(spec: str | None) -> frozenset[str]:
     return frozenset(KIND_NAMES) - set(off) if off else frozenset(names)
 
 
+@cache
+def _placeholder_re() -> re.Pattern[str]:
+    labels = "|".join(re.escape(words()[f"label.{name}"][0]) for name in KIND_NAMES)
+    context = "|".join(re.escape(w) for w in words()["context"])
+    return re.compile(rf"(?:(?:{context})\s*)*〔(?:{labels})\d+〕", re.IGNORECASE)
+
+
+def without_placeholders(text: str) -> str:
+    """`text` with its placeholders and the words that introduce them taken out (「我手机〔手机号1〕，」): what
+    retrieval and the gate read, so a student's contact details are no terms the documents lack (the record, the
+    answer and the checks keep the text as masked)."""
+    bare, count = _placeholder_re().subn("", text)
+    return re.sub(r"^[，,。；;\s]+", "", bare) if count else text
+
+
 def digest(kind: str, value: str, key: bytes) -> str:
     return hmac.new(key, f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()[:32]
 

@@ -251,9 +251,8 @@ def test_auth_app_restoring_a_version_waits_for_a_confirmation_that_shows_the_di
 
 def test_auth_app_a_sensitive_word_in_a_document_is_shown_before_the_save(staff, auth_on):
     from core.stores.corpus_admin import sha256_hex
-    from core.stores.sensitive_words import SensitiveStore
-
     from core.stores.roles import User
+    from core.stores.sensitive_words import SensitiveStore
 
     SensitiveStore(open_database(Settings.from_env().db_url)).add(User("boss", "boss", "admin"), "代考", "作弊")
     at = sign_in("boss")
