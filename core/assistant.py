@@ -33,6 +33,7 @@ from core.case import ALL_KINDS, KindSet, parse_kinds
 from core.conversations import RULE_NAMES as FOLLOWUP_RULES
 from core.conversations import parse_rules as parse_followup_rules
 from core.conversations import read_in_context
+from core.conversations.model_rewrite import rewrite as rewrite_with_model
 from core.errors import ModelError
 from core.facts import NO_FACTS, SchoolFacts, read_chunk_facts
 from core.knobs import MAX_TOP_K, Knobs
@@ -89,12 +90,16 @@ class Assistant:
 
     def in_context(self, message: object, previous: Turn | None) -> Standalone:
         """The standalone question a student's message stands for after `previous` (core.conversations): when the
-        message might be a follow-up, the gate is asked whether it stands alone (no model is called)."""
+        message might be a follow-up, the gate is asked whether it stands alone (no model is called); with
+        XIAOE_FOLLOWUP_MODEL=on and a chat model, a follow-up's model rewrite stands if it passes the guard."""
         text = self.validate(message)
         alone = True
         if previous is not None and not previous.refused:
             alone = not self.gate(self.retrieve(text)).refused
-        return read_in_context(text, previous, stands_alone=alone, facts=self.facts, rules=self.followup_rules)
+        read = read_in_context(text, previous, stands_alone=alone, facts=self.facts, rules=self.followup_rules)
+        if self.settings.followup_model == "on" and not self.offline and previous is not None:
+            read, _why = rewrite_with_model(self.chat_model, previous.standalone, read, self.facts)
+        return read
 
     def retrieve(self, question: object) -> Retrieval:
         """Validate, retrieve once for MAX_TOP_K with the glossary-expanded query, rank, and measure

@@ -141,6 +141,7 @@ class Settings(BaseSettings):
     webhook_lease_s: float = 30.0  # a webhook POST not marked sent within this is sent again (same delivery_id)
     webhook_timeout_s: float = 10.0
     masking: str = "on"  # personal data masked at the door (core.privacy.mask): on, off, "-qq,-wechat", "mobile,email"
+    followup_model: str = "off"  # "on": a configured chat model may rewrite a follow-up, guarded (core.conversations)
     followup_rules: str = ""  # which follow-up rules run (core.conversations.standalone.parse_rules): "" all, "none"
     conversation_idle_minutes: int = CONVERSATION_IDLE_MINUTES  # a follow-up after this long is read alone
     conversation_turns: int = CONVERSATION_TURNS  # the last exchanges a conversation's context keeps
@@ -255,6 +256,8 @@ class Settings(BaseSettings):
     def _check_conversations(self) -> None:
         # XIAOE_MASKING, XIAOE_FOLLOWUP_RULES and XIAOE_SERVICE_HOURS are read by their stages above this one
         # (core.privacy, core.conversations, core.facts), which name a bad value when the service or console opens.
+        if self.followup_model not in ("on", "off"):
+            raise ConfigError(f"模型改写追问的开关 XIAOE_FOLLOWUP_MODEL（{self.followup_model}）只能是 on 或 off。")
         if not 0 <= self.conversation_idle_minutes <= 7 * 24 * 60:
             raise ConfigError(f"XIAOE_CONVERSATION_IDLE_MINUTES（{self.conversation_idle_minutes}）必须在 0 到 10080 分钟之间"
                               "（0 表示每条消息都单独读）。")

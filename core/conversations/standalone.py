@@ -15,7 +15,7 @@ asked (core.case.asked): a rest that asks something replaces the previous questi
 is put in front of it (「学费多少」 + 「那三级呢」 → 「三级学费多少」). Each swap is named and can be switched off
 (XIAOE_FOLLOWUP_RULES), so its worth can be measured.
 
-Left out: the gate itself, any model (an optional guarded model rewrite is not built yet), storage.
+Left out: the gate itself, any model (the optional guarded model rewrite is core.conversations.model_rewrite's), storage.
 """
 
 from __future__ import annotations
