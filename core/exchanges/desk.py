@@ -229,6 +229,8 @@ class StudentDesk:
     def give_feedback(self, key: ApiKey, message_id: str, user: object, rating: str | None,
                       reasons: list[str], content: str | None) -> Feedback:
         user = _identifier(user, "user", MAX_USER_CHARS)
+        if isinstance(content, str):  # a student's own words: masked before they are stored, like a message
+            content = mask(content, kinds=masked_kinds(self.settings.masking)).text
         return self.feedback.give(key, message_id, user, rating, reasons, content)
 
 

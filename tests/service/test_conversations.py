@@ -42,12 +42,16 @@ def test_personal_data_is_masked_before_it_is_stored(services, database_url):
         first = ask(client, "s1", "m1", "我手机13812345678，二级学费多少？").json()
         second = ask(client, "s1", "m2", "换个号 13900001111 吧，刚才的 138 1234 5678 不用了",
                      conversation_id=first["conversation_id"]).json()
+        rated = client.post(f"/v1/messages/{first['message_id']}/feedbacks",
+                            json={"user": "s1", "rating": "dislike", "reasons": ["其他"],
+                                  "content": "请打我电话 13700002222 说"})
     db = Database(database_url)
     with db.read() as conn:
         stored = conn.execute(select(exchanges.c.query).order_by(exchanges.c.id)).scalars().all()
         turns = conn.execute(select(conversation_turns.c.standalone)).scalars().all()
     assert stored == ["我手机〔手机号1〕，二级学费多少？", "换个号 〔手机号2〕 吧，刚才的 〔手机号1〕 不用了"]
     assert not any("138" in t or "139" in t for t in [*stored, *turns])
+    assert rated.status_code == 200 and rated.json()["feedback"]["content"] == "请打我电话 〔手机号1〕 说"
     assert first["status"] and second["status"]
     db.dispose()
 
