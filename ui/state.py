@@ -209,6 +209,12 @@ def get_wecom_outbox() -> WeComOutbox:
     return WeComOutbox(open_database(get_settings().db_url))
 
 
+def get_sensitive_store():
+    """The 敏感词 list (core.stores.sensitive_words)."""
+    from core.stores.sensitive_words import SensitiveStore
+    return SensitiveStore(open_database(get_settings().db_url))
+
+
 def get_key_store() -> KeyStore:
     """The student service's API keys (core.stores.api_keys)."""
     return KeyStore(open_database(get_settings().db_url))

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, func, select
 
 from core.clock import as_utc, utcnow
 from core.errors import StoreError
-from core.stores.db import Database, insert_ignoring_duplicates
+from core.stores.db import Database, changed, insert_ignoring_duplicates
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, conversations
 from core.stores.wecom_outbox import insert_parts
 from core.stores.wecom_schema import (
@@ -57,10 +57,10 @@ class WeComInbox:
         with self.db.transaction("领取微信客服任务") as conn:
             if insert_ignoring_duplicates(conn, wecom_leases, {"name": name, "owner": owner, "until": now + ttl}):
                 return True
-            updated = conn.execute(wecom_leases.update().where(
+            updated = changed(conn, wecom_leases.update().where(
                 wecom_leases.c.name == name, (wecom_leases.c.owner == owner) | (wecom_leases.c.until < now))
                 .values(owner=owner, until=now + ttl))
-            return updated.rowcount == 1
+            return updated == 1
 
     def give_up(self, name: str, owner: str) -> None:
         with self.db.transaction("交出微信客服任务") as conn:
@@ -70,10 +70,10 @@ class WeComInbox:
     @staticmethod
     def _still_ours(conn: Connection, name: str, owner: str, now: datetime, ttl: timedelta) -> None:
         """Renew the lease inside a write, or LeaseLost (the write rolls back)."""
-        renewed = conn.execute(wecom_leases.update().where(
+        renewed = changed(conn, wecom_leases.update().where(
             wecom_leases.c.name == name, wecom_leases.c.owner == owner, wecom_leases.c.until >= now)
             .values(until=now + ttl))
-        if renewed.rowcount != 1:
+        if renewed != 1:
             raise LeaseLost(f"微信客服任务「{name}」已由另一台实例接手，这一页没有保存。")
 
     # --- callbacks and the cursor ----------------------------------------------------------------------
@@ -231,10 +231,10 @@ class WeComInbox:
         with self.db.transaction("记录企业微信里的转人工") as conn:
             query = conversations.update().where(conversations.c.public_id == conversation_id)
             if by is None:
-                return conn.execute(query.where(conversations.c.handed_off_at.isnot(None))
-                                    .values(handed_off_at=None, handed_off_by="")).rowcount == 1
-            return conn.execute(query.where(conversations.c.handed_off_at.is_(None))
-                                .values(handed_off_at=self._clock(), handed_off_by=by[:200])).rowcount == 1
+                return changed(conn, query.where(conversations.c.handed_off_at.isnot(None))
+                                    .values(handed_off_at=None, handed_off_by="")) == 1
+            return changed(conn, query.where(conversations.c.handed_off_at.is_(None))
+                                .values(handed_off_at=self._clock(), handed_off_by=by[:200])) == 1
 
     @staticmethod
     def _ensure_student(conn: Connection, open_kfid: str, user: str) -> None:

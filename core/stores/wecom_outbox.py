@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, and_, func, select
 
 from core.clock import as_utc, utcnow
-from core.stores.db import Database, insert_ignoring_duplicates
+from core.stores.db import Database, changed, insert_ignoring_duplicates
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, conversations, exchanges, outbox
 from core.stores.wecom_schema import WECOM_SCHEMA, wecom_sends, wecom_students
 from core.values.exchanges import Citation
@@ -65,11 +65,11 @@ class WeComOutbox:
         no longer pending. A conditional update, so two workers never hold the same part."""
         now = self._clock()
         with self.db.transaction("领取微信客服消息") as conn:
-            updated = conn.execute(wecom_sends.update().where(
+            updated = changed(conn, wecom_sends.update().where(
                 wecom_sends.c.id == send_id, wecom_sends.c.state == PENDING,
                 (wecom_sends.c.claimed_until.is_(None)) | (wecom_sends.c.claimed_until < now))
                 .values(claimed_until=now + lease, attempts=wecom_sends.c.attempts + 1))
-            if updated.rowcount != 1:
+            if updated != 1:
                 return None
             return conn.execute(select(wecom_sends.c.attempts).where(wecom_sends.c.id == send_id)).scalar_one()
 
@@ -95,14 +95,14 @@ class WeComOutbox:
                                                wecom_sends.c.external_userid == user, wecom_sends.c.state == PENDING)
             if kinds:
                 query = query.where(wecom_sends.c.kind.in_(list(kinds)))
-            return conn.execute(query.values(state=state, reason=reason[:1000], claimed_until=None)).rowcount
+            return changed(conn, query.values(state=state, reason=reason[:1000], claimed_until=None))
 
     def delivery_failed(self, open_kfid: str, msgid: str, reason: str) -> bool:
         """WeCom took a part but could not deliver it (msg_send_fail): it is marked failed, with WeCom's reason."""
         with self.db.transaction("记录微信客服投递失败") as conn:
-            return conn.execute(wecom_sends.update().where(
+            return changed(conn, wecom_sends.update().where(
                 wecom_sends.c.open_kfid == open_kfid, wecom_sends.c.msgid == msgid,
-                wecom_sends.c.state.in_((SENT, UNCERTAIN))).values(state=FAILED, reason=reason[:1000])).rowcount == 1
+                wecom_sends.c.state.in_((SENT, UNCERTAIN))).values(state=FAILED, reason=reason[:1000])) == 1
 
     # --- a student's window and budget ------------------------------------------------------------------
 
@@ -138,9 +138,9 @@ class WeComOutbox:
     def mark_held(self, exchange: str, state: str, reason: str = "") -> bool:
         """A held answer's marker moves on (released, or expired); False when it had already moved."""
         with self.db.transaction("记录待发送的回答") as conn:
-            return conn.execute(wecom_sends.update().where(
+            return changed(conn, wecom_sends.update().where(
                 wecom_sends.c.kind == HELD, wecom_sends.c.source_id == exchange, wecom_sends.c.state == WAITING)
-                .values(state=state, reason=reason[:1000])).rowcount == 1
+                .values(state=state, reason=reason[:1000])) == 1
 
     def held_state(self, exchange: str) -> str | None:
         with self.db.read("读取待发送的回答") as conn:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from core.clock import utcnow
+from core.conversations.handoff import asks_for_person
 from core.errors import XiaoEError
 from core.exchanges.desk import InvalidRequest, StudentDesk, chat_request
 from core.exchanges.wecom_text import msgid_for, split_text, with_sources
@@ -190,15 +191,20 @@ class WeComChannel:
             reply = self.desk.message(key, replace(request, conversation_id=None))
         if reply.conversation_id != conversation:
             self.inbox.set_conversation(open_kfid, user, reply.conversation_id)
-        return self._reply_parts(open_kfid, user, reply)
+        return self._reply_parts(open_kfid, user, reply, asked_for_person=asks_for_person(request.query))
 
-    def _reply_parts(self, open_kfid: str, user: str, reply: ChatReply) -> tuple[str, str, tuple[Part, ...]]:
+    def _reply_parts(self, open_kfid: str, user: str, reply: ChatReply, *,
+                     asked_for_person: bool = False) -> tuple[str, str, tuple[Part, ...]]:
         if reply.status in (ANSWERED, REFUSED):
             parts = self._parts(open_kfid, user, REPLY, reply.message_id, with_sources(reply.answer, reply.citations),
                                 exchange=reply.message_id)
             return ("已回答" if reply.status == ANSWERED else "拒答"), reply.message_id, parts
         if reply.status == HELD:
             return "等顾问放行", reply.message_id, self._held_parts(open_kfid, user, reply)
+        if reply.status == HANDED_OFF and asked_for_person:  # the student typed 「人工」: told so, the session moves
+            self.inbox.want_handoff(open_kfid, user, "to_person")
+            parts = self._parts(open_kfid, user, REPLY, reply.message_id, reply.answer, exchange=reply.message_id)
+            return "学员要求转人工：已回复并转给接待人员", reply.message_id, parts
         if reply.status == HANDED_OFF:
             return "会话已转人工：小E 不作答（学员的消息进了「转人工」）", reply.message_id, ()
         return f"状态 {reply.status}", reply.message_id, ()

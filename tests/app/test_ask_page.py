@@ -272,3 +272,19 @@ def test_ask_page_marks_a_grader_answer_and_queues_it_in_its_lane(open_app, app_
     ask(at, LEVELS)  # a clear answer: no grader request, no grader line
     assert sum(1 for r in fake_openai.requests if "response_format" in r.body) == 1
     assert not any("模型判定" in t for t in texts(at.info))
+
+
+def test_ask_page_follow_up_reads_the_next_question_in_its_thread(open_app):
+    at = ask(open_app(), "二级学费多少？")
+    at.checkbox(key="ask_follow").check()
+    at = ask(at, "那三级呢？")
+    assert not at.exception
+    shown = " ".join(texts(at.caption))
+    assert "学员原话：那三级呢？" in shown and "独立问题：三级学费多少？" in shown
+    assert any("4800" in t for t in texts(at.markdown))
+
+
+def test_ask_page_without_follow_up_asks_the_words_as_written(open_app):
+    at = ask(open_app(), "二级学费多少？")
+    at = ask(at, "那三级呢？")
+    assert not any("独立问题" in t for t in texts(at.caption))
