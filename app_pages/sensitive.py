@@ -7,7 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import XiaoEError
-from core.stores.sensitive_words import KIND_LABELS, starter_bytes
 from ui.answer_view import md_escape
 from ui.auth import guard_page
 from ui.state import get_sensitive_store
@@ -28,7 +27,7 @@ with st.form("sensitive_add", clear_on_submit=True):
     cols = st.columns([3, 2, 2, 1], vertical_alignment="bottom")
     word = cols[0].text_input("词或短语", key="sensitive_word")
     category = cols[1].text_input("分类（如 违法、辱骂、广告）", key="sensitive_category")
-    kind = cols[2].selectbox("类型", list(KIND_LABELS), format_func=KIND_LABELS.get, key="sensitive_kind")
+    kind = cols[2].selectbox("类型", list(store.kinds), format_func=store.kinds.get, key="sensitive_kind")
     if cols[3].form_submit_button("加入", type="primary", key="sensitive_add_button"):
         try:
             store.add(user, word, category, kind)
@@ -39,7 +38,7 @@ with st.form("sensitive_add", clear_on_submit=True):
             st.rerun()
 
 if entries:
-    st.table([{"词": e.word, "分类": e.category, "类型": KIND_LABELS.get(e.kind, e.kind), "加入人": e.created_by,
+    st.table([{"词": e.word, "分类": e.category, "类型": store.kinds.get(e.kind, e.kind), "加入人": e.created_by,
                "加入时间": e.created_at.astimezone().strftime("%Y-%m-%d %H:%M")} for e in entries])
     cols = st.columns([3, 1], vertical_alignment="bottom")
     gone = cols[0].selectbox("删除一个词", [e.word for e in entries], key="sensitive_remove_word")
@@ -69,7 +68,7 @@ if cols[0].button("导入上传的 CSV", key="sensitive_import", disabled=upload
             st.warning(md_escape(problem))
 if cols[1].button("导入随附的初始词表", key="sensitive_starter"):
     try:
-        done = store.import_csv(user, starter_bytes())
+        done = store.import_csv(user, store.starter())
     except XiaoEError as error:
         st.error(md_escape(str(error)))
     else:

@@ -44,7 +44,7 @@ def register(subparsers) -> None:
     export.add_argument("--days", type=int_between(1, 3650), default=None, help="只导出最近几天有活动的")
     export.set_defaults(handler=run_export)
 
-    purging = actions.add_parser("purge", help="清除超过保存期的会话记录（保存期按资料写的天数，或 XIAOE_RETENTION_DAYS）")
+    purging = actions.add_parser("purge", help="清除超过保存期的会话记录（保存期按资料写的天数；部署设置里另设了天数时按设置）")
     purging.add_argument("--dry-run", action="store_true", help="只列出会清除多少，不删除")
     purging.add_argument("--json", action="store_true", help="以 JSON 输出")
     purging.set_defaults(handler=run_purge)

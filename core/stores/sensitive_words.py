@@ -87,6 +87,13 @@ class SensitiveStore:
         self.db = db
         self._clock = clock
         db.migrate(SENSITIVE_SCHEMA)
+
+    kinds = KIND_LABELS  # what an entry can be, with its Chinese label
+
+    @staticmethod
+    def starter() -> bytes:
+        """The shipped starter list as a CSV import reads it."""
+        return starter_bytes()
         audit.ensure(db)
         self._built: tuple[int, Matcher] | None = None
 
