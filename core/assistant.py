@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from langchain_core.language_models import BaseChatModel
 
-from core.answerability.decision import analyzer_for, prefix_measures, rank
+from core.answerability.decision import analyzer_for, asked_check, prefix_measures, rank
 from core.answerability.gate import decide
 from core.answerability.glossary import Glossary, expand_query, load_starter
 from core.answerability.rules import parse_rules
@@ -29,7 +29,9 @@ from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
 from core.answering.own_case import compute, phrase, sources
 from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
-from core.case import ALL_KINDS, KindSet, parse_kinds
+from core.case import ALL_KINDS, KindSet, parse_kinds, read_case
+from core.case.asked import parse_asked
+from core.case.intent import computation
 from core.errors import ModelError
 from core.facts import NO_FACTS, SchoolFacts, read_chunk_facts
 from core.knobs import MAX_TOP_K, Knobs
@@ -82,8 +84,10 @@ class Assistant:
             return Retrieval(question=text, candidates=hits)
         terms, context = self.analyzer.split(text, self.glossary)
         ranked = rank(terms, hits)
+        asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
+                            own_case=computation(read_case(text, self.facts, self.case_kinds), text) is not None)
         return Retrieval(question=text, candidates=ranked, terms=terms, context=context,
-                         measures=prefix_measures(terms, ranked))
+                         measures=prefix_measures(terms, ranked, asked))
 
     def gate(self, retrieval: Retrieval, knobs: Knobs | None = None) -> Gate:
         """The decision at `knobs` (default: the knobs in force); no model is involved."""
@@ -197,7 +201,7 @@ class Assistant:
             for piece in stream_text(answering, self.chat_model, usage=usage):
                 pieces.append(piece)
                 yield piece
-            answer = finish(answering, "".join(pieces), self.facts)
+            answer = finish(answering, "".join(pieces), self.facts, by_model=not self.offline)
         except ModelError as error:
             yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return

@@ -14,6 +14,7 @@ REASON_LABELS = {
     "config": "模型设置有误", "not_configured": "未配置模型", "question_mismatch": "与问题不符",
     "grader": "模型判定", "text_repaired": "字符已替换", "eval_wrong_refusal": "评测：误拒",
     "eval_wrong_answer": "评测：误答", "eval_wrong_source": "评测：命中错误资料",
+    "not_asked_attribute": "资料没写问的内容", "off_question": "答非所问",
 }
 
 AUDIT_ACTION_LABELS = {
