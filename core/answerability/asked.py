@@ -20,12 +20,22 @@ the same kinds (core.checks.asked).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from core.answerability.credit import credit
-from core.case.asked import ASKING_WORDS, PLACE_WORDS, Asked, asked_kind, states, states_address
+from core.case.asked import (
+    ASKING_WORDS,
+    PLACE_WORDS,
+    Asked,
+    alternatives,
+    asked_kind,
+    per_unit,
+    states,
+    states_address,
+    states_rate,
+)
 from core.corpus.sentences import Sentence, reference_sentences
 from core.language.text import normalize
 from core.language.words import RETRIEVAL_QUESTION_WORDS
@@ -81,10 +91,21 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked) -> Subject:
     whole = tuple(w for w in (_subject_word(t, said) for t in terms if t.weight > 0 and not t.is_number and t.known)
                   if w)
     words = [asked.word(name) for name in asked.checkable]
-    asking = [c for c in _CLAUSE_RE.split(question) if c and any(w and w in normalize(c) for w in words)]
+    clauses = [c for c in _CLAUSE_RE.split(question) if c]
+    asking = [c for c in clauses if any(w and w in normalize(c) for w in words)]
+    # An elliptical asking clause (「扣不扣手续费？扣多少」) asks about what the clause before it names.
+    asking += [clauses[i - 1] for i, c in enumerate(clauses) if c in asking and i and _bare(c, terms, words)]
     inside = tuple(t for t in whole if any(normalize(t.typed or t.text) in normalize(c) for c in asking))
     sets = (inside, whole) if inside and inside != whole else (whole,)
     return Subject(sets=sets, named=_named(question, terms, asked))
+
+
+def _bare(clause: str, terms: Sequence[Term], words: Sequence[str]) -> bool:
+    """Whether an asking clause names nothing but its asking words (「扣多少」)."""
+    rest = normalize(clause)
+    for word in words:
+        rest = rest.replace(word, "") if word else rest
+    return not any(normalize(t.typed or t.text) in rest for t in terms if t.weight > 0)
 
 
 def _named(question: str, terms: Sequence[Term], asked: Asked) -> str:
@@ -119,6 +140,7 @@ class AskedCheck:
     subject: Subject
     kinds: tuple[str, ...]
     shares: tuple[tuple[float, ...], ...]
+    choice: str = ""  # the options of a choice written out, as a refusal names them (「线上还是校区」)
 
     def missing(self, passing: int) -> str:
         """The first kind (registry order) no sentence of the first `passing` candidates carries about the subject;
@@ -130,7 +152,7 @@ class AskedCheck:
 
     def reason(self, name: str) -> str:
         """「资料里没有写“成立年份”」: what the documents do not state, in the consultant's words."""
-        return f"资料里没有写“{asked_kind(name).missing(self.subject.named)}”"
+        return f"资料里没有写“{asked_kind(name).missing(self.choice if name == 'choice' else self.subject.named)}”"
 
 
 def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequence[Hit], *,
@@ -144,15 +166,45 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
     are for levels, not for 小班). Must not break 「退款多久能到账」: 「审核通过后 7 个工作日内原路退回」 under
     「退款多久能到账？」 carries the duration.
     """
-    kinds = asked.checkable
+    options = _options(question, terms) if "choice" in asked else ()
+    kinds = asked.checkable + (("choice",) if options else ())
     if not kinds:
         return None
     subject = subject_of(question, terms, asked)
     computed = frozenset(COMPUTED_KINDS) if own_case else frozenset()
     # Where a place itself is (「校区在哪」): only an address says it, not a sentence naming the place (到校区前台…).
     address = "place" in kinds and any(normalize(t.text) in PLACE_WORDS for t in subject.sets[0])
-    shares = tuple(_candidate_shares(hit, kinds, subject, computed, address) for hit in ranked)
-    return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=shares)
+    # A price per lesson, per month … (「一节课多少钱」): only a price stated per that unit says it.
+    unit = per_unit(question) if "amount" in kinds and not own_case else ""
+
+    def carries(text: str, name: str) -> bool:
+        if name == "choice":  # a choice written out is answered by a sentence naming one of its options
+            return any(credit(option, [normalize(text)]) >= 1.0 for option in options)
+        if name == "amount" and unit:
+            return states_rate(text, unit)
+        return states_address(text) if name == "place" and address else states(text, name)
+
+    shares = tuple(_candidate_shares(hit, kinds, subject, computed, carries) for hit in ranked)
+    return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=shares,
+                      choice="还是".join(option.typed or option.text for option in options))
+
+
+def _options(question: str, terms: Sequence[Term]) -> tuple[Term, ...]:
+    """The two options of a choice written out, as terms: the last content word before 还是 and the first after it
+    (「分级测试是线上做还是要去校区做」 → 线上, 校区); () when either side has none."""
+    found = alternatives(question)
+    if found is None:
+        return ()
+    before, after = (normalize(side) for side in found)
+
+    def at(side: str, other: str, last: bool) -> Term | None:
+        """The content word of `side` nearest 还是 that `other` does not say too (「一起交还是分开交」: 一起, 分开)."""
+        placed = [(side.rfind(w) if last else side.find(w), t) for t in terms if t.weight > 0 and t.known
+                  for w in [normalize(t.typed or t.text)] if w and w in side and w not in other]
+        return (max(placed, key=lambda p: p[0]) if last else min(placed, key=lambda p: p[0]))[1] if placed else None
+
+    first, second = at(before, after, last=True), at(after, before, last=False)
+    return (first, second) if first is not None and second is not None and first != second else ()
 
 
 # What a computation of the student's own case works out (core.answering.calculate): an amount, within bounds.
@@ -160,13 +212,12 @@ COMPUTED_KINDS = ("amount", "upper", "lower")
 
 
 def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed: frozenset[str],
-                      address: bool) -> tuple[float, ...]:
+                      carries: Callable[[str, str], bool]) -> tuple[float, ...]:
     best = [0.0] * len(kinds)
     for sentence in reference_sentences(hit.text):
         if sentence.example:  # a worked example's amounts are another student's, not a fact about the subject
             continue
-        carried = [k for k, name in enumerate(kinds)
-                   if (states_address(sentence.text) if name == "place" and address else states(sentence.text, name))]
+        carried = [k for k, name in enumerate(kinds) if carries(sentence.text, name)]
         if carried:
             share = subject.share(surroundings(sentence, hit))
             for k in carried:

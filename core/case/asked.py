@@ -77,11 +77,35 @@ def _stating(kind_name: str) -> Callable[[str], bool] | None:
 _YEAR_RE = re.compile(r"(?:1[89]|20)\d{2}\s*年|[零〇一二三四五六七八九]{4}\s*年")
 _CLOCK_RE = re.compile(r"\d{1,2}\s*[:：]\s*\d{2}")  # 9:00 (folding drops the colon, so it is read as typed)
 _TIME_WORDS = _stating("time")
+_CLOCK_WORDS = _stating("clock")
 
 
 def _states_time(text: str) -> bool:
-    """A time or date: a clock time (9:00), a figure in 点/月/日/号, or a word such as 工作日 or 开课前."""
+    """When: a clock time (9:00), a figure in 点/月/日/号, or a word such as 工作日 or 开课前."""
     return bool(_CLOCK_RE.search(text)) or bool(_TIME_WORDS and _TIME_WORDS(text))
+
+
+def _states_clock(text: str) -> bool:
+    """What time or day: a clock time (9:00), a figure in 点/月/日/号, or a day of the week (「开课后」 is no hour)."""
+    return bool(_CLOCK_RE.search(text)) or bool(_CLOCK_WORDS and _CLOCK_WORDS(text))
+
+
+_PER_UNITS = _words("amount", "每")
+_PER_ALTERNATIVES = "|".join(map(re.escape, sorted(_PER_UNITS, key=len, reverse=True)))
+_PER_ASKED_RE = re.compile(rf"(?<![第\d])[一每单](?:{_PER_ALTERNATIVES})") if _PER_UNITS else None
+
+
+def per_unit(question: str) -> str:
+    """The unit a price is asked per (「一节课多少钱」 → 节课, 「每月学费多少」 → 月); "" when none."""
+    found = _PER_ASKED_RE.search(normalize(question)) if _PER_ASKED_RE else None
+    return found.group()[1:] if found else ""
+
+
+def states_rate(text: str, unit: str) -> bool:
+    """A price per `unit`: 「每课时 300 元」「300 元/课时」「一节课 300 元」."""
+    folded = normalize(text.replace("/", "每"))
+    units = f"(?:{_PER_ALTERNATIVES})"
+    return bool(re.search(rf"[一每单]{units}[^，。；]{{0,6}}{_NUMBER}\s*(?:元|块)|{_NUMBER}\s*(?:元|块)每{units}", folded))
 
 
 _ADDRESS_RE = re.compile(rf"\d+\s*(?:{'|'.join(map(re.escape, sorted(_words('place', '地址'), key=len, reverse=True)))})")
@@ -120,8 +144,10 @@ class AskedKind:
         return self.states is not None and self.states is not _states_yes_no
 
     def missing(self, subject: str) -> str:
-        """What the documents do not state, in the consultant's words: 「成立年份」「保过班价格」."""
-        return self.missing_zh.format(subject=subject)
+        """What the documents do not state, in the consultant's words: 「成立年份」「保过班价格」 (「上课时间」, not
+        「上课时间时间」)."""
+        tail = self.missing_zh.removeprefix("{subject}")
+        return subject if tail and subject.endswith(tail) else self.missing_zh.format(subject=subject)
 
 
 # In the order a refusal names them when a question asks for several (an upper bound before the duration it bounds).
@@ -130,16 +156,18 @@ ASKED_KINDS: tuple[AskedKind, ...] = (
     AskedKind("amount", "金额", "{subject}价格", "保过班多少钱", _stating("amount")),
     AskedKind("upper", "上限", "{subject}最多多少", "保留学籍最长多久", _stating("upper")),
     AskedKind("lower", "下限", "{subject}最少多少", "最少几个人开班", _stating("lower")),
+    AskedKind("age", "年龄", "{subject}年龄", "几岁可以报名", _stating("age")),
     AskedKind("headcount", "人数", "{subject}人数", "一个班几个人", _stating("headcount")),
     AskedKind("lessons", "课时数", "{subject}课时数", "一个级别几节课", _stating("lessons")),
     AskedKind("count", "数量", "{subject}数量", "口语课一共有几级", _stating("count")),
     AskedKind("duration", "时长", "{subject}要多久", "退款多久到账", _stating("duration")),
-    AskedKind("time", "时间", "{subject}时间", "人工服务几点下班", _states_time),
+    AskedKind("clock", "钟点或日子", "{subject}时间", "人工服务几点下班", _states_clock),
+    AskedKind("time", "时间", "{subject}时间", "什么时候可以申请退费", _states_time),
     AskedKind("person", "人", "{subject}是谁", "外教是哪位老师", _stating("person")),
     AskedKind("place", "地点", "{subject}地点", "在哪里申请退费", _stating("place")),
     AskedKind("reason", "原因", "{subject}原因", "教材费为什么不退", _stating("reason")),
     AskedKind("way", "方式", "{subject}方式", "怎么转人工", None),
-    AskedKind("choice", "选择", "{subject}选哪个", "线上班和线下班选哪个", None),
+    AskedKind("choice", "选择", "{subject}", "分级测试是线上做还是去校区做", None),
     AskedKind("yes_no", "是否", "{subject}", "分级测试收费吗", _states_yes_no),
 )
 ASKED_NAMES: tuple[str, ...] = tuple(k.name for k in ASKED_KINDS)
@@ -313,6 +341,17 @@ def _asks(name: str, text: str, start: int, end: int) -> bool:
 
 _ALTERNATIVES = frozenset({"还是"})  # a choice between alternatives written out: what they name is not asked
 _CLAUSES_RE = re.compile(r"[。？?！!；;，,\s]+")
+
+
+def alternatives(question: str) -> tuple[str, str] | None:
+    """The two options of a choice written out (「分级测试是线上做还是要去校区做」 → 「分级测试是线上做」,
+    「要去校区做」): the clause's words before and after 还是, as typed; None without one."""
+    for clause in _CLAUSES_RE.split(question):
+        for word in _ALTERNATIVES:
+            before, found, after = clause.partition(word)
+            if found and before.strip() and after.strip():
+                return before.strip(), after.strip()
+    return None
 
 
 def _same_clause(question: str, word: str, other: str) -> bool:

@@ -45,31 +45,35 @@ def similarity(new_terms: Sequence[Term], mentioned: str, facts: SchoolFacts = N
 # 「单笔最低 50 元」 does not answer 「手续费最多收多少」). A new question asking for one of these is asking what the
 # answer already states (「流利级多少钱」 against an approved 「三级学费多少 → 学费 4800 元」), even when the approved
 # question did not use a question word for it. A yes/no and a choice are compared apart (`asks_yes_no_instead`).
-_COMPARED = ("amount", "duration", "time", "year", "headcount", "lessons", "count", "person", "place", "reason",
-             "upper", "lower", "way")
+_COMPARED = ("amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count", "person", "place",
+             "reason", "upper", "lower", "way")
 _N = r"(?:\d|(?<!第)[两三四五六七八九十])"  # a figure, in digits or Chinese numerals (一 and ordinals are no count)
 # A rate (「每周上 2 课时」「每课时 45 分钟」) states how often or how long each, not the total asked for:
 # 「每周上 2 课时，八周结课」 gives a duration, not how many lessons a level has.
 _RATE = re.compile(rf"每(?:周|星期|天|日|次|课时|节课?|个?月)[^，。；、\d]{{0,3}}{_N}+(?:\.\d+)?\s*(?:课时|节|次|分钟|小时|天|周)")
 
 
+# Reuse compares a time of day and a time in general as one (「人工客服什么时候有人」 is 「人工服务几点开始」).
+_AS = {"clock": "time"}
+
+
 def asked(question: str) -> frozenset[str]:
     """What a question asks for or, a yes/no question, is about (「收费吗」: an amount), among the kinds reuse
     compares (core.case.asked.read_asked)."""
     found = read_asked(question)
-    return frozenset(name for name in (*found.kinds, *found.topics) if name in _COMPARED)
+    return frozenset(_AS.get(name, name) for name in (*found.kinds, *found.topics) if name in _COMPARED)
 
 
 # What an answer states by its figures or bounds; a place, a person or a reason in an answer (「原路退回」) says where
 # or who about its own question, never that it answers another one asking where (「退款要去哪里申请」).
-_STATED = ("amount", "duration", "time", "year", "headcount", "lessons", "count", "upper", "lower")
+_STATED = ("amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count", "upper", "lower")
 
 
 def stated(answer: str) -> frozenset[str]:
     """What kinds of thing the approved answer's text states (amount, duration, headcount …), read by the question
     reader's `states`; a rate (每周上 2 课时) is left out."""
     text = _RATE.sub("", answer)
-    return frozenset(name for name in _STATED if states(text, name))
+    return frozenset(_AS.get(name, name) for name in _STATED if states(text, name))
 
 
 def asks_other(new: str, approved: str, answer: str = "") -> frozenset[str] | None:
@@ -81,7 +85,7 @@ def asks_other(new: str, approved: str, answer: str = "") -> frozenset[str] | No
 
 
 # The quantities an answer is asked for.
-_QUANTITIES = frozenset({"amount", "duration", "time", "year", "headcount", "lessons", "count"})
+_QUANTITIES = frozenset({"amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count"})
 
 
 def asks_yes_no_instead(new: str, approved: str) -> frozenset[str] | None:

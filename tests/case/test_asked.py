@@ -25,7 +25,10 @@ from core.errors import ConfigError
     ("启明英语是哪一年成立的？", ("year",)),
     ("启明英语多少年成立的", ("year",)),             # 多少年成立 is a year, longer than 多少年 (a duration)
     ("退款多久能到账", ("duration",)),
-    ("人工服务几点下班", ("time",)),
+    ("人工服务几点下班", ("clock",)),
+    ("什么时候可以申请退费", ("time",)),
+    ("最小几岁可以报名", ("lower", "age")),
+    ("老学员打几折", ("amount",)),
     ("一个班几个人", ("headcount",)),                  # 几个人, not 几个 (a count)
     ("一个级别几节课", ("lessons",)),
     ("口语课一共有几级", ("count",)),
@@ -74,7 +77,9 @@ def test_read_asked_returns_a_frozen_value():
     ("学校成立于 2015 年", "year", True),
     ("最长保留 6 个月", "year", False),               # a span of months is no year
     ("审核通过后，款项在 7 个工作日内原路退回", "duration", True),
-    ("人工服务时间为每天 9:00–21:00", "time", True),
+    ("人工服务时间为每天 9:00–21:00", "clock", True),
+    ("开课后 4 课时内，可以免费转班一次", "clock", False),  # after the start is no hour of the day
+    ("开课后 4 课时内，可以免费转班一次", "time", True),
     ("每班不超过 8 人", "headcount", True),
     ("每班不超过 8 人", "upper", True),
     ("每班不超过 8 人", "lower", False),
