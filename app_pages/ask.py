@@ -209,8 +209,10 @@ def render_link(outcome: Outcome, question: str, user) -> None:
 
 
 def link_wording(user, answer_id: int, question: str) -> None:
+    bundle, _ = get_index()
     try:
-        get_approved_store().link_question(user, answer_id, question, authorize=authorize())
+        get_approved_store().link_question(user, answer_id, question, authorize=authorize(),
+                                           facts=bundle.facts if bundle else None)
     except XiaoEError as error:
         st.session_state[LINKED] = (False, str(error))
     else:

@@ -11,7 +11,7 @@ import streamlit as st
 from core.errors import XiaoEError
 from ui import gap_fix
 from ui.auth import current_user, guard_page
-from ui.gaps_actions import merge_topic, move_form, recheck_topic, save_topic, show_flash
+from ui.gaps_actions import create_form, merge_topic, move_form, recheck_topic, save_topic, show_flash
 from ui.gaps_state import get_board
 from ui.gaps_view import (
     STATUS_LABELS,
@@ -20,6 +20,7 @@ from ui.gaps_view import (
     closed_line,
     noise_frame,
     question_frame,
+    question_options,
     status_choices,
     summary_line,
     topic_facts,
@@ -40,7 +41,10 @@ except XiaoEError as error:
 user = current_user()
 admin = user is not None and user.can("edit_corpus")
 st.caption(summary_line(board))
-show_flash(None)  # merges and moves: the topic they changed may have left the board
+show_flash(None)  # merges, moves and new topics: the topic they changed may have left the board
+if admin and (options := question_options(board)):
+    with st.expander("新建话题：分组没分出来的事（例如付款方式），自己建一个话题，把问题放进去"):
+        create_form(options)
 if not board.topics:
     st.info("现在没有资料缺口话题：复核队列里还没有成组的拒答、被驳回或标为「资料没写」的问题（一个话题至少 3 个不同的问题）。")
 

@@ -16,6 +16,7 @@ from ui import review_triage as triage
 from ui.answer_view import md_escape, verdict_frame
 from ui.auth import current_user, require_page, signed_in_name
 from ui.gap_fix import item_actions
+from ui.held_view import show_students
 from ui.review_detail import show_history
 from ui.review_to_set import render_bulk as add_filtered_to_set
 from ui.review_to_set import render_item as add_item_to_set
@@ -32,6 +33,7 @@ from ui.review_view import (
     ReviewStore,
     answer_preview,
     build_filters,
+    corrected_view,
     csv_bytes,
     lane_options,
     marked_answer,
@@ -98,6 +100,7 @@ def show_detail(store: ReviewStore, item: ReviewItem, view: Filters, sort: str) 
         st.markdown(f"**入队原因**（通道：{md_escape('、'.join(item.lane_labels))}）\n\n"
                     + (reason_lines(item) or "（没有记录原因）"))
     st.text(item.question)
+    show_students(store, item, view, sort, triage.decide)  # who waits on it (the student service), if anyone
     show_decision_form(store, item, view, sort)
     facts = [f"创建于 {when(item.created_at)}", f"第 {item.version} 版"]
     if item.ask_count > 1:
@@ -110,6 +113,10 @@ def show_detail(store: ReviewStore, item: ReviewItem, view: Filters, sort: str) 
         facts.append(f"最近处理：{md_escape(item.reviewer)}（{when(item.decided_at)}）")
     st.caption(" · ".join(facts))
     with st.container(height=220, border=True):
+        if (corrected := corrected_view(item)) is not None:  # what the decision adopted comes first
+            st.caption("修改后的回答（处理这一条时采用的版本）")
+            st.markdown(corrected)
+            st.caption("小E 原来的回答")
         if item.answer:
             st.markdown(marked_answer(item))
             if note := preview_note(item):
@@ -158,7 +165,12 @@ def show_decision_form(store: ReviewStore, item: ReviewItem, view: Filters, sort
             st.form_submit_button("仍然通过（越过检查，记录在案）" if waiting == "approve" else "仍然驳回并采用修改后的回答",
                                   key=f"confirm_{item.id}", on_click=triage.decide,
                                   args=(store, item, waiting, view, sort), kwargs={"confirmed": True})
-        with st.expander("修改后的回答（可选）"):
+        blocked = triage.blocked_problems(item)
+        # A new label is a new expander: open while the checks block the correction, with their problems in it.
+        with st.expander("修改后的回答（没有通过检查，请按下面的问题修改）" if blocked else "修改后的回答（可选）",
+                         expanded=bool(blocked)):
+            if blocked:
+                st.warning("\n".join(f"- {md_escape(problem)}" for problem in blocked))
             st.text_area("修改后的回答", value=item.corrected_answer or "", key=f"corrected_{item.id}",
                          max_chars=MAX_CORRECTED_CHARS, height=120, label_visibility="collapsed")
     triage.show_flash()  # right under the buttons that caused it

@@ -19,6 +19,7 @@ from core.errors import XiaoEError
 from ui.answer_view import md_escape
 from ui.auth import current_user, guard_page
 from ui.corpus_admin import render_admin_panel
+from ui.facts_view import render_school_facts
 from ui.source_view import SCROLL_SCRIPT, Overview, page_html, page_of, paginate
 from ui.state import corpus_text, get_index, get_index_status, get_overview, rebuild_index, refused_elsewhere
 
@@ -181,4 +182,5 @@ sync_url(file, chunk)
 render_file(file, chunk, bundle, facts)
 render_files(facts)
 render_index(bundle, facts)
+render_school_facts(bundle.facts)
 render_admin_panel()  # admins only: upload/edit files with versions (ui/corpus_admin.py)

@@ -291,24 +291,30 @@ def what_if_tab(evaluated: EvaluatedSet, evaluation: Evaluation, baseline: Evalu
                      hide_index=True, width="stretch", key="tune_flips")
 
 
-def history_tab(defaults: DefaultsStore, settings: Settings, actor: str) -> None:
+FACTORY = "factory"  # the 「恢复哪一次保存的参数」 option for the values before anyone saved a default here
+
+
+def history_tab(defaults: DefaultsStore, settings: Settings, base: Settings, actor: str) -> None:
     history = defaults.history()
     if not history:
-        st.caption("还没有人在这里保存过默认值。")
+        st.caption("还没有人在这里保存过默认值：现在用的就是出厂值（校准文件和环境设置）。")
         return
     user = current_user()
     if user is not None and user.can("set_threshold"):
         cols = st.columns([3, 1], vertical_alignment="bottom")
-        chosen = cols[0].selectbox("恢复哪一次保存的参数", history, key="tune_restore_pick",
-                                   format_func=lambda c: f"{c.at.astimezone():%Y-%m-%d %H:%M} {c.actor}："
-                                                         f"{c.knobs(settings.knobs).describe()}")
+        options = [FACTORY, *history]
+        chosen = cols[0].selectbox("恢复哪一次保存的参数", options, key="tune_restore_pick", index=1,
+                                   format_func=lambda c: f"出厂值（校准文件和环境设置）：{base.knobs.describe()}"
+                                   if c == FACTORY else f"{c.at.astimezone():%Y-%m-%d %H:%M} {c.actor}："
+                                                        f"{c.knobs(settings.knobs).describe()}")
+        knobs = base.knobs if chosen == FACTORY else chosen.knobs(settings.knobs)
         if cols[1].button("恢复这组参数…", key="tune_restore", help="先显示恢复前后的对比和会改变的问题，确认后才保存"):
             if not actor:
                 st.error("请先在页面上方填写「操作人」，修改默认值要记录是谁改的。")
-            elif chosen.knobs(settings.knobs) == settings.knobs:
+            elif knobs == settings.knobs:
                 st.info("这组参数就是当前的默认值，不用恢复。")
             else:
-                st.session_state[RESTORE] = chosen.knobs(settings.knobs).to_dict()
+                st.session_state[RESTORE] = knobs.to_dict()
                 st.rerun()
     st.dataframe(pd.DataFrame([{
         "时间": c.at.astimezone().strftime("%Y-%m-%d %H:%M"), "操作人": c.actor,
@@ -428,7 +434,7 @@ if tabs["运行记录"].open:
             render_runs_tab(run_store, assistant, evaluation, set_name=name, set_version=version, actor=actor)
 if tabs["默认值修改记录"].open:
     with tabs["默认值修改记录"]:
-        history_tab(defaults, settings, actor)
+        history_tab(defaults, settings, base, actor)
 if tabs["批量运行"].open:
     with tabs["批量运行"]:
         try:

@@ -1,6 +1,8 @@
 """Does the answer to a student's own case state the right final amount, and never a wrong one?
 
-Run from the repository root:  .venv/bin/python -m bench.own_figures [题集.csv]
+Run from the repository root:  .venv/bin/python -m bench.own_figures [--corpus 资料文件夹] [题集.csv]
+(`--corpus`: measure against another copy of the documents — an edited one: the school facts, the index and the
+school's glossary pairs beside the documents are read from there; default XIAOE_CORPUS_DIR or corpus/.)
 
 Reads bench/data/own_figures.csv (id, question, kind, final_amount, must_say, working; written blind, see
 docs/blind/own-figures-label-review.md) and asks each question through the Assistant as the console composes
@@ -13,6 +15,7 @@ it (offline answerer, defaults, starter glossary). The final amount an answer st
 
 from __future__ import annotations
 
+import argparse
 import csv
 import re
 import sys
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from bench.sets import DATA, bench_assistant
 from core.checks.grounding import split_sentences
+from core.settings import Settings
 
 _FINAL_RE = re.compile(r"(可退差价|可退|需补|转班手续费)\s*(免费|(?:[^，。；]*?=\s*)?(\d+(?:\.\d+)?)\s*元)")
 _MUST_SPLIT_RE = re.compile(r"[（）()、，或]")
@@ -53,16 +57,28 @@ def judge(text: str, final_amount: str, must_say: str) -> tuple[bool, bool]:
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0]) if argv else DATA / "own_figures.csv"
+    parser = argparse.ArgumentParser(prog="python -m bench.own_figures", description="学员自己的数字：最终金额对不对")
+    parser.add_argument("set", nargs="?", type=Path, default=DATA / "own_figures.csv", help="题集 CSV")
+    parser.add_argument("--corpus", type=Path, default=None, help="资料文件夹（默认 XIAOE_CORPUS_DIR 或 corpus/）")
+    args = parser.parse_args(argv)
+    path = args.set
+    if not path.is_file():
+        parser.error(f"题集文件「{path}」不存在")
     rows = list(csv.DictReader(path.open(encoding="utf-8-sig", newline="")))
-    assistant = bench_assistant()
+    settings = Settings.from_env()
+    if args.corpus is not None:
+        if not args.corpus.is_dir():
+            parser.error(f"资料文件夹「{args.corpus}」不存在")
+        settings = settings.with_(corpus_dir=args.corpus.resolve())
+    assistant = bench_assistant(settings)
     tally: dict[str, Counter] = {kind: Counter() for kind in KINDS}
     for row in rows:
         answer = assistant.ask(row["question"])
         correct, wrong = judge("" if answer.refused else answer.text, row["final_amount"], row["must_say"])
         counts = tally.setdefault(row["kind"], Counter())
         counts.update(rows=1, correct=int(correct), wrong=int(wrong), refused=int(answer.refused))
-    print(f"# 学员自己的数字：最终金额对不对（{path.name}，{assistant.knobs.describe()}，离线答题器，初始同义词表）\n")
+    print(f"# 学员自己的数字：最终金额对不对（{path.name}，资料 {settings.corpus_dir}，{assistant.knobs.describe()}，"
+          "离线答题器，初始同义词表）\n")
     print("| 类别 | 题数 | 最终金额正确 | 说错金额 | 闸门拒答 |")
     print("| --- | --- | --- | --- | --- |")
     total: Counter = Counter()

@@ -42,7 +42,7 @@ def bench_assistant(settings: Settings | None = None, *, bundle: IndexBundle | N
     """The Assistant as the console composes it, with the starter glossary (`glossary=None`: none)."""
     settings = (settings or Settings.from_env()).with_(answerability=answerability)
     bundle = bundle or load_or_build(settings)
-    chosen = load_starter() if glossary is True else glossary
+    chosen = load_starter(corpus_dir=settings.corpus_dir) if glossary is True else glossary
     return build_assistant(settings, bundle, chosen, knobs=knobs)
 
 

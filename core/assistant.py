@@ -8,7 +8,7 @@ live in their own modules (core.answering.rag retrieval and checks, core.answera
 core.answerability.gate the decision, core.answering.grader the model's verdict on the uncertain band, core.answering.offline /
 core.answering.providers the models); this module only composes them.
 It opens no database itself except through `open_assistant`, which reads the saved defaults and
-the glossary from their stores.
+the glossary from their stores, and hands it the approved answers and the documents' open contradictions to read.
 """
 
 from __future__ import annotations
@@ -39,14 +39,17 @@ from core.language.citations import remap
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
-from core.reuse.drift import related_change
+from core.reuse.drift import cited_contradictions, related_change
 from core.reuse.guards import check, pick
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
+from core.stores.contradictions import ContradictionStore
 from core.stores.corpus_versions import changes_since, newest_generation
-from core.stores.stale import suspend_stale
-from core.values import ApprovedAnswer, Failure, Gate, Outcome, RAGAnswer, Retrieval, Reuse, Usage
+from core.values import ApprovedAnswer, Failure, Gate, Outcome, Problem, RAGAnswer, Retrieval, Reuse, Usage
+from core.values.contradictions import CONTRADICTED_CODE
 from core.values.reuse import ACTIVE
+
+RETRIEVALS_KEPT = 4096
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,10 +64,14 @@ class Assistant:
     analyzer: TermAnalyzer | None = None  # None: the answerability decision is off
     fingerprint: str = ""
     approved: ApprovedStore | None = None  # approved answers to reuse (None: reuse off)
+    contradictions: ContradictionStore | None = None  # where the documents disagree (None: not checked)
     facts: SchoolFacts = NO_FACTS  # the school's facts, read from the documents with the index (core.facts)
     case_kinds: KindSet = ALL_KINDS  # the student's-case fact kinds switched on (XIAOE_CASE_KINDS)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
     _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
+    # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
+    # (the student service sees many) skips retrieval and ranking; bounded, oldest dropped first
+    _retrievals: dict = field(default_factory=dict, repr=False)
 
     @property
     def offline(self) -> bool:
@@ -79,15 +86,23 @@ class Assistant:
         every prefix of the ranking for the decision. The gate, the prompt and the checks keep the
         question as asked."""
         text = self.validate(question)
+        known = self._retrievals.get(text)
+        if known is not None:
+            return known
         hits = retrieve(expand_query(text, self.glossary) if self.glossary else text, self.index, MAX_TOP_K)
         if self.analyzer is None:
-            return Retrieval(question=text, candidates=hits)
-        terms, context = self.analyzer.split(text, self.glossary)
-        ranked = rank(terms, hits)
-        asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
-                            own_case=computation(read_case(text, self.facts, self.case_kinds), text) is not None)
-        return Retrieval(question=text, candidates=ranked, terms=terms, context=context,
-                         measures=prefix_measures(terms, ranked, asked))
+            found = Retrieval(question=text, candidates=hits)
+        else:
+            terms, context = self.analyzer.split(text, self.glossary)
+            ranked = rank(terms, hits)
+            asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
+                                own_case=computation(read_case(text, self.facts, self.case_kinds), text) is not None)
+            found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
+                              measures=prefix_measures(terms, ranked, asked))
+        if len(self._retrievals) >= RETRIEVALS_KEPT:
+            self._retrievals.pop(next(iter(self._retrievals), None), None)
+        self._retrievals[text] = found
+        return found
 
     def gate(self, retrieval: Retrieval, knobs: Knobs | None = None) -> Gate:
         """The decision at `knobs` (default: the knobs in force); no model is involved."""
@@ -125,9 +140,10 @@ class Assistant:
         yield from self.outcome_stream(self.grade(gate), reuse)
 
     def reuse(self, retrieval: Retrieval, gate: Gate) -> Reuse | None:
-        """The approved answers citing this question's candidate places, each checked by the guards; an answer
-        whose cited chunk changed is suspended on the way (its item goes back to 资料已更新). None when reuse is
-        off or nothing was approved near this question. Reads the database; never calls a model."""
+        """The approved answers citing this question's candidate places, each checked by the guards. None when reuse
+        is off or nothing was approved near this question. Reads the database, never writes it (a stale answer is
+        not served; suspending it is the store's, when the version is saved: core.stores.answer_refresh); never
+        calls a model."""
         if self.approved is None or self.analyzer is None or self.settings.reuse != "on":
             return None
         found = self.approved.near({(h.source, h.heading) for h in retrieval.candidates})
@@ -139,9 +155,6 @@ class Assistant:
                          candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus),
                          facts=self.facts, kinds=self.case_kinds)
                    for a in found]
-        for result in results:
-            if result.failed == "stale" and result.answer.status == ACTIVE:
-                suspend_stale(self.approved.db, result.answer, result.detail)
         return Reuse(pick(results), tuple(results), self.settings.reuse_threshold)
 
     def _drift(self, answer: ApprovedAnswer, corpus: int) -> str:
@@ -171,7 +184,8 @@ class Assistant:
         rest = tuple(replace(h, passed=False) for h in retrieval.candidates if h not in {by_hash[c.sha256] for c in cited})
         served = replace(gate, candidates=hits + rest[:max(0, gate.k - len(hits))], refused=False,
                          reason=f"已审答案 #{approved.id}（{approved.approver} 通过）：{reuse.served.describe()}")
-        return Outcome(gate, answer=finish(served, text, self.facts), fingerprint=self.fingerprint, reuse=reuse)
+        return Outcome(gate, answer=self._flag(finish(served, text, self.facts)), fingerprint=self.fingerprint,
+                       reuse=reuse)
 
     def respond(self, asked: str | Retrieval, knobs: Knobs | None = None) -> Outcome:
         """retrieve → gate → grade → answer → check, in one call: the question's one `Outcome`."""
@@ -194,20 +208,31 @@ class Assistant:
         if own is not None and self.offline:  # the student's own case: computed from the facts, then phrased
             text = phrase(own, citer(answering.hits))
             yield text
-            answer = replace(finish(answering, text, self.facts), own_case=own)
+            answer = self._flag(replace(finish(answering, text, self.facts), own_case=own))
             yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=Usage(ms=_ms(start)), reuse=reuse)
             return
         try:
             for piece in stream_text(answering, self.chat_model, usage=usage):
                 pieces.append(piece)
                 yield piece
-            answer = finish(answering, "".join(pieces), self.facts, by_model=not self.offline)
+            answer = self._flag(finish(answering, "".join(pieces), self.facts, by_model=not self.offline))
         except ModelError as error:
             yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return
         spent = Usage(prompt_tokens=usage.get("input_tokens", 0), completion_tokens=usage.get("output_tokens", 0),
                       ms=_ms(start))
         yield Outcome(gate, answer=answer, fingerprint=self.fingerprint, usage=spent, reuse=reuse)
+
+    def _flag(self, answer: RAGAnswer) -> RAGAnswer:
+        """The answer with a `contradicted_source` problem (lane 资料已更新) for each sentence it rests on that the
+        documents contradict since a save changed the rule (core.reuse.drift.cited_contradictions, both sentences in
+        the message), read from the database, so every instance flags it until the sentence is fixed."""
+        if self.contradictions is None or answer.refused:
+            return answer
+        found = cited_contradictions(answer.text, answer.hits, self.contradictions.current())
+        if not found:
+            return answer
+        return replace(answer, problems=(*answer.problems, *(Problem(CONTRADICTED_CODE, c.describe()) for c in found)))
 
     def _with_fact_chunks(self, gate: Gate, own) -> Gate:
         """The gate the answer is written from: when the question asks a computation of the student's own case,
@@ -250,7 +275,8 @@ def _ms(start: float) -> int:
 
 def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossary: Glossary | None, *,
                     chat_model: BaseChatModel | None = None, knobs: Knobs | None = None,
-                    approved: ApprovedStore | None = None) -> Assistant:
+                    approved: ApprovedStore | None = None,
+                    contradictions: ContradictionStore | None = None) -> Assistant:
     """Compose from parts already loaded (the console caches them). With XIAOE_ANSWERABILITY=off the
     ranking score is the retrieval score and the threshold is the only gate, as in the seed."""
     bundle = index if isinstance(index, IndexBundle) else None
@@ -261,7 +287,7 @@ def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossa
     return Assistant(settings=settings, index=search_index, glossary=glossary, knobs=knobs or settings.knobs,
                      chat_model=chat_model, analyzer=analyzer,
                      fingerprint=bundle.fingerprint if bundle else search_index.fingerprint,
-                     approved=approved if settings.reuse == "on" else None,
+                     approved=approved if settings.reuse == "on" else None, contradictions=contradictions,
                      facts=bundle.facts if bundle else read_chunk_facts(search_index.chunks),
                      case_kinds=parse_kinds(settings.case_kinds))
 
@@ -280,8 +306,10 @@ def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:
     bundle = load_or_build(settings)
     glossary = GlossaryStore.open(settings).load()
     model = make_chat_model(settings) if with_model else None
-    approved = ApprovedStore(open_database(settings.db_url)) if settings.reuse == "on" else None
-    return build_assistant(settings, bundle, glossary, chat_model=model, approved=approved)
+    db = open_database(settings.db_url)
+    approved = ApprovedStore(db) if settings.reuse == "on" else None
+    return build_assistant(settings, bundle, glossary, chat_model=model, approved=approved,
+                           contradictions=ContradictionStore(db))
 
 
 def answer(question: str, index: SearchIndex, llm: BaseChatModel | None = None, *, k: int | None = None,

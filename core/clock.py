@@ -7,12 +7,17 @@ page and command goes through these three, so no comparison mixes naive and awar
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import overload
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def as_utc(moment: datetime) -> datetime: ...
+@overload
+def as_utc(moment: None) -> None: ...
 def as_utc(moment: datetime | None) -> datetime | None:
     """`moment` as aware UTC: a naive value is taken to be UTC (as the stores wrote it), an aware one converted."""
     if moment is None:

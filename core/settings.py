@@ -56,6 +56,17 @@ SESSION_MAX_HOURS = 168.0
 MAX_SESSION_MAX_HOURS = 24 * 365
 TRUSTED_PROXIES = "127.0.0.1,::1"
 
+# The student service (core.exchanges, docs/service.md): what a student reads while a consultant checks the answer,
+# after a handoff, and the standard reply a consultant may send instead of a draft (the product's own words, not the
+# school's policy); the per-minute limits every instance counts in the database; the leases that let another
+# instance take over a message or a webhook delivery whose instance died.
+HOLD_ACK_TEXT = "收到～这个问题小E 先请老师确认一下，确认好会在这里回复你。"
+HANDOFF_TEXT = "已为你转人工，老师会在这里回复你。"
+STANDARD_REPLY = "这个问题需要老师和你单独确认，请稍等，老师会在这里回复你。"
+RATE_USER_PER_MINUTE = 20
+RATE_KEY_PER_MINUTE = 1200
+SERVICE_PORT = 8502
+
 _KIND_NAMES = {int: "整数", float: "数字", str: "文字", Path: "路径"}
 # The sources `Settings.load` reads, for the duration of one construction; `Settings()` reads none.
 _SOURCES: ContextVar[tuple[Mapping[str, str], ...]] = ContextVar("settings_sources", default=())
@@ -114,6 +125,14 @@ class Settings(BaseSettings):
     trusted_proxies: str = TRUSTED_PROXIES
     reuse: str = "on"  # "off": never answer from approved answers (to measure the gate alone)
     reuse_threshold: float = DEFAULT_REUSE_THRESHOLD  # core.reuse.match similarity an approved answer needs
+    hold_ack_text: str = HOLD_ACK_TEXT
+    handoff_text: str = HANDOFF_TEXT
+    standard_reply: str = STANDARD_REPLY  # several, separated by 「|」: the consultant picks one
+    rate_user_per_minute: int = RATE_USER_PER_MINUTE  # per student (per key); 0 = no limit
+    rate_key_per_minute: int = RATE_KEY_PER_MINUTE  # per key, all its students together; 0 = no limit
+    service_lease_s: float = 60.0  # a message being answered is taken over by a retry after this long
+    webhook_lease_s: float = 30.0  # a webhook POST not marked sent within this is sent again (same delivery_id)
+    webhook_timeout_s: float = 10.0
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -200,6 +219,18 @@ class Settings(BaseSettings):
             raise ConfigError(f"已审答案复用开关 XIAOE_REUSE（{self.reuse}）只能是 on 或 off。")
         if not 0.0 <= self.reuse_threshold <= 1.0:
             raise ConfigError(f"复用相似度下限 XIAOE_REUSE_THRESHOLD（{self.reuse_threshold}）必须在 0 到 1 之间。")
+        for name, text in (("HOLD_ACK_TEXT", self.hold_ack_text), ("HANDOFF_TEXT", self.handoff_text),
+                           ("STANDARD_REPLY", self.standard_reply)):
+            if not text.strip() or len(text) > 2000:
+                raise ConfigError(f"学员服务的文字 XIAOE_{name} 不能为空，也不能超过 2000 字（现在 {len(text)} 字）。")
+        for name, value in (("RATE_USER_PER_MINUTE", self.rate_user_per_minute),
+                            ("RATE_KEY_PER_MINUTE", self.rate_key_per_minute)):
+            if not 0 <= value <= 1_000_000:
+                raise ConfigError(f"限流 XIAOE_{name}（{value}）必须在 0 到 1000000 之间（0 表示不限）。")
+        for name, value in (("SERVICE_LEASE_S", self.service_lease_s), ("WEBHOOK_LEASE_S", self.webhook_lease_s),
+                            ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
+            if not 0.5 <= value <= 3600:  # also refuses nan
+                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 到 3600 秒之间。")
         return self
 
     @property
@@ -226,6 +257,11 @@ class Settings(BaseSettings):
                 raise ConfigError(f"可信代理 XIAOE_TRUSTED_PROXIES 里的「{entry}」不是 IP 地址或网段；请写成用逗号分隔的"
                                   "地址或网段，例如 127.0.0.1,10.0.0.5,192.168.8.0/24（写 none 表示不信任任何代理）。") from None
         return tuple(networks)
+
+    @property
+    def standard_replies(self) -> tuple[str, ...]:
+        """The standard replies a consultant may send instead of a held draft."""
+        return tuple(p.strip() for p in self.standard_reply.split("|") if p.strip())
 
     @property
     def db_url(self) -> str:

@@ -212,8 +212,9 @@ def test_every_core_module_opens_with_a_docstring():
     assert not missing, missing
 
 
-# Folders of tests/ that do not mirror a core package: pages (AppTest), the browser, security regressions, benches.
-NOT_PACKAGES = {"app", "e2e", "security", "bench"}
+# Folders of tests/ that do not mirror a core package: pages (AppTest), the browser, security regressions, benches, the
+# student service over real HTTP (the top-level `service` package).
+NOT_PACKAGES = {"app", "e2e", "security", "bench", "service"}
 
 
 def test_the_tests_mirror_the_package_tree():

@@ -84,3 +84,19 @@ def test_the_seed_questions_flip_when_the_threshold_passes_their_top_ranking_sco
         assert not assistant.gate(retrieval).refused
         assert not assistant.gate(retrieval, assistant.knobs.with_(threshold=top)).refused  # >= passes
         assert assistant.gate(retrieval, assistant.knobs.with_(threshold=min(1.0, top + 0.01))).refused
+
+
+def test_a_repeated_question_is_retrieved_once_and_decided_alike(isolated_env, monkeypatch):
+    import core.assistant as assistant_module
+
+    assistant = open_assistant(Settings.from_env(), with_model=False)
+    calls = []
+    real = assistant_module.retrieve
+    monkeypatch.setattr(assistant_module, "retrieve", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    first = assistant.respond("口语课一共有几级？")
+    again = assistant.respond("  口语课一共有几级？ ")  # the same question once validated
+    assert len(calls) == 1
+    assert (again.kind, again.answer.text, again.gate.reason) == (first.kind, first.answer.text, first.gate.reason)
+    other = open_assistant(Settings.from_env(), with_model=False)  # another chain (another index or glossary)
+    other.respond("口语课一共有几级？")
+    assert len(calls) == 2

@@ -73,6 +73,15 @@ def test_an_approved_answer_answers_a_paraphrase_and_counts_the_use(one):
     assert ApprovedStore(open_database(one.db_url)).get(answer_id).uses == 1
 
 
+@pytest.mark.parametrize("question", ["三级学费多少 打九折", "三级学费多少 打了九折", "三级学费多少 打九折以后"])
+def test_a_discount_is_another_case(one, question):
+    # #41 finding 1: these were served 「流利级（三级）学费 4800 元」, marked reused and not queued
+    approve_fee_answer(one)
+    outcome = open_assistant(one, with_model=False).respond(question)
+    assert outcome.reused is None
+    assert any(near.failed == "case" and "优惠" in near.detail for near in outcome.reuse.near)
+
+
 def test_another_students_case_is_not_answered_by_it(one):
     approve_fee_answer(one)
     outcome = open_assistant(one, with_model=False).respond("三级学费4800 上了6节课 能退多少")
@@ -97,7 +106,7 @@ def test_two_instances_never_serve_an_answer_whose_chunk_changed_on_either(tmp_p
     assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused.id == answer_id
     edit_fee(a)
     load_or_build(a)
-    assert open_assistant(a, with_model=False).respond("三级学费是多少").reused is None  # A sees it, suspends it
+    assert open_assistant(a, with_model=False).respond("三级学费是多少").reused is None  # suspended by the save
     # B has not rebuilt yet: its index still holds the old chunk, but the suspension is shared
     assert open_assistant(b, with_model=False).respond("流利级三级的学费是多少啊").reused is None
     sync_corpus(open_database(b.db_url), b.corpus_dir)

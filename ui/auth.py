@@ -46,7 +46,7 @@ RESUMED = "_auth_resumed"  # (token, monotonic time) of the gate's last resume
 RESUME_FRESH_S = 1.0  # the page's own check within this long after the gate's is the same check: skipped
 REVIEWER = "reviewer"  # the name pages already use to attribute decisions
 # url_path -> permission needed to see the page; pages not listed are open to every signed-in role.
-RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts"}
+RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts", "keys": "manage_keys"}
 AUTH_ONLY_PAGES = {"accounts"}  # meaningless without sign-in
 LOG = logging.getLogger(__name__)
 

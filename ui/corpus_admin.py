@@ -1,7 +1,7 @@
 """The admin panel under 资料原文: upload or edit a Markdown file, see its versions and diffs, restore one.
 
 Every save goes through core.stores.corpus_admin (role check, name and content checks, versions,
-audit), then approved answers citing the file go back to 待复核 and the index is rebuilt. Opened by
+audit, and what follows: approved answers citing what changed go back to 待复核), then the index is rebuilt. Opened by
 「去补充资料」 (ui/gap_fix.py), the panel starts with that section's editor (ui/gap_editor.py).
 Diffs and file text are shown with st.code / st.text_area: plain text, never HTML.
 """
@@ -16,12 +16,13 @@ import streamlit as st
 from core.corpus.diff import side_by_side
 from core.corpus.files import MAX_NAME_CHARS
 from core.errors import XiaoEError
+from core.stores.contradictions import ContradictionStore
 from core.stores.corpus_admin import NEW_FILE, CorpusAdmin, SaveResult, diff_text
 from core.stores.db import open_database
 from core.stores.roles import User
-from core.stores.stale import refresh_after_save
 from ui import gap_editor, gap_fix
 from ui.auth import authorize, current_user
+from ui.contradiction_view import show_before_save, show_open
 from ui.diff_view import show_diff
 from ui.escape import md_escape
 from ui.state import get_settings, rebuild_index
@@ -43,10 +44,12 @@ def render_admin_panel() -> None:
     gap_editor.show_done_link()
     try:
         settings = get_settings()
-        admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+        admin = CorpusAdmin(open_database(settings.db_url), settings.corpus_dir,
+                            chunking=(settings.chunk_size, settings.chunk_overlap))
     except XiaoEError as error:
         st.error(md_escape(str(error)))
         return
+    show_open(ContradictionStore(admin.db), user)
     if (request := gap_fix.current()) is not None:  # 「去补充资料」 from the gap board or a queue item
         gap_editor.show_fix_editor(admin, user, request, run=_run)
     # Keyed, so a save's rerun (and the restore confirmation) comes back to the tab the admin was using.
@@ -66,7 +69,10 @@ def _upload(admin: CorpusAdmin, user: User) -> None:
     name = st.text_input("保存为（文件名）", key="corpus_upload_name", max_chars=MAX_NAME_CHARS,
                          placeholder=upload.name if upload else "留空则用原文件名，例如 常见问题.md")
     overwrite = st.checkbox("覆盖同名文件（旧版本会保留，可随时恢复）", key="corpus_overwrite")
-    if st.button("上传并重建索引", key="corpus_upload_save", type="primary", disabled=upload is None):
+    target = name.strip() or (upload.name if upload else "")
+    found = _still_stating(admin, target, upload.getvalue()) if upload is not None and overwrite else ()
+    ready = show_before_save(found, key=f"corpus_upload_ack_{target}")
+    if st.button("上传并重建索引", key="corpus_upload_save", type="primary", disabled=upload is None or not ready):
         _save(admin, user, name.strip() or upload.name, upload.getvalue(),
               expected=None if overwrite else NEW_FILE, action="upload")
 
@@ -88,7 +94,9 @@ def _edit(admin: CorpusAdmin, user: User) -> None:
     if changes:
         with st.expander("查看改动（左旧右新，删除标红、新增标绿）"):
             show_diff(side_by_side(text, edited), key="corpus_edit_diff")
-    if st.button("保存并重建索引", key="corpus_edit_save", type="primary", disabled=not changes):
+    found = _still_stating(admin, source, edited) if changes else ()
+    ready = show_before_save(found, key=f"corpus_edit_ack_{sha[:16]}")
+    if st.button("保存并重建索引", key="corpus_edit_save", type="primary", disabled=not changes or not ready):
         _save(admin, user, source, edited, expected=sha, action="edit")
 
 
@@ -131,6 +139,7 @@ def _confirm_restore(admin: CorpusAdmin, user: User, source: str, target, newest
                    "中间的版本都会保留。下面是恢复会带来的改动（左：现在的第 "
                    f"{newest.version} 版，右：恢复后）。")
         show_diff(side_by_side(newest.content, target.content), key="corpus_restore_diff")
+        show_before_save(_still_stating(admin, source, target.content), key=f"corpus_restore_ack_{target.id}")
         cols = st.columns([1, 1, 4])
         if cols[0].button("确认恢复", key="corpus_restore_confirm", type="primary"):
             st.session_state.pop(RESTORE, None)
@@ -140,6 +149,16 @@ def _confirm_restore(admin: CorpusAdmin, user: User, source: str, target, newest
             st.rerun()
 
 
+def _still_stating(admin: CorpusAdmin, source: str, content: bytes | str):
+    """What the change would leave stating the old rule; nothing when it cannot tell (the save reports why)."""
+    if not source:
+        return ()
+    try:
+        return admin.still_stating(source, content)
+    except XiaoEError:
+        return ()
+
+
 def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, expected: str | None,
           action: str) -> None:
     _run(admin, user, lambda: admin.save(user, source, content, expected_sha256=expected, action=action,
@@ -147,8 +166,9 @@ def _save(admin: CorpusAdmin, user: User, source: str, content: bytes | str, *, 
 
 
 def _run(admin: CorpusAdmin, user: User, save, after: Callable[[SaveResult], str] | None = None) -> None:
-    """Save, send approved answers citing the file back to 待复核, rebuild the index, then `after` (the gap
-    editor's re-check through the gate), whose message joins the flash."""
+    """Save (the save itself sends approved items and answers citing what changed back to 待复核 and resumes
+    those whose content came back: core.stores.stale), rebuild the index, then `after` (the gap editor's
+    re-check through the gate), whose message joins the flash."""
     try:
         result: SaveResult = save()
     except XiaoEError as error:
@@ -158,15 +178,10 @@ def _run(admin: CorpusAdmin, user: User, save, after: Callable[[SaveResult], str
         st.info("内容和现在的文件完全一样，没有保存新版本。")
         return
     message = f"已保存「{result.source}」第 {result.version} 版（{'新文件' if result.created else '旧版本已保留'}），索引已重建。"
-    try:
-        reopened, cleared = refresh_after_save(admin, result.source, user.label)
-    except XiaoEError as error:
-        message += f" 但把相关复核条目改回「待复核」时出错：{error}"
-    else:
-        if reopened:
-            message += f" {len(reopened)} 条所引片段内容有改动的已通过条目已回到「待复核」（资料已更新）。"
-        if cleared:
-            message += f" {len(cleared)} 条「资料已更新」的条目所引内容已和通过时相同，已恢复原来的状态。"
+    if result.after_error:
+        message += f" 但处理相关的复核条目和已审答案时出错：{result.after_error}"
+    elif result.after is not None and (followed := result.after.describe()):
+        message += " " + followed
     problem = rebuild_index()
     if problem:
         message = message.replace("索引已重建", "索引暂未重建") + f" 重建索引时出错：{problem}"

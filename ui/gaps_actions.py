@@ -1,5 +1,6 @@
 """The 资料缺口 page's admin actions, as button callbacks: owner and status of a topic, a re-check on demand, and
-tidying the grouping (merge a topic into another, move a question into a topic).
+tidying the grouping (merge a topic into another, move a question into a topic, make a new topic of chosen
+questions).
 
 Each runs the store call with the session re-checked inside its transaction (`authorize`) and leaves its
 message for the page to draw next to the topic (`FLASH`).
@@ -14,6 +15,7 @@ import streamlit as st
 from core.errors import XiaoEError
 from core.gaps.board import BoardQuestion
 from core.gaps.fixes import verify_topic, version_note
+from core.stores.review_schema import MAX_TOPIC_CHARS
 from core.stores.roles import require
 from ui.auth import authorize, current_user
 from ui.escape import md_escape
@@ -88,6 +90,32 @@ def move_question(place: str, topic_id: int | None = None) -> None:
         st.session_state[FLASH] = (where, "error", md_escape(str(error)))
         return
     st.session_state[FLASH] = (None, "success", md_escape(f"「{question}」已移到话题 #{into}，以后重新分组也留在这里。"))
+
+
+def create_topic() -> None:
+    """A new topic named in 「新话题名称」 holding the questions ticked in 「放进新话题的问题」."""
+    name = st.session_state.get("gap_new_name", "")
+    questions = st.session_state.get("gap_new_questions") or []
+    try:
+        user = require(current_user(), "edit_corpus")
+        made = get_gap_store().create(name, questions, actor=user.label, authorize=authorize())
+    except XiaoEError as error:
+        st.session_state[FLASH] = (None, "error", md_escape(str(error)))
+        return
+    st.session_state.pop("gap_new_name", None)
+    st.session_state.pop("gap_new_questions", None)
+    st.session_state[FLASH] = (None, "success", md_escape(f"已新建话题 #{made.id}「{made.label}」，放进了 {len(made.keys)} 个问题；"
+                                                          "以后重新分组也保持，相近的新提问会归到这里。"))
+
+
+def create_form(options: dict[str, str]) -> None:
+    """「新建话题」: a name, the questions to put in (from any topic or from those that fit none), the button."""
+    with st.form("gap_new_form", border=False):
+        cols = st.columns([1.2, 3, 1])
+        cols[0].text_input("新话题名称", key="gap_new_name", max_chars=MAX_TOPIC_CHARS, placeholder="例如：付款方式")
+        cols[1].multiselect("放进新话题的问题", list(options), format_func=options.get, key="gap_new_questions",
+                            placeholder="选一个或几个问题（可以来自别的话题，也可以是不属于任何话题的）")
+        cols[2].form_submit_button("新建话题", key="gap_new", on_click=create_topic)
 
 
 MOVE_WORDS = {"topic": ("移到话题", "移过去"), "noise": ("归入话题", "归进去")}  # (the box, the button)

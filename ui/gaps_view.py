@@ -92,5 +92,14 @@ def topic_options(board: Board, leave_out: int | None = None) -> dict[int, str]:
     return {t.id: f"#{t.id} {t.label}（{len(t.questions)} 个问题）" for t in board.topics if t.id != leave_out}
 
 
+def question_options(board: Board) -> dict[str, str]:
+    """Every question on the board a new topic can take, as multiselect options (question → 「…（#3 分期）」 or
+    「…（不属于任何话题）」, shown as plain text): the ones that fit no topic first."""
+    options = {q.question: f"{q.question}（不属于任何话题）" for q in board.noise}
+    for topic in board.topics:
+        options.update({q.question: f"{q.question}（#{topic.id} {topic.label}）" for q in topic.questions})
+    return options
+
+
 def status_choices() -> list[str]:
     return list(STATUS_LABELS)

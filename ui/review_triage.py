@@ -1,54 +1,60 @@
 """Triage state of the Review Queue page: which item is open (by id), which are ticked, and the decision callbacks.
 
 The open item is kept as an id in session state, never as a row position, so it survives
-decisions, filters and page changes. The table widget's key changes whenever the rows it shows
-change, so a tick can never slide onto a row that moved into its place. Messages are kept per
+decisions, filters and page changes. The table's ticks are cleared whenever the rows it shows change,
+so a tick can never slide onto a row that moved into its place. Messages are kept per
 place (`FLASH`) and drawn next to the buttons that caused them.
 """
 
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
 from core.errors import NeedsConfirmation, XiaoEError
+from core.exchanges.release import decide_and_send
 from core.stores.review import Filters, ReviewItem, ReviewStore, next_pending
 from core.stores.roles import require
 from ui.answer_view import md_escape
 from ui.auth import authorize, current_user
 from ui.review_view import review_url
+from ui.state import get_settings
 
 OPEN = "review_item"      # the id of the item shown in the detail pane
-CONFIRM = "review_confirm"  # (item id, version, action): a correction the checks flagged, awaiting 「仍然通过」
-FLASH = "review_flash"    # (kind, message) drawn once next to the decision buttons
+CONFIRM = "review_confirm"  # (item id, version, action, problems): a correction the checks flagged, awaiting 「仍然通过」
+FLASH = "review_flash"    # (kind, message, toast) drawn once next to the decision buttons
 TABLE_KEY = "review_table_key"
-DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开"}
+TABLE = "queue_table"
+SHOWN = "_review_table_shown"  # (decisions made, ids listed) the ticks belong to
+DONE = {"approve": "通过", "reject": "驳回", "reopen": "重新打开", "handoff": "转人工"}
 
 
 def table_key(ids: tuple[int, ...]) -> str:
-    """A widget key bound to the exact rows shown (and the decisions made), so old ticks never carry over."""
-    generation = st.session_state.get("_review_generation", 0)
-    digest = hashlib.sha256(f"{generation}:{ids}".encode()).hexdigest()[:12]
-    key = f"queue_table_{digest}"
-    st.session_state[TABLE_KEY] = key
-    return key
+    """The list's one widget key. Its ticks are cleared whenever the rows shown (or the decisions made) change, so an
+    old tick never lands on a row that moved into its place. The key itself stays: a new key re-mounts the grid in the
+    browser, and the list then arrived 0.6-2.5 s after the detail pane on every decision."""
+    shown = (st.session_state.get("_review_generation", 0), ids)
+    if st.session_state.get(SHOWN) != shown:
+        st.session_state[SHOWN] = shown
+        st.session_state[TABLE] = {"selection": {"rows": [], "columns": []}}
+    st.session_state[TABLE_KEY] = TABLE
+    return TABLE
 
 
 def _next_generation() -> None:
     st.session_state["_review_generation"] = st.session_state.get("_review_generation", 0) + 1
 
 
-def flash(kind: str, message: str) -> None:
-    st.session_state[FLASH] = (kind, message)
+def flash(kind: str, message: str, toast: str = "") -> None:
+    """`message` (Markdown, escaped by the caller) drawn next to the buttons; `toast` (plain text) pops up too."""
+    st.session_state[FLASH] = (kind, message, toast)
 
 
 def show_flash() -> None:
     if FLASH in st.session_state:
-        kind, message = st.session_state.pop(FLASH)
+        kind, message, toast = st.session_state.pop(FLASH)
         getattr(st, kind)(message)
-        if kind == "success":
-            st.toast(md_escape(message.split("：")[0]), icon=":material/check_circle:")
+        if toast:
+            st.toast(md_escape(toast), icon=":material/check_circle:")
 
 
 def decide(store: ReviewStore, item: ReviewItem, action: str, view: Filters, sort: str = "-created", *,
@@ -62,28 +68,37 @@ def decide(store: ReviewStore, item: ReviewItem, action: str, view: Filters, sor
     try:
         require(current_user(), "review")
         order = store.pending_ids(view, sort=sort) if advance else ()
-        saved = store.decide(item.id, action=action, reviewer=st.session_state.get("reviewer", ""),
-                             expected_version=item.version, note=st.session_state.get(f"note_{item.id}"),
-                             corrected_answer=corrected if changed else None, authorize=authorize(),
-                             confirmed=confirmed, view=view)
+        # Through core.exchanges.release: an item students wait on also sends them what the decision releases.
+        saved = decide_and_send(store, get_settings(), item.id, action=action,
+                                reviewer=st.session_state.get("reviewer", ""), expected_version=item.version,
+                                note=st.session_state.get(f"note_{item.id}"),
+                                corrected=corrected if changed else None, reply=st.session_state.get(f"reply_{item.id}"),
+                                authorize=authorize(), confirmed=confirmed, view=view)
     except NeedsConfirmation as error:
-        st.session_state[CONFIRM] = (item.id, item.version, action)
+        st.session_state[CONFIRM] = (item.id, item.version, action,
+                                     tuple(getattr(p, "message", str(p)) for p in error.problems))
         flash("warning", md_escape(str(error)))
         return
     except XiaoEError as error:
         flash("error", md_escape(str(error)))
         return
-    message = f"#{saved.id} 已{DONE[action]}，现为「{saved.status_label}」（第 {saved.version} 版）"
+    done = f"#{saved.id} 已{DONE[action]}，现为「{saved.status_label}」（第 {saved.version} 版）"
+    message = done
     if advance:
         following = next_pending(order, item.id)
         st.session_state[OPEN] = following
         message += f"：已打开下一条 #{following}" if following else "：本筛选已经没有待复核的条目"
-    flash("success", f"{message}。[查看 #{saved.id}]({review_url(saved.id)})")
+    flash("success", f"{message}。[查看 #{saved.id}]({review_url(saved.id)})", toast=done)  # our words and numbers only
     _next_generation()
 
 
 def decide_many(store: ReviewStore, versions: dict[int, int], action: str, view: Filters) -> None:
     """Bulk callback: exactly the ids that were ticked on screen, each at the version shown, still in `view`."""
+    held = [item_id for item_id in versions if store.get(item_id).origin == "held"]
+    if held:
+        flash("error", "勾选里有「待发送」的条目（" + "、".join(f"#{i}" for i in held) + "）：学员在等，请逐条打开、"
+              "看过草稿后再发送，它们不能批量处理。")
+        return
     try:
         require(current_user(), "review")
         result = store.bulk_decide(versions, action=action, reviewer=st.session_state.get("reviewer", ""),
@@ -94,8 +109,9 @@ def decide_many(store: ReviewStore, versions: dict[int, int], action: str, view:
     decided = "、".join(f"#{i}" for i in result.decided) or "无"
     message = f"已批量{DONE[action]} {len(result.decided)} 条：{decided}。"
     if result.skipped:
-        message += f"跳过 {len(result.skipped)} 条：" + "；".join(f"#{i} {why}" for i, why in result.skipped)
-    flash("warning" if result.skipped else "success", message)
+        message += f"跳过 {len(result.skipped)} 条：" + "；".join(f"#{i} {md_escape(why)}" for i, why in result.skipped)
+    flash("warning" if result.skipped else "success", message,
+          toast="" if result.skipped else f"已批量{DONE[action]} {len(result.decided)} 条")
     _next_generation()
 
 
@@ -103,6 +119,12 @@ def awaiting(item: ReviewItem) -> str | None:
     """The action waiting for 「仍然通过」 on this item at the version shown, if any."""
     pending = st.session_state.get(CONFIRM)
     return pending[2] if pending and pending[:2] == (item.id, item.version) else None
+
+
+def blocked_problems(item: ReviewItem) -> tuple[str, ...]:
+    """The checks' problems with the correction waiting for 「仍然通过」 on this item (empty when none waits)."""
+    pending = st.session_state.get(CONFIRM)
+    return pending[3] if pending and pending[:2] == (item.id, item.version) else ()
 
 
 def open_item(item_id: int | None) -> None:

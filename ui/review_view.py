@@ -12,6 +12,7 @@ from datetime import date, datetime, time, timedelta
 
 import pandas as pd
 
+from core.checks.approval import citable
 from core.checks.references import excerpt
 from core.labels import reason_label
 
@@ -32,10 +33,10 @@ QUESTION_CHARS = 40
 REASON_CHARS = 60
 TIME_FORMAT = "%Y-%m-%d %H:%M"
 ANSWER_PREVIEW_CHARS = 5_000  # the queue stores answers whole; the detail view shows this much of them
-# Why an item waits (通道, 原因) and how often it was asked (次数) come before the rest, so a 1366-px window
-# shows them without scrolling the table sideways.
-QUEUE_COLUMNS = ["编号", "通道", "原因", "次数", "问题", "状态", "创建时间", "复核人", "版本"]
-QUEUE_WIDTHS = {"编号": 44, "通道": 110, "原因": 150, "次数": 44, "问题": 180}
+# What was asked (问题), where it waits (通道) and how often (次数) come first, so a 1366-px window with the sidebar
+# open (about 360 px of grid) shows them without scrolling sideways; the reason is in the detail pane in full.
+QUEUE_COLUMNS = ["编号", "问题", "通道", "次数", "原因", "状态", "创建时间", "复核人", "版本"]
+QUEUE_WIDTHS = {"编号": 44, "问题": 168, "通道": 96, "次数": 44, "原因": 150}
 CANDIDATE_COLUMNS = ["排名", "分数", "阈值", "结果", "原文", "文件", "小节", "片段号", "片段"]
 EVENT_COLUMNS = ["时间", "操作人", "操作", "状态变化", "版本", "备注", "修改后的回答"]
 SORT_LABELS = {"-created": "最新在前", "created": "最早在前", "-decided": "最近处理在前"}
@@ -89,6 +90,14 @@ def marked_answer(item: ReviewItem) -> str:
     text = answer_preview(item)
     spans = [p.span for p in item.reasons if p.span and p.span[1] <= len(text)]
     return linked_answer(text, passing_hits(item), mark=spans)
+
+
+def corrected_view(item: ReviewItem) -> str | None:
+    """The reviewer's corrected answer (what approving it made reusable) as escaped Markdown, its [n] linked to the
+    chunks approval numbered them by (core.checks.approval.citable); None when the item has no correction."""
+    if not (item.corrected_answer or "").strip():
+        return None
+    return linked_answer(item.corrected_answer[:ANSWER_PREVIEW_CHARS], citable(item.candidates))
 
 
 def answer_preview(item: ReviewItem) -> str:

@@ -24,12 +24,16 @@ from core.memory import keep_long_lived
 from core.retrieval.store import IndexBundle
 from core.serving.holder import HolderStatus, IndexHolder, prepare_analyzer
 from core.settings import Settings
+from core.stores.api_keys import KeyStore
 from core.stores.approved import ApprovedStore
 from core.stores.asked import AskedStore
+from core.stores.contradictions import ContradictionStore
+from core.stores.conversations import ConversationStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.corpus_sync import instance_name, refusals
 from core.stores.db import open_database
 from core.stores.defaults import DefaultChange, DefaultsStore, resolve_defaults
+from core.stores.feedback import FeedbackStore
 from core.stores.glossary import GlossaryStore
 from core.stores.glossary_admin import GlossaryAdmin  # noqa: F401 - re-exported for the glossary page
 from core.stores.question_sets import QuestionSetStore
@@ -194,9 +198,24 @@ def get_approved_store() -> ApprovedStore:
     return ApprovedStore(open_database(get_settings().db_url))
 
 
+def get_conversation_store() -> ConversationStore:
+    """Students' conversations through the student service (core.stores.conversations)."""
+    return ConversationStore(open_database(get_settings().db_url))
+
+
+def get_key_store() -> KeyStore:
+    """The student service's API keys (core.stores.api_keys)."""
+    return KeyStore(open_database(get_settings().db_url))
+
+
+def get_feedback_store() -> FeedbackStore:
+    return FeedbackStore(open_database(get_settings().db_url))
+
+
 def get_corpus_admin() -> CorpusAdmin:
     settings = get_settings()
-    return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir)
+    return CorpusAdmin(open_database(settings.db_url), settings.corpus_dir,
+                       chunking=(settings.chunk_size, settings.chunk_overlap))
 
 
 def refused_elsewhere() -> tuple[str, ...]:
@@ -235,9 +254,10 @@ _served = ""  # the fingerprint the cached assistants belong to
 @st.cache_resource(show_spinner="正在准备可答性判断…", max_entries=4)
 def _assistant(fingerprint: str, glossary_fingerprint: str, settings_key: str, _settings: Settings,
                _bundle: IndexBundle, _glossary: Glossary | None) -> Assistant:
-    approved = ApprovedStore(open_database(_settings.db_url)) if _settings.reuse == "on" else None
+    db = open_database(_settings.db_url)
+    approved = ApprovedStore(db) if _settings.reuse == "on" else None
     return _frozen(build_assistant(_settings, _bundle, _glossary, chat_model=make_chat_model(_settings),
-                                   approved=approved))
+                                   approved=approved, contradictions=ContradictionStore(db)))
 
 
 def get_assistant(bundle: IndexBundle, glossary: Glossary | None) -> Assistant:

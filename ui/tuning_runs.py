@@ -19,6 +19,19 @@ from ui.escape import md_escape
 
 NAME_KEY = "tune_run_name"
 MAX_LISTED = 200
+COMPARE_A, COMPARE_B = "tune_compare_a", "tune_compare_b"
+SEEN = "_tune_runs_seen"  # the run names the compare boxes were last set for
+
+
+def follow_newest(names: list[str], baseline: str | None) -> None:
+    """When the list of runs changed (a run saved here, by a batch, or by someone else), the compare boxes go back to
+    the newest run (B) against the baseline, else the run before it (A); a choice made on an unchanged list stays."""
+    if st.session_state.get(SEEN) == tuple(names) and st.session_state.get(COMPARE_A) in names \
+            and st.session_state.get(COMPARE_B) in names:
+        return
+    st.session_state[SEEN] = tuple(names)
+    st.session_state[COMPARE_B] = names[0]
+    st.session_state[COMPARE_A] = baseline if baseline in names and baseline != names[0] else names[1]
 
 
 def render_runs_tab(store: RunStore, assistant, evaluation: Evaluation, *, set_name: str, set_version: int,
@@ -57,10 +70,13 @@ def render_runs_tab(store: RunStore, assistant, evaluation: Evaluation, *, set_n
         except XiaoEError as error:
             st.error(md_escape(str(error)))
     st.markdown("**比较两次运行**")
+    if len(names) < 2:
+        st.caption("再保存一次运行，就能和这一次逐题比较。")
+        return
+    follow_newest(names, baseline)
     a_col, b_col = st.columns(2)
-    before = a_col.selectbox("之前（A）", names, key="tune_compare_a",
-                             index=names.index(baseline) if baseline in names else min(1, len(names) - 1))
-    after = b_col.selectbox("之后（B）", names, key="tune_compare_b", index=0)
+    before = a_col.selectbox("之前（A）", names, key=COMPARE_A)
+    after = b_col.selectbox("之后（B）", names, key=COMPARE_B)
     try:
         comparison = compare_stored(store, before, after)
     except XiaoEError as error:

@@ -17,8 +17,12 @@ from pathlib import Path
 from core.cells import neutralise, restore
 from core.errors import InvalidGlossary
 from core.language.text import normalize
+from core.settings import PROJECT_ROOT
 
 STARTER_PATH = Path(__file__).resolve().parents[1] / "data" / "glossary_starter.csv"
+# The school's own pairs (level names, amounts) live beside its documents: no school fact in core's data files.
+CORPUS_GLOSSARY = "glossary.csv"
+DEFAULT_CORPUS = PROJECT_ROOT / "corpus"
 MAX_WORD_CHARS = 20
 MAX_IMPORT_ROWS = 5000
 MAX_REPORTED_ERRORS = 10
@@ -198,10 +202,21 @@ def write_csv(entries: Iterable[GlossaryEntry]) -> bytes:
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 
-def load_starter(path: Path = STARTER_PATH) -> Glossary:
-    """The starter glossary shipped with the code (written from the corpus), as a value."""
+def starter_pairs(path: Path = STARTER_PATH, *, corpus_dir: Path | None = None) -> list[tuple[str, str]]:
+    """The starter pairs: the general ones shipped with the code, then the school's own (its level names, its
+    amounts: 初级 → <the first level's name>) shipped beside its documents as `<corpus>/glossary.csv`, when there.
+    `corpus_dir` None: the shipped corpus."""
+    pairs = read_csv(path.read_bytes())
+    school = (corpus_dir or DEFAULT_CORPUS) / CORPUS_GLOSSARY
+    if school.is_file():
+        pairs += [pair for pair in read_csv(school.read_bytes()) if pair not in pairs]
+    return pairs
+
+
+def load_starter(path: Path = STARTER_PATH, *, corpus_dir: Path | None = None) -> Glossary:
+    """The starter glossary (`starter_pairs`), as a value."""
     return Glossary(tuple(GlossaryEntry(term, synonym, who="初始词表")
-                          for term, synonym in read_csv(path.read_bytes())))
+                          for term, synonym in starter_pairs(path, corpus_dir=corpus_dir)))
 
 
 def _column(header: list[str], names: tuple[str, ...]) -> int | None:

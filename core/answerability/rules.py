@@ -24,6 +24,7 @@ ENV_NAME = "XIAOE_ANSWERABILITY_RULES"
 # Where a rule acts, in the order a question passes through them, with the call shape of its function.
 STAGES = {
     "setup": "() -> 额外整词：建分析器时加进分词词典、且不算关键词的多字词",
+    "words": "() -> 整词：建分析器时加进分词词典、照常算关键词的多字词（词典里以它开头、比它生僻的词让位）",
     "message": "(question) -> question：改写学员打的原话",
     "fold": "(text) -> text：分词前改写折叠后的文字",
     "cut": "(analyzer, text) -> tokens：代替默认的结巴分词（第一条生效）",
@@ -58,6 +59,7 @@ class Rule:
 # the ablation table).
 RULES: tuple[Rule, ...] = (
     Rule("question_frames", "setup", "多词问句框架（叫什么名字、是什么意思）整词切出、不算关键词", term_rules.question_frames),
+    Rule("exam_names", "words", "常见考试名称（雅思、托福、托业）整词切出：雅思考到 6.5 分 → 雅思 / 考 / 到", term_rules.exam_names),
     Rule("courtesy", "message", "客套话和聊天用语（老师好、在吗、谢谢、麻烦问下、亲、哈）不算关键词", message_rules.courtesy),
     Rule("a_not_a", "fold", "正反问折回原词：包不包括 → 包括", term_rules.a_not_a),
     Rule("latin_words", "cut", "连续的拉丁字母整词切出，不从中间切开：apple 不会切成 app + le", message_rules.latin_words,

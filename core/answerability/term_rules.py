@@ -18,6 +18,7 @@ from core.answerability.rule_api import Analyzer
 from core.language.text import normalize
 from core.language.words import (
     ASKING_MARKERS,
+    EXAM_NAMES,
     FRAME_PHRASES,
     MAX_MERGE_TOKENS,
     MIN_ASKING_TERMS,
@@ -54,6 +55,15 @@ def question_frames() -> frozenset[str]:
     Must not break 「想找真人客服怎么弄」: 真人客服 stays (only the frame 怎么弄 weighs nothing).
     """
     return FRAME_PHRASES
+
+
+def exam_names() -> frozenset[str]:
+    """Common exam names (雅思, 托福, 托业 …: core/data/exam_names.txt) are kept whole and weigh as any word.
+
+    Fixes 「雅思考到6.5分要报多久」 (jieba: 雅 / 思考, since 思考 is the commoner word; now 雅思 / 考 / 到).
+    Must not break 「三级学费多少」: 三级 stays the school's level (no name ending in 级 is in the list).
+    """
+    return EXAM_NAMES
 
 
 # --- tokens --------------------------------------------------------------------------------------

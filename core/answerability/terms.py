@@ -81,7 +81,8 @@ class TermAnalyzer:
         frames = frozenset().union(*(rule.function() for rule in self._stage["setup"]))
         self.question_words = BASE_QUESTION_WORDS | frames
         self.extra_words = tuple(sorted({fold(w).strip() for w in (*extra_words, *frames) if w and w.strip()}))
-        self._tokenizer = new_tokenizer(self.vocabulary, self.extra_words)
+        self.firm_words = tuple(sorted({fold(w).strip() for rule in self._stage["words"] for w in rule.function()}))
+        self._tokenizer = new_tokenizer(self.vocabulary, self.extra_words, self.firm_words)
         self._lexicon = lexicon()
         self._specificity: dict[str, float] = {}
         # Latin words of the corpus; read from the profile's normalised text, where spaces are gone
@@ -145,7 +146,7 @@ class TermAnalyzer:
 
     def is_function_word(self, word: str) -> bool:
         """A question frame or a word jieba tags as a function word (numeral topics aside)."""
-        if any(rule.function(word) for rule in self._stage["weight"]):
+        if word in self.firm_words or any(rule.function(word) for rule in self._stage["weight"]):
             return False
         return word in self.question_words or self._lexicon.tags.get(word) in FUNCTION_TAGS
 

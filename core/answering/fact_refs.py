@@ -8,7 +8,7 @@ boundary cuts it, the chunk holding its longest head is taken.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from core.retrieval.index import SearchIndex
@@ -58,14 +58,21 @@ def with_fact_chunks(hits: Sequence[Hit], sources: Iterable[Source], index: Sear
     return tuple(out)
 
 
-def citer(hits: Sequence[Hit]):
-    """`cite(source)` → the 1-based number of the first hit holding the source's sentence (the best by head held)."""
-    def cite(source: Source) -> int:
+def citer(hits: Sequence[Hit]) -> Callable[[Source], int | None]:
+    """`cite(source)` → the 1-based number of the first hit holding the source's sentence; for a sentence no hit holds
+    whole (a chunk boundary cut it), the hit of the same file holding its longest head (at least 8 characters); else
+    None."""
+    def cite(source: Source) -> int | None:
         for number, hit in enumerate(hits, start=1):
             if holds(hit, source):
                 return number
         sentence = _clean(source.sentence)
-        scored = [(next((n for n in range(len(sentence), 0, -1) if sentence[:n] in "".join(h.text.split())), 0), -i)
-                  for i, h in enumerate(hits) if h.source == source.file]
-        return -max(scored)[1] + 1 if scored else len(hits)
+        best = (7, None)
+        for number, hit in enumerate(hits, start=1):
+            if hit.source == source.file:
+                text = "".join(hit.text.split())
+                head = next((n for n in range(len(sentence), 7, -1) if sentence[:n] in text), 0)
+                if head > best[0]:
+                    best = (head, number)
+        return best[1]
     return cite

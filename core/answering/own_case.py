@@ -25,7 +25,7 @@ from core.values.facts import SchoolFacts, Source
 
 MISSING_TEXT = "要算出你的金额，还需要知道：{missing}"
 MISSING_FACT_TEXT = "资料里没有写明{labels}（应有一句像{expected}的规定），算不出你的金额，请转人工确认。"
-Cite = Callable[[Source], int]
+Cite = Callable[[Source], int | None]  # None: no reference holds the sentence (a remark is then left out)
 
 
 def compute(question: str, facts: SchoolFacts, kinds: KindSet = ALL_KINDS) -> Result | None:
@@ -36,9 +36,11 @@ def compute(question: str, facts: SchoolFacts, kinds: KindSet = ALL_KINDS) -> Re
 
 
 def sources(result: Result) -> tuple[Source, ...]:
-    """Every fact sentence the phrased result cites, in the order first cited."""
+    """Every fact sentence the computation stands on, in the order first cited: the chunks holding them join the
+    answer's references. The remarks (the textbook fee is not refunded; the transfer fee if this is not the first
+    transfer) are not among them: they are said only when a passing chunk already holds them."""
     found: list[Source] = [*result.rules, *(s for step in result.steps for s in step.sources)]
-    found += [*(result.paid.sources if result.paid else ()), *result.extra, *result.fee_note]
+    found += [*(result.paid.sources if result.paid else ())]
     if result.limit is not None:
         found.append(result.limit[1])
     return tuple(dict.fromkeys(found))
@@ -63,17 +65,24 @@ class _Words:
         self.cite = cite
 
     def clause(self, source: Source) -> str:
-        return f"{source.sentence.rstrip('。；，')}[{self.cite(source)}]"
+        number = self.cite(source)
+        return source.sentence.rstrip("。；，") + (f"[{number}]" if number is not None else "")
 
     def quote(self, source: Source) -> str:
         return self.clause(source) + "。"
 
     def marks(self, found: Iterable[Source | None]) -> str:
-        return "".join(f"[{n}]" for n in sorted({self.cite(s) for s in found if s is not None}))
+        numbers = {self.cite(s) for s in found if s is not None}
+        return "".join(f"[{n}]" for n in sorted(n for n in numbers if n is not None))
+
+    def remark(self, result: Result) -> Source | None:
+        """The textbook remark's source when a reference holds it."""
+        return result.extra[0] if result.extra and self.cite(result.extra[0]) is not None else None
 
     def textbook(self, result: Result) -> str:
         """「，另外教材费不在退费范围内[n]」, closing the sentence it joins (no 「。」)."""
-        return ("，另外" + self.clause(result.extra[0])) if result.extra else ""
+        remark = self.remark(result)
+        return ("，另外" + self.clause(remark)) if remark else ""
 
     def missing(self, what: str, rule: Source | None) -> str:
         return MISSING_TEXT.format(missing=what) + self.marks([rule]) + "。"
@@ -127,16 +136,17 @@ def _refund(result: Result, w: _Words) -> str:
         if result.taken is not None and result.limit is not None:  # 「刚好上完第 8 节」: still refundable
             threshold, stop = result.limit
             condition = (f"你已上 {format_number(result.taken)} 课时，没有超过 {format_number(threshold)} 课时，"
-                         f"可以退费（超过 {format_number(threshold)} 课时后不再受理退费）[{w.cite(stop)}]。")
-            return parts + condition + w.missing(needs, formula) + (
-                ("另外" + w.clause(result.extra[0]) + "。") if result.extra else "")
+                         f"可以退费（超过 {format_number(threshold)} 课时后不再受理退费）{w.marks([stop])}。")
+            remark = w.remark(result)
+            return parts + condition + w.missing(needs, formula) + (("另外" + w.clause(remark) + "。") if remark else "")
         stops = ("如果已上课时超过了一半：" + w.quote(result.limit[1])) if result.limit is not None else ""
-        stops += ("另外" + w.clause(result.extra[0]) + "。") if result.extra else ""
+        remark = w.remark(result)
+        stops += ("另外" + w.clause(remark) + "。") if remark else ""
         return parts + w.missing(needs, formula) + stops
     # COMPUTED
     threshold, stop = result.limit  # type: ignore[misc]
     condition = (f"你已上 {format_number(result.taken)} 课时，没有超过 {format_number(threshold)} 课时，可以退费"
-                 f"（超过 {format_number(threshold)} 课时后不再受理退费）[{w.cite(stop)}]。")
+                 f"（超过 {format_number(threshold)} 课时后不再受理退费）{w.marks([stop])}。")
     cited = [*rules, *(s for step in result.steps for s in step.sources), *(result.paid.sources if result.paid else ())]
     return (_note(result, w) + parts + condition + "按你的数字：" + "，".join(_spaced(s.text) for s in result.steps)
             + w.marks(cited) + w.textbook(result) + "。")
@@ -149,8 +159,8 @@ def _transfer(result: Result, w: _Words) -> str:
         return w.quote(rule) + (f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(window)} 课时，"
                                 "资料没有写这时第一次转班怎样收费，请转人工确认。")
     if not result.final:
-        return w.quote(rule) + f"你这是第一次转班：{result.word}免费[{w.cite(rule)}]。"
-    return w.quote(rule) + f"你这是第 {result.times} 次转班：{result.word} {format_number(result.final)} 元[{w.cite(rule)}]。"
+        return w.quote(rule) + f"你这是第一次转班：{result.word}免费{w.marks([rule])}。"
+    return w.quote(rule) + f"你这是第 {result.times} 次转班：{result.word} {format_number(result.final)} 元{w.marks([rule])}。"
 
 
 def _difference(result: Result, w: _Words) -> str:
@@ -167,7 +177,8 @@ def _difference(result: Result, w: _Words) -> str:
         fee_value = fee.text.split(" = ")[0].split()[-1]
         return ("".join(w.quote(r) for r in result.rules) + f"按你的数字：{step}；你这是第 {result.times} 次转班，另收 "
                 f"{fee_value} 元：" + _spaced(fee.text) + w.marks([*result.steps[0].sources, transfer]) + "。")
-    note = f"（如果这不是第一次转班：{w.clause(result.fee_note[0])}）" if result.fee_note else ""
+    fee = result.fee_note[0] if result.fee_note and w.cite(result.fee_note[0]) is not None else None
+    note = f"（如果这不是第一次转班：{w.clause(fee)}）" if fee else ""
     return ("".join(w.quote(r) for r in result.rules)
             + f"按你的数字：{step}，{result.word} {format_number(result.final)} 元{w.marks(result.steps[0].sources)}{note}。")
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from core.case.words import alt
 from core.language.figures import extract_figures
 from core.values import Figure
 
@@ -22,13 +23,13 @@ KIND_NAMES = {MONEY: "金额", LEVEL: "级别", LESSONS: "课时", WEEKS: "周�
 TOTAL, RATE = "total", "rate"  # roles of a lesson count that is a rule, not this student's figure
 HALF = "half"  # 「上了一半」: half of the total lessons, whatever the total is
 REMAINING = "remaining"  # 「还剩十节没上」: the lessons left
-_REMAINING_BEFORE = re.compile(r"(?:还剩|剩下|剩余|剩|还有|没上的|未上的)\s*$")
-_NOT_TAKEN_AFTER = re.compile(r"\s*(?:课时|节课|节|课)?\s*(?:没上|没有上|未上|还没上)")
-_HALF_RE = re.compile(r"(?:上了|上过|已上|学了|上到|过了|听了|上满|上完|学完)\s*(?:刚好|正好|差不多)?\s*(一半)(?!以上|多)")
-_MONEY_BEFORE = re.compile(r"(?:交|付|缴|花|学费|费用|价|钱|金额)[了过]?\s*$")
-_LESSON_BEFORE = re.compile(r"(?:课时|节课|上了|已上|上过|学了|听了|上完|上满|学完|上到|剩余|还剩|剩下|剩)\s*(?:第)?\s*$")
-_TOTAL_BEFORE = re.compile(r"(?:总课时|都是|每级|每一级|一共|共)\s*$")
-_RATE_BEFORE = re.compile(r"每周上?\s*$")
+_REMAINING_BEFORE = re.compile(rf"{alt('remaining_before')}\s*$")
+_NOT_TAKEN_AFTER = re.compile(rf"\s*{alt('lesson_unit', optional=True)}\s*{alt('not_taken')}")
+_HALF_RE = re.compile(rf"{alt('half_taken')}\s*{alt('half_adverb', optional=True)}\s*(一半)(?!{alt('half_not_after')})")
+_MONEY_BEFORE = re.compile(rf"{alt('money_before')}{alt('done_mark', optional=True)}\s*$")
+_LESSON_BEFORE = re.compile(rf"{alt('lesson_before')}\s*(?:第)?\s*$")
+_TOTAL_BEFORE = re.compile(rf"{alt('total_before')}\s*$")
+_RATE_BEFORE = re.compile(rf"{alt('rate_before')}\s*$")
 _TOGETHER_AFTER = set("儿退去交办走上来")  # after 「一块」: together (一块儿, 一块退), not an amount
 _NOT_LEVEL_AFTER = ("及", "医院", "别")  # 二级及以上医院, 一级别
 _STEP_BEFORE = ("低", "高", "上", "下", "降", "升")  # 「换到低一级」「升一级」: one level up or down

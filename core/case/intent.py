@@ -2,13 +2,14 @@
 
 Read from the question's words (core/data/case_words.txt) and the case already read (core.case.reader); the
 calculators (core.answering.calculate) compute, this module only says which one applies.
-Left out: what kind of answer is asked for in general (an amount, a time, a yes/no): core.case.asked.
+Whether an amount is asked is core.case.asked's (the one what-is-asked reader); left out: the other kinds of answer.
 """
 
 from __future__ import annotations
 
 import re
 
+from core.case.asked import read_asked
 from core.case.words import alt, said
 from core.values.case import StudentCase
 
@@ -26,7 +27,8 @@ def wants_refund(question: str) -> bool:
 
 
 def asks_amount(question: str) -> bool:
-    return said(question, "amount_intent")
+    """Whether the question asks for an amount of money (core.case.asked, the one what-is-asked reader)."""
+    return "amount" in read_asked(question)
 
 
 def wants_difference(case: StudentCase, question: str) -> bool:

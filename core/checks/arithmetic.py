@@ -232,7 +232,10 @@ def _side(tokens: list[Token], text: str, offset: int, position: str) -> Side | 
     else:  # the result starts at the '=': take the leading arithmetic run
         cut = next((i for i, t in enumerate(tokens) if not _is_arithmetic(t)), len(tokens))
         run, after = tokens[:cut], tokens[cut:]
-        if any(t.kind == "op" for t in after):
+        # 「= 170.63 元（不低于 50 元）」: a bracket opening a remark after the result is not part of it
+        while run and (run[-1].kind == "space" or (run[-1].kind == "op" and _OPERATORS[run[-1].text] == "(")):
+            after = [run.pop(), *after]
+        if any(t.kind == "op" and _OPERATORS[t.text] not in "()" for t in after):
             return None
     core = [t for t in run if t.kind in ("num", "op")]
     if not core or (position == "first" and core[0].kind == "op" and _OPERATORS[core[0].text] != "(") \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from importlib.metadata import entry_points
 
 from core.cli.parser import ChineseArgumentParser, EscapingStream, has_undecodable
 from core.errors import XiaoEError
@@ -12,7 +13,13 @@ from core.os_errors import os_reason
 
 # Each module has `register(subparsers)`; a sub-command's handler returns the exit code.
 COMMAND_MODULES = ("core.cli.ask", "core.cli.queue", "core.cli.eval", "core.cli.calibrate", "core.cli.users",
-                   "core.cli.index", "core.cli.db", "core.cli.gaps", "core.cli.runs", "core.cli.facts")
+                   "core.cli.index", "core.cli.db", "core.cli.gaps", "core.cli.runs", "core.cli.facts",
+                   "core.cli.keys", "core.cli.conversations")
+
+
+# Commands other packages add (the student service's `serve`), found through installed entry points, so core
+# names no package above it.
+PLUGIN_GROUP = "xiaoe.commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="命令")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        entry.load()(subparsers)
     return parser
 
 

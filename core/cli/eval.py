@@ -32,10 +32,12 @@ from core.evaluation.metrics import (
     Metrics,
     evaluate_at,
     evaluate_set,
+    row_reason,
     suggest,
 )
 from core.evaluation.misses import explain_misses
 from core.evaluation.reuse_outcomes import with_reuse
+from core.sets.format import GONE_REASON
 from core.settings import Settings
 from core.stores.question_sets import corpus_catalog, load_default_set, read_question_file
 
@@ -77,9 +79,10 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     assistant = open_assistant(settings.with_(reuse="off") if args.no_reuse else settings, with_model=False)
     knobs = knobs_from_args(args, assistant.knobs)
-    files, sections = corpus_catalog(assistant.index)
-    questions = (read_question_file(args.set_path, known_files=files, known_sections=sections)
-                 if args.set_path else load_default_set())
+    # A row whose expected section is gone is evaluated as a miss (core.sets.format.mark_gone), not refused: after a
+    # deletion, this is how `runs compare` shows what it broke. A file name the corpus never had is still refused.
+    files, _sections = corpus_catalog(assistant.index)
+    questions = read_question_file(args.set_path, known_files=files) if args.set_path else load_default_set()
     evaluated = evaluate_set(assistant, questions)
     reused = with_reuse(assistant, evaluate_at(evaluated, knobs))
     evaluation = reused.evaluation
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             "suggested": {**suggestion.knobs.to_dict(), "cost": suggestion.cost,
                           "plateaus": {k: list(v) for k, v in suggestion.plateaus.items()}},
             "questions": [{"question": q.question, "refused": g.refused, "expected": q.expectation,
-                           "outcome": o, "reason": g.reason,
+                           "outcome": o, "reason": row_reason(q, g), "gone": q.gone,
                            "reason_code": g.decision.reason_code if g.refused and g.decision else "",
                            "answer": text, "fact_in_answer": fact, "hint": hints.get(q.question, ""),
                            "hits": [h.to_dict() for h in g.candidates]}
@@ -111,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"题集：{name}（{m.total} 题：应答 {m.answerable}，应拒 {m.unanswerable}）  资料指纹 {assistant.fingerprint}")
     print(f"闸门参数：{knobs.describe()}；同义词表 {len(assistant.glossary or ())} 条")
     print(format_table(m, stated))
+    if gone := [q for q in evaluated.questions if q.gone]:
+        print(f"其中 {len(gone)} 题{GONE_REASON}，按未答对计（把小节补回资料，或按现在的资料改题集）："
+              + "；".join(f"第 {q.line} 行（{q.gone}）" for q in gone))
     if reused.answers:
         print(f"其中 {len(reused.answers)} 题由已审答案回答（--no-reuse 只评测闸门本身）")
     if args.misses:
@@ -166,7 +172,7 @@ def format_misses(evaluated, evaluation, hints: dict[str, str]) -> str:
     for q, g, o in zip(evaluated.questions, evaluation.gates, evaluation.outcomes):
         if o in (CORRECT_ANSWER, CORRECT_REFUSAL):
             continue
-        lines.append(f"  [{o}] {q.question}\n      理由：{g.reason}")
+        lines.append(f"  [{o}] {q.question}\n      理由：{row_reason(q, g)}")
         if q.question in hints:
             lines.append(f"      建议：{hints[q.question]}")
     if len(lines) == 1:

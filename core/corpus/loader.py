@@ -65,6 +65,9 @@ def _trim(text: str, section: Section) -> Section:
     return Section(section.heading, section.start + lead, section.start + max(tail, lead))
 
 
+DEFAULT_CHUNKING = (160, 40)  # (chunk_size, chunk_overlap): XIAOE_CHUNK_SIZE / XIAOE_CHUNK_OVERLAP's defaults
+
+
 def make_splitter(chunk_size: int = 160, chunk_overlap: int = 40) -> RecursiveCharacterTextSplitter:
     if chunk_size <= 0:
         raise CorpusError(f"片段长度 chunk_size（{chunk_size}）必须大于 0。")

@@ -74,7 +74,7 @@ def run_calibration(settings: Settings | None = None, *, k: int | None = None) -
     bundle = load_or_build(settings)
     questions = calibration_questions()
     base = calibrated().with_(k=k)
-    on = build_assistant(settings.with_(answerability="on"), bundle, load_starter(), knobs=base)
+    on = build_assistant(settings.with_(answerability="on"), bundle, load_starter(corpus_dir=settings.corpus_dir), knobs=base)
     off = build_assistant(settings.with_(answerability="off"), bundle, None, knobs=base)
     evaluated = evaluate_set(on, questions)
     decision = suggest(evaluated, base.k, base)

@@ -28,7 +28,8 @@ from core.answerability.gate import decide
 from core.errors import ConfigError, InvalidQuestion, QuestionSetError
 from core.knobs import MAX_TOP_K, Knobs
 from core.language.text import normalize
-from core.sets.format import LabelledQuestion, QuestionSet, holds_key_phrase
+from core.sets.format import GONE_REASON, LabelledQuestion, QuestionSet, holds_key_phrase, mark_gone
+from core.stores.question_sets import corpus_catalog
 from core.values import Gate, Hit, Retrieval
 
 CORRECT_ANSWER, CORRECT_REFUSAL, FALSE_REFUSAL, FALSE_ANSWER, WRONG_SOURCE = (
@@ -42,11 +43,17 @@ _NONE = -np.inf  # ranking score of "no such candidate": below every threshold, 
 
 def holds_fact(question: LabelledQuestion, hit: Hit) -> bool:
     """The one definition of a right chunk (passing or not: callers check `passed`)."""
-    if question.should_refuse or hit.source != question.expected:
-        return False
+    if question.should_refuse or question.gone or hit.source != question.expected:
+        return False  # a row whose expected section is gone from the documents can only be a miss
     if question.key_phrase:
         return holds_key_phrase(hit.text, question.key_phrase)
     return not question.section or normalize(hit.heading) == normalize(question.section)
+
+
+def row_reason(question: LabelledQuestion, gate: Gate) -> str:
+    """Why a row came out as it did, for eval's output and a run: the gate's reason, unless the row's expected
+    section is gone from the documents (「期望的小节已不在资料里（…）」)."""
+    return f"{GONE_REASON}（{question.gone}）" if question.gone else gate.reason
 
 
 def outcome_of(question: LabelledQuestion, gate: Gate) -> str:
@@ -95,8 +102,10 @@ class EvaluatedSet:
 
 def evaluate_set(assistant, questions: QuestionSet | Sequence[LabelledQuestion], *,
                  progress: Callable[[int, int], None] | None = None) -> EvaluatedSet:
-    """Retrieve and rank every question once through `assistant` (a core.assistant.Assistant)."""
+    """Retrieve and rank every question once through `assistant` (a core.assistant.Assistant). A row whose expected
+    file or section is not in the assistant's documents is marked (core.sets.format.mark_gone) and counts as a miss."""
     items = tuple(questions.questions if isinstance(questions, QuestionSet) else questions)
+    items = mark_gone(items, *corpus_catalog(assistant.index))
     retrievals = []
     for row, question in enumerate(items):
         try:
@@ -390,7 +399,7 @@ def outcome_rows(evaluated: EvaluatedSet, evaluation: Evaluation) -> list[dict]:
         rank = next((h.rank for h in gate.candidates if h.passed and holds_fact(q, h)), None)
         d = gate.decision
         rows.append({"line": q.line, "question": q.question, "expected": q.expectation, "outcome": outcome,
-                     "refused": gate.refused, "reason": gate.reason,
+                     "refused": gate.refused, "reason": row_reason(q, gate),
                      "top_value": round(top.value, 4) if top else None,
                      "coverage": d.coverage if d else None,
                      "unknown_weight": d.signals[2].value if d else None,

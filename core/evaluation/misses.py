@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.answerability.decision import _quote
-from core.evaluation.metrics import FALSE_ANSWER, FALSE_REFUSAL, WRONG_SOURCE, EvaluatedSet, Evaluation
+from core.evaluation.metrics import FALSE_ANSWER, FALSE_REFUSAL, WRONG_SOURCE, EvaluatedSet, Evaluation, row_reason
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,10 @@ def explain_misses(evaluated: EvaluatedSet, evaluation: Evaluation) -> tuple[Mis
     out = []
     for q, gate, outcome in zip(evaluated.questions, evaluation.gates, evaluation.outcomes):
         d = gate.decision
+        if q.gone:
+            out.append(MissExplanation(q.question, outcome, (), f"{q.gone}：资料改了，把这一小节补回资料，"
+                                       "或按现在的资料改这道题的预期", row_reason(q, gate)))
+            continue
         if outcome == FALSE_REFUSAL:
             words = tuple(dict.fromkeys((*d.unknown_terms, *d.uncovered_terms))) if d else ()
             hint = (f"资料用的说法和学员不同：可把{_quote(list(words))}加为资料里对应词的同义词，再重新评测"

@@ -29,7 +29,6 @@ from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review import ReviewStore
 from core.stores.roles import User
-from core.stores.stale import refresh_after_save
 from core.values import Hit
 
 EVALUATOR = User("reuse-eval", "复用评测", "admin")
@@ -135,10 +134,9 @@ def _run_row(case: ReuseCase, settings: Settings) -> ReuseRow:
             store.decide(item_id, action="approve", reviewer=EVALUATOR.label, expected_version=item.version,
                          corrected_answer=text, confirmed=True)
         if case.edit is not None:
-            admin = CorpusAdmin(db, settings.corpus_dir)
+            admin = CorpusAdmin(db, settings.corpus_dir, chunking=(settings.chunk_size, settings.chunk_overlap))
             current, _sha = admin.read(case.edit.source)
-            admin.save(EVALUATOR, case.edit.source, current.replace(case.edit.old, case.edit.new))
-            refresh_after_save(admin, case.edit.source, EVALUATOR.label)  # what the Sources page does after a save
+            admin.save(EVALUATOR, case.edit.source, current.replace(case.edit.old, case.edit.new))  # as an admin's save
         new = open_assistant(settings, with_model=False).respond(case.new_question)
         if new.reused is not None:
             return ReuseRow(case.id, case.kind, case.expect, True, "", "", confirmed)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from core.corpus.snapshot import CorpusSnapshot, snapshot
 from core.evaluation.batch import BatchRow
-from core.evaluation.metrics import Evaluation
+from core.evaluation.metrics import Evaluation, row_reason
 from core.knobs import Knobs
 from core.sets.format import LabelledQuestion
 from core.stores.runs import NewRun, Run, RunFile, RunInfo, RunQuestion
@@ -46,7 +46,8 @@ def run_from_evaluation(name: str, assistant, evaluation: Evaluation, *, set_nam
     reused = reused or {}
     questions = tuple(
         RunQuestion(question=q.question, expected=q.expectation, outcome=o,
-                    reason=f"已审答案 #{reused[i]} 作答" if i in reused else g.reason, top_hit=_top(g))
+                    reason=f"已审答案 #{reused[i]} 作答" if i in reused and not q.gone else row_reason(q, g),
+                    top_hit=_top(g))
         for i, (q, g, o) in enumerate(zip(evaluated.questions, evaluation.gates, evaluation.outcomes)))
     return NewRun(name=name, origin=origin, set_name=set_name, set_version=set_version,
                   set_hash=evaluated.content_hash, knobs=evaluation.knobs.to_dict(), actor=actor,

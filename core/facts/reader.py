@@ -27,8 +27,8 @@ _SENTENCE_RE = re.compile(r"[^。！？；\n]+[。！？；]?")
 _LABEL_RE = re.compile(r"^\s*[问答][:：]\s*")
 # A FAQ answer's own yes/no before the rule it restates (「不能，教材费不在退费范围内」).
 _YES_NO_RE = re.compile(r"^(?:可以|不可以|不能|能|不会|会|一样|不包含|是的|是|不是)[，,]\s*")
-# 「<name>（<number>级）」: how the documents introduce a level; the number in Chinese or Arabic numerals.
-_LEVEL_RE = re.compile(r"([\u4e00-\u9fff]{1,8}级)\s*[（(]\s*([〇零一二两三四五六七八九十\d]{1,3})\s*级\s*[)）]")
+# 「<name>（<number>级）」: how the documents introduce a level (入门级, 启蒙班 …); the number in Chinese or Arabic numerals.
+_LEVEL_RE = re.compile(r"([\u4e00-\u9fff]{1,8})\s*[（(]\s*([〇零一二两三四五六七八九十\d]{1,3})\s*级\s*[)）]")
 _NUMBERED_LEVEL_RE = re.compile(r"([〇零一二两三四五六七八九十\d]{1,3})\s*级")
 _FORMULA_RE = re.compile(r"^\s*(?P<name>[\u4e00-\u9fff]*退[\u4e00-\u9fff]*)\s*=\s*(?P<expr>.*[\u4e00-\u9fff].*)$")
 _FEE_RE = re.compile(r"(?P<name>[\u4e00-\u9fff]{0,4}手续费)\s*为\s*(?P<expr>.+?)\s*的\s*(?P<pct>\d+(?:\.\d+)?)\s*%")
@@ -121,7 +121,7 @@ def levels(lines: Sequence[Line], _: Sequence[Line], __: tuple[Level, ...]) -> F
     out = []
     for number in sorted(named):
         name, line = named[number]
-        stem = name[:-1] if name.endswith("级") else ""
+        stem = name[:-1] if name.endswith(("级", "班")) else ""
         aliases = (stem,) if len(stem) >= 2 else ()
         out.append(Level(number, name, aliases, line.source))
     return {"levels": tuple(out)} if out else {}

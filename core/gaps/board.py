@@ -169,7 +169,7 @@ def assemble(questions: Sequence[BoardQuestion], analysis: Analysis, gaps: GapSt
     topics = [BoardTopic(topic=stored[i], questions=members, near_miss=_most_common_target(members))
               for i, members in zip(ids, groups)]
     topics.sort(key=lambda t: (-t.askings, t.id))
-    closed = sorted((t for t in stored.values() if t.closed), key=lambda t: t.closed_at, reverse=True)
+    closed = sorted((t for t in stored.values() if t.closed and t.merged_into is None), key=lambda t: t.closed_at, reverse=True)
     return Board(topics=tuple(topics), noise=tuple(filled[i] for i in analysis.grouping.noise), closed=tuple(closed))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 import marisa_trie
@@ -41,6 +42,21 @@ class WordTable(Mapping[str, V]):
             values[trie[word]] = value
         return cls(trie, values)
 
+    def save(self, folder: Path, name: str) -> None:
+        """Write the trie and the values as two files (`load` maps them back)."""
+        self._trie.save(str(folder / f"{name}.trie"))
+        (folder / f"{name}.{self._values.typecode}").write_bytes(self._values.tobytes())
+
+    @classmethod
+    def load(cls, folder: Path, name: str, typecode: str) -> WordTable:
+        trie = marisa_trie.Trie()
+        trie.mmap(str(folder / f"{name}.trie"))  # shared between processes by the page cache
+        values = array(typecode)
+        values.frombytes((folder / f"{name}.{typecode}").read_bytes())
+        if len(values) != len(trie):
+            raise ValueError(f"{name}: {len(values)} values for {len(trie)} words")
+        return cls(trie, values)
+
     def median(self) -> float:
         """The middle value (upper of the two middle ones), as sorted(values)[len // 2]."""
         return float(np.sort(np.frombuffer(self._values, dtype=np.float64))[len(self._values) // 2])
@@ -64,6 +80,10 @@ class WordTable(Mapping[str, V]):
     def nbytes(self) -> int:
         return len(self._trie.tobytes()) + len(self._values) * self._values.itemsize
 
+    def starting_with(self, prefix: str) -> list[str]:
+        """The keys that begin with `prefix` (itself included when it is a key), in the trie's order."""
+        return self._trie.keys(prefix)
+
 
 class TagTable(Mapping[str, str]):
     """A read-only word → part-of-speech tag mapping: one byte per word into the table of tag names."""
@@ -84,6 +104,21 @@ class TagTable(Mapping[str, str]):
         if len(number) > 256:
             raise ValueError(f"{len(number)} distinct tags do not fit one byte each")
         return cls(trie, codes, tuple(number))
+
+    def save(self, folder: Path, name: str) -> None:
+        self._trie.save(str(folder / f"{name}.trie"))
+        (folder / f"{name}.codes").write_bytes(bytes(self._codes))
+        (folder / f"{name}.names").write_text("\n".join(self._names), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path, name: str) -> TagTable:
+        trie = marisa_trie.Trie()
+        trie.mmap(str(folder / f"{name}.trie"))
+        codes = bytearray((folder / f"{name}.codes").read_bytes())
+        names = tuple((folder / f"{name}.names").read_text(encoding="utf-8").split("\n"))
+        if len(codes) != len(trie):
+            raise ValueError(f"{name}: {len(codes)} tags for {len(trie)} words")
+        return cls(trie, codes, names)
 
     def __contains__(self, word: object) -> bool:
         return word in self._trie

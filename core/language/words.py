@@ -50,6 +50,8 @@ NUMERAL_TOPICS = read_words("numeral_topics.txt")
 RESULTATIVES = read_words("resultatives.txt")
 # Tags jieba gives numeral compounds (一个班, 三个月) whose noun is a topic.
 COMPOUND_TAGS = read_words("numeral_compound_tags.txt")
+# Common exam names (雅思, 托福 …): kept whole by the tokenizer, weighed as any word (rule exam_names).
+EXAM_NAMES = read_words("exam_names.txt")
 # Words that mark the clause of a question that asks (see core.answerability.term_rules.self_description).
 ASKING_MARKERS = read_words("asking_markers.txt")
 

@@ -1,9 +1,10 @@
 """The guards an approved answer must pass to be served for a new question, checked in order (core.values.reuse.GUARDS).
 
-1. retired — the answer is in use (not retired, not suspended because a cited chunk changed);
-2. stale — every chunk it cites is, by content hash, in the corpus served now, and no sentence saying what the
-   answer says changed anywhere in the documents since it was approved (core.reuse.drift; the caller passes
-   what it found as `drift`);
+1. retired — the answer is not retired by an admin;
+2. stale — it is not suspended (the store suspends an answer the documents no longer back when a version is
+   saved: core.stores.answer_refresh, which asks `stale_detail` as this guard does), every chunk it cites is, by
+   content hash, in the corpus served now, and no sentence saying what the answer says changed anywhere in the
+   documents since it was approved (core.reuse.drift; the caller passes what it found as `drift`);
 3. no_passing — the gate keeps at least one chunk at the threshold for the new question (a question the
    documents cannot even reach is not answered by an old answer);
 4. chunks — every cited chunk is among the new question's retrieved candidates;
@@ -16,7 +17,8 @@
    (core.reuse.match) to reach the reuse threshold
    (calibrated by `python -m core calibrate`, core/data/calibration.json).
 The first guard that fails is the reason; a near match that failed only at `case` is what the page offers as
-「相似已审答案（情况不同：…）」. Nothing here writes: suspending a stale answer is the caller's step.
+「相似已审答案（情况不同：…）」. Nothing here writes, and neither does the caller: an answer found stale here and not
+yet suspended (a file edited on the server, not yet recorded) is simply not served.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from core.reuse.case import differences
 from core.reuse.match import asks_opposite, asks_other, asks_yes_no_instead, mentioned_text, similarity
 from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.facts import NO_FACTS, SchoolFacts
-from core.values.reuse import ACTIVE
+from core.values.reuse import ACTIVE, SUSPENDED, SUSPENDED_NOTE
 
 
 def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
@@ -48,13 +50,12 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     def stop(name: str, detail: str = "") -> GuardResult:
         return GuardResult(answer, score, name, detail, wording)
 
+    if answer.status == SUSPENDED:
+        return stop("stale", answer.suspended_because.removeprefix(SUSPENDED_NOTE) or answer.status_label)
     if answer.status != ACTIVE:
         return stop("retired", answer.status_label)
-    changed = [c for c in answer.citations if c.sha256 not in corpus_hashes]
-    if changed:
-        return stop("stale", "所引的" + "、".join(f"「{c.source} · {c.heading or '文首'}」" for c in changed) + "已修改")
-    if drift:
-        return stop("stale", drift)
+    if stale := stale_detail(answer, corpus_hashes, drift):
+        return stop("stale", stale)
     if not gate.hits:
         return stop("no_passing", gate.reason)
     missing = [c for c in answer.citations if c.sha256 not in candidate_hashes]
@@ -74,6 +75,16 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     if score < threshold:
         return stop("match", f"相似度 {score:.2f} < {threshold:.2f}")
     return GuardResult(answer, score, wording=wording)
+
+
+def stale_detail(answer: ApprovedAnswer, corpus_hashes: Collection[str], drift: str = "") -> str:
+    """Why the documents no longer back `answer` ("" when they do): a chunk it cites is not, by content hash, in
+    `corpus_hashes`, else `drift` (core.reuse.drift.related_change). The stale guard and the store's suspension
+    (core.stores.answer_refresh) both ask this, so they never disagree."""
+    changed = [c for c in answer.citations if c.sha256 not in corpus_hashes]
+    if changed:
+        return "所引的" + "、".join(f"「{c.source} · {c.heading or '文首'}」" for c in changed) + "已修改"
+    return drift
 
 
 def pick(results: Sequence[GuardResult]) -> GuardResult | None:

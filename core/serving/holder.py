@@ -24,7 +24,9 @@ from core.memory import keep_long_lived, release_free_memory
 from core.retrieval.index import search_with_score
 from core.retrieval.store import IndexBundle, corpus_fingerprint, load_or_build
 from core.settings import Settings
+from core.stores.answer_refresh import refresh_answers
 from core.stores.corpus_sync import SyncReport, current_generation, sync_corpus
+from core.stores.corpus_versions import version_log
 from core.stores.db import open_database
 from core.stores.glossary import GlossaryStore
 from core.stores.roles import User, require
@@ -106,6 +108,10 @@ class IndexHolder:
             return False
         try:
             report = sync_corpus(db, self.settings.corpus_dir)
+            if report.imported and any(version_log(db).count(name) > 1 for name in report.imported):
+                # a file edited on the server, now a newer version: what it no longer backs is suspended (a file's
+                # first version is the text the index already served: nothing was approved against another one)
+                refresh_answers(db, chunking=(self.settings.chunk_size, self.settings.chunk_overlap))
         except StoreError as error:  # the database is down: serve the folder as it is, and say so
             report = SyncReport(generation=-1, problems=(f"无法与数据库同步资料，暂用本机资料文件夹：{error}",))
         seen = (report.generation, corpus_fingerprint(self.settings))

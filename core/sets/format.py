@@ -12,7 +12,7 @@ import hashlib
 import io
 import zipfile
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core.errors import QuestionSetError
@@ -66,6 +66,9 @@ class LabelledQuestion:
     item_id: int | None = None  # the review item it was made from, with who decided it and when
     reviewer: str = ""
     reviewed_at: str = ""
+    # Set at evaluation time (`mark_gone`), never read from a file: where the expected file or section went missing
+    # from the documents (「「02-退费与转班制度.md」里没有小节「四、不予退费的情形」」); such a row is a miss.
+    gone: str = field(default="", compare=False)
 
     @property
     def should_refuse(self) -> bool:
@@ -113,6 +116,26 @@ class QuestionSet:
     @property
     def answerable(self) -> int:
         return sum(not q.should_refuse for q in self.questions)
+
+
+GONE_REASON = "期望的小节已不在资料里"
+
+
+def mark_gone(questions: Sequence[LabelledQuestion], known_files: Collection[str],
+              known_sections: Mapping[str, Collection[str]]) -> tuple[LabelledQuestion, ...]:
+    """`questions` with `gone` set on each row whose expected file, or section in it, is not in the documents now
+    (a deletion since the set was written): evaluated as a miss (core.evaluation.metrics.holds_fact), not a reason
+    to refuse the whole set. Uploading a set still refuses such a row (`_row_problems`): there it is a typo."""
+    out = []
+    for q in questions:
+        gone = ""
+        if not q.should_refuse and q.expected not in known_files:
+            gone = f"资料文件「{q.expected}」已不在资料里"
+        elif not q.should_refuse and q.section and normalize(q.section) not in {
+                normalize(h) for h in known_sections.get(q.expected, ())}:
+            gone = f"「{q.expected}」里没有小节「{q.section}」"
+        out.append(replace(q, gone=gone) if gone != q.gone else q)
+    return tuple(out)
 
 
 def parse_question_set(data: bytes, *, filename: str = "题集.csv", known_files: Collection[str] | None = None,

@@ -5,8 +5,9 @@ item (`approve_in`, called by core.stores.review.ReviewStore.decide), so the ite
 answer never disagree. Approving the same question again (the same item, or another item with the same
 `question_key`) makes a new version of the same approved answer, never a second record; every version is
 kept in `approved_history`, which the database refuses to change. Answers are never deleted: an admin
-retires one, and one whose cited chunk changed is suspended (its item goes back to 资料已更新) until a
-consultant approves it again. Several instances share the table, so a suspension is seen everywhere at once.
+retires one, and one the documents no longer back is suspended (its item goes back to 资料已更新) until a
+consultant approves it again or the content it rests on comes back (core.stores.answer_refresh resumes it).
+Several instances share the table, so a suspension is seen everywhere at once.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from core.reuse.case import differences
 from core.stores.db import Database, Migration, Schema, append_only, create_tables
 from core.stores.roles import Authorize, User, require
 from core.values import ApprovedAnswer, Citation
+from core.values.facts import NO_FACTS, SchoolFacts
 from core.values.reuse import ACTIVE, RETIRED, SUSPENDED
 
 MAX_NAME_CHARS = 100
@@ -113,7 +115,7 @@ APPROVED_SCHEMA = Schema("approved_answers", (
     Migration(2, "approved-answer history is append-only", append_only("approved_history")),
     Migration(3, "other wordings linked to an approved question", create_tables(approved_questions)),
 ))
-ACTION_LABELS = {"approve": "通过", "suspend": "暂停", "retire": "停用", "link": "加入问法"}
+ACTION_LABELS = {"approve": "通过", "suspend": "暂停", "resume": "恢复使用", "retire": "停用", "link": "加入问法"}
 
 
 def key_of(question: str) -> str:
@@ -253,6 +255,27 @@ class ApprovedStore:
             _history(conn, answer_id, row.version, now, actor, "suspend", SUSPENDED, row.text, (), reason, row.item_id)
         return True
 
+    def resume(self, answer_id: int, *, reason: str, actor: str, expected_version: int) -> bool:
+        """Serve a suspended answer again: the content it rests on is back (a version restored, or an edit undone);
+        True if this call resumed it (another instance may have done it first, or a consultant acted)."""
+        now = self._clock()
+        with self.db.transaction("恢复使用已审答案") as conn:
+            updated = conn.execute(approved_answers.update().where(
+                approved_answers.c.id == answer_id, approved_answers.c.status == SUSPENDED,
+                approved_answers.c.version == expected_version).values(status=ACTIVE))
+            if updated.rowcount != 1:
+                return False
+            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).one()
+            _history(conn, answer_id, row.version, now, actor, "resume", ACTIVE, row.text, (), reason, row.item_id)
+        return True
+
+    def in_force(self) -> tuple[ApprovedAnswer, ...]:
+        """Every answer in use or suspended: what a change of the documents may suspend or resume."""
+        with self.db.read("读取已审答案") as conn:
+            ids = conn.execute(select(approved_answers.c.id).where(
+                approved_answers.c.status.in_((ACTIVE, SUSPENDED))).order_by(approved_answers.c.id)).scalars().all()
+            return self._load(conn, ids)
+
     def retire(self, user: User | None, answer_id: int, *, note: str = "", authorize: Authorize | None = None,
                ) -> ApprovedAnswer:
         """An admin stops an approved answer for good (it stays, with its history, never deleted)."""
@@ -268,11 +291,12 @@ class ApprovedStore:
         return self.get(answer_id)
 
     def link_question(self, user: User | None, answer_id: int, question: str, *,
-                      authorize: Authorize | None = None) -> ApprovedAnswer:
+                      authorize: Authorize | None = None, facts: SchoolFacts | None = None) -> ApprovedAnswer:
         """A consultant says `question` (a near miss stopped by the words only) asks what approved answer `answer_id`
         answers: it becomes one more wording the reuse step matches against. Refused when the answer is not in use,
-        when the student's case differs (core.reuse.case: other figures are never the same question), or when the
-        wording is already there. The link is in the answer's history."""
+        when the student's case differs (core.reuse.case, read with the school's `facts`: other figures, a discount, a
+        rough amount or what the amount includes are never the same question), or when the wording is already there.
+        The link is in the answer's history."""
         require(user, "link_question")
         question = (question or "").strip()
         if not question:
@@ -282,7 +306,7 @@ class ApprovedStore:
             actor, row = _acting_on(conn, user, answer_id, "link_question", authorize)
             if row.status != ACTIVE:
                 raise InvalidReview(f"已审答案 #{answer_id} 已停用或暂停，不能再加入问法；请先重新通过它。")
-            differ = differences(question, row.question)
+            differ = differences(question, row.question, facts or NO_FACTS)
             if differ:
                 raise InvalidReview(f"学员的情况不同（{'；'.join(differ)}），不是同一个问题，不能加入已审答案 #{answer_id}。")
             key = key_of(question)
@@ -310,9 +334,16 @@ class ApprovedStore:
         for q in conn.execute(select(approved_questions.c.answer_id, approved_questions.c.question)
                               .where(approved_questions.c.answer_id.in_(list(ids))).order_by(approved_questions.c.id)):
             wordings[q.answer_id].append(q.question)
+        why: dict[int, str] = {}  # a suspended answer's newest suspension note (history is append-only: the last one)
+        suspended = [r.id for r in rows if r.status == SUSPENDED]
+        if suspended:
+            for h in conn.execute(select(approved_history.c.answer_id, approved_history.c.note)
+                                  .where(approved_history.c.answer_id.in_(suspended),
+                                         approved_history.c.action == "suspend").order_by(approved_history.c.id)):
+                why[h.answer_id] = h.note
         return tuple(ApprovedAnswer(id=r.id, question=r.question, text=r.text, citations=tuple(cites[r.id]),
                                     status=r.status, version=r.version, approver=r.approver,
                                     approved_at=as_utc(r.approved_at), item_id=r.item_id, fingerprint=r.fingerprint,
                                     uses=r.uses, last_used_at=as_utc(r.last_used_at), override=r.override,
-                                    questions=tuple(wordings[r.id]))
+                                    questions=tuple(wordings[r.id]), suspended_because=why.get(r.id, ""))
                      for r in rows)

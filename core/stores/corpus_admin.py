@@ -6,8 +6,10 @@ audit line in one transaction, and only after the commit renames the file into p
 before the commit leaves an orphan temporary file, one after it leaves the folder behind the
 database; core.stores.corpus_sync repairs both at start-up. Whether an editor's starting point is still
 current is checked inside that transaction, so two admins saving in the same instant get one
-version and one conflict message. Approved review items that cite a changed file go back to
-待复核 (`requeue_stale`). Deleting files is left out on purpose: take a file out of the corpus on
+version and one conflict message. What follows from the new text is done by the save itself, after the commit
+(core.stores.stale.refresh_after_save): approved review items that cite a changed chunk go back to 待复核, approved
+answers the documents no longer back are suspended and those they back again resumed — so no reader (asking,
+`eval`, a bench) ever has to write. Deleting files is left out on purpose: take a file out of the corpus on
 the server, where it is a deliberate act.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -24,9 +26,11 @@ from sqlalchemy.exc import IntegrityError
 
 from core.clock import utcnow
 from core.corpus.files import NEW_FILE, decode_markdown, repair_text, sanitize_filename
+from core.corpus.loader import DEFAULT_CHUNKING
 from core.corpus.write import check_name_fits, discard, publish, regular_file_inside, stage
-from core.errors import ConflictError, CorpusError
+from core.errors import ConflictError, CorpusError, XiaoEError
 from core.os_errors import os_reason
+from core.reuse.drift import still_stating
 from core.stores import audit
 from core.stores.accounts import User, require
 from core.stores.corpus_versions import (
@@ -46,6 +50,8 @@ from core.stores.corpus_versions import (
 )
 from core.stores.db import Database
 from core.stores.roles import Authorize, checked
+from core.stores.stale import AfterSave, refresh_after_save
+from core.values import Contradiction
 
 CONFLICT_MESSAGE = ("资料文件「{name}」在你打开之后已被修改（可能是其他管理员），你的修改没有保存。"
                     "请复制你的内容，刷新后在最新版本上重新修改。")
@@ -62,6 +68,8 @@ class SaveResult:
     sha256: str
     previous_sha256: str | None
     repaired: int = 0  # lone surrogates replaced by U+FFFD before saving
+    after: AfterSave | None = None  # what followed the new version (items reopened, answers suspended …)
+    after_error: str = ""  # why that step failed, when it did (the version is saved all the same)
 
 
 def diff_text(old: str, new: str, *, old_label: str = "旧版本", new_label: str = "新版本", context: int = 3) -> str:
@@ -74,9 +82,11 @@ def diff_text(old: str, new: str, *, old_label: str = "旧版本", new_label: st
 class CorpusAdmin:
     """Saves corpus files with their versions; every change is checked against the user's role."""
 
-    def __init__(self, db: Database, corpus_dir: Path | str, *, now: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, db: Database, corpus_dir: Path | str, *, now: Callable[[], datetime] = utcnow,
+                 chunking: tuple[int, int] = DEFAULT_CHUNKING) -> None:
         self.db = db
         self.corpus_dir = Path(corpus_dir)
+        self.chunking = chunking  # (chunk_size, chunk_overlap) of the index: approved answers cite its chunks
         self._now = lambda: as_utc(now())
         audit.ensure(db)
         db.migrate(CORPUS_SCHEMA)
@@ -140,14 +150,26 @@ class CorpusAdmin:
             raise
         if disk is not None and sha256_hex(disk) == new_sha:
             discard(staged)
-            return result
+            return self._follow(user, result)
         try:
             publish(staged)
         except OSError as error:
             discard(staged)
+            self._follow(user, result)
             raise CorpusError(f"「{name}」已保存为新版本，但写入资料文件夹失败（{os_reason(error)}）；"
                               "系统会在几秒内自动补写，若仍未更新请检查资料文件夹的权限。") from None
-        return result
+        return self._follow(user, result)
+
+    def _follow(self, user: User, result: SaveResult) -> SaveResult:
+        """A saved version's consequences (core.stores.stale.refresh_after_save), in their own transactions after
+        the commit; a failure there is reported on the result, never undoes the save."""
+        if not result.changed:
+            return result
+        try:
+            after = refresh_after_save(self, result.source, user.label, chunking=self.chunking)
+        except XiaoEError as error:
+            return replace(result, after_error=str(error))
+        return replace(result, after=after)
 
     def _record(self, conn, user: User, name: str, state: FileState, disk: bytes | None, content_text: str,
                 new_bytes: bytes, action: str, now: datetime, repaired: int = 0) -> SaveResult:
@@ -179,6 +201,26 @@ class CorpusAdmin:
         """Save an old version's content as the newest version of its file."""
         old = self.version(version_id)
         return self.save(user, old.source, old.content, action="restore", authorize=authorize)
+
+    def texts(self) -> dict[str, str]:
+        """Every corpus file's current text (as `read` gives it), by name; unreadable files are left out."""
+        out = {}
+        for name in self.files():
+            try:
+                out[name] = self.read(name)[0]
+            except CorpusError:
+                continue
+        return out
+
+    def still_stating(self, source: str, new: str | bytes, *, old: str | None = None) -> tuple[Contradiction, ...]:
+        """The other sentences of the documents that would still state a rule this text of `source` changes
+        (core.reuse.drift.still_stating): what the Sources page lists before a save is confirmed. `old`: the text
+        before the change (default: the current one)."""
+        name = sanitize_filename(source)
+        texts = self.texts()
+        before = old if old is not None else texts.get(name)
+        after = new if isinstance(new, str) else decode_markdown(new, name=name)
+        return still_stating({name: (before, after)}, {**texts, name: after})
 
     def history(self, source: str) -> tuple[CorpusVersion, ...]:
         """Every recorded version of one file, newest first."""

@@ -188,21 +188,53 @@ def changes_since(db: Database, since: datetime) -> dict[str, tuple[str | None, 
     with a version recorded after `since`. Empty when nothing changed (or nothing was ever recorded). A file whose
     first version is a baseline recorded after `since` (the disk state a later save found unrecorded) had that
     text at `since`."""
-    db.migrate(CORPUS_SCHEMA)
-    since = as_utc(since)
-    with db.read("读取资料版本") as conn:
-        rows = conn.execute(sa_select(corpus_versions.c.source, corpus_versions.c.version, corpus_versions.c.at,
-                                      corpus_versions.c.action)
-                            .order_by(corpus_versions.c.source, corpus_versions.c.version)).all()
-        by_source: dict[str, list] = {}
+    return version_log(db).changes_since(since)
+
+
+class VersionLog:
+    """Every recorded version's place in time, read once; contents are read when first needed and kept. For
+    callers that ask `changes_since` for many moments (every approved answer after a save)."""
+
+    def __init__(self, db: Database, rows) -> None:
+        self._db = db
+        self._by_source: dict[str, list] = {}
         for row in rows:
-            by_source.setdefault(row.source, []).append(row)
+            self._by_source.setdefault(row.source, []).append(row)
+        self._contents: dict[tuple[str, int], str] = {}
+
+    def content(self, source: str, version: int) -> str:
+        if (source, version) not in self._contents:
+            with self._db.read("读取资料版本") as conn:
+                self._contents[source, version] = content_of(conn, source, version)
+        return self._contents[source, version]
+
+    def count(self, source: str) -> int:
+        """How many versions of `source` are recorded."""
+        return len(self._by_source.get(source, ()))
+
+    def newest(self) -> dict[str, str]:
+        """source → its newest text: the corpus as the database holds it."""
+        return {source: self.content(source, versions[-1].version) for source, versions in self._by_source.items()}
+
+    def changes_since(self, since: datetime) -> dict[str, tuple[str | None, str]]:
+        """As the module-level `changes_since`."""
+        since = as_utc(since)
         out: dict[str, tuple[str | None, str]] = {}
-        for source, versions in by_source.items():
+        for source, versions in self._by_source.items():
             if as_utc(versions[-1].at) <= since:
                 continue
             before = [v for v in versions if as_utc(v.at) <= since] or [
                 v for v in versions[:1] if v.action == "baseline"]  # first recorded by the save after: the state then
-            old = content_of(conn, source, before[-1].version) if before else None
-            out[source] = (old, content_of(conn, source, versions[-1].version))
-    return out
+            old = self.content(source, before[-1].version) if before else None
+            out[source] = (old, self.content(source, versions[-1].version))
+        return out
+
+
+def version_log(db: Database) -> VersionLog:
+    """The recorded versions of every file, without their contents (read on demand)."""
+    db.migrate(CORPUS_SCHEMA)
+    with db.read("读取资料版本") as conn:
+        rows = conn.execute(sa_select(corpus_versions.c.source, corpus_versions.c.version, corpus_versions.c.at,
+                                      corpus_versions.c.action)
+                            .order_by(corpus_versions.c.source, corpus_versions.c.version)).all()
+    return VersionLog(db, rows)

@@ -323,7 +323,9 @@ def insert_ignoring_duplicates(conn: Connection, table: Table, values: dict) -> 
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert
-    return conn.execute(insert(table).on_conflict_do_nothing().values(**values)).rowcount == 1
+    # RETURNING, never `rowcount`: psycopg reports -1 when SQLAlchemy adds RETURNING for the primary key itself.
+    statement = insert(table).on_conflict_do_nothing().values(**values).returning(*table.primary_key.columns)
+    return conn.execute(statement).first() is not None
 
 
 _databases: dict[str, Database] = {}

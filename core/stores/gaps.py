@@ -3,9 +3,10 @@
 Topics are grouped offline (core.gaps.grouping) every time the board is built; this store keeps what must
 outlive a regrouping. `sync` matches each fresh group to the open topic that shares most of its questions
 (by `core.stores.review_marks.question_hash`), so an owner and a status stay with their questions; a closed
-topic (every question passed the gate after a fix) is frozen and never matched again. Owner and status
-changes are admin actions (`edit_corpus`), each appended to `gap_events`, which the database keeps
-append-only.
+topic (every question passed the gate after a fix, or an admin merged it into another) is frozen and never
+matched again. Owner and status changes and tidying (merge, move, a new topic: core.stores.gap_tidying) are admin
+actions (`edit_corpus`), each appended to `gap_events`, which the database keeps append-only. The tables are in
+core.stores.gap_schema.
 """
 
 from __future__ import annotations
@@ -15,71 +16,29 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, MetaData, String, Table, Text, select
+from sqlalchemy import select
 
 from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
-from core.stores.db import Database, Migration, Schema, append_only, create_tables
+from core.stores import gap_tidying as tidying
+from core.stores.db import Database
+from core.stores.gap_schema import (  # noqa: F401 - the board's vocabulary, re-exported
+    DECLINED,
+    EVENT_LABELS,
+    GAPS_SCHEMA,
+    OPEN,
+    STATUS_LABELS,
+    SUPPLIED,
+    gap_checks,
+    gap_events,
+    gap_members,
+    gap_pins,
+    gap_topics,
+)
 from core.stores.review_input import person_name
-from core.stores.review_marks import question_hash
+from core.stores.review_marks import MARKS_SCHEMA
+from core.stores.review_schema import REVIEW_SCHEMA
 from core.stores.roles import SYSTEM_ACTOR, Authorize
-
-OPEN, SUPPLIED, DECLINED = "open", "supplied", "declined"
-STATUS_LABELS = {OPEN: "待补充", SUPPLIED: "已补充", DECLINED: "不补充，保持拒答"}
-EVENT_LABELS = {"create": "新话题", "assign": "指定负责人", "status": "修改状态", "check": "重新核对", "close": "关闭",
-                "merge": "合并话题", "move": "移动问题"}
-
-metadata = MetaData()
-gap_topics = Table(
-    "gap_topics", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("label", Text, nullable=False),
-    Column("terms", Text, nullable=False),  # the most telling terms, space-separated
-    Column("owner", String(100)),
-    Column("status", String(16), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("closed_at", DateTime(timezone=True)),
-    Column("fixed_by", Text),  # the corpus version under which every question passed
-)
-gap_members = Table(
-    "gap_members", metadata,
-    Column("topic_id", Integer, ForeignKey("gap_topics.id"), primary_key=True),
-    Column("key", String(64), primary_key=True),
-    Column("question", Text, nullable=False),  # how it was first asked, for a closed topic's record
-)
-Index("ix_gap_members_key", gap_members.c.key)
-gap_checks = Table(
-    "gap_checks", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("topic_id", Integer, ForeignKey("gap_topics.id"), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
-    Column("fingerprint", String(128), nullable=False),
-    Column("version_note", Text, nullable=False),
-    Column("results", Text, nullable=False),  # JSON: [{question, answerable, reason}]
-)
-Index("ix_gap_checks_topic", gap_checks.c.topic_id, gap_checks.c.id)
-gap_events = Table(
-    "gap_events", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("topic_id", Integer, ForeignKey("gap_topics.id"), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
-    Column("actor", String(100), nullable=False),
-    Column("action", String(16), nullable=False),
-    Column("detail", Text, nullable=False),
-)
-gap_pins = Table(
-    "gap_pins", metadata,  # an admin's word on where a question belongs (merge, move): kept across regroupings
-    Column("key", String(64), primary_key=True),
-    Column("topic_id", Integer, ForeignKey("gap_topics.id"), nullable=False),
-    Column("actor", String(100), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
-)
-GAPS_SCHEMA = Schema("gaps", (
-    Migration(1, "gap topics, members, re-checks and events", create_tables(gap_topics, gap_members, gap_checks,
-                                                                             gap_events)),
-    Migration(2, "append-only gap events", append_only("gap_events")),
-    Migration(3, "an admin's placement of a question in a topic", create_tables(gap_pins)),
-))
 
 
 @dataclass(frozen=True)
@@ -135,6 +94,8 @@ class GapTopic:
     keys: tuple[str, ...]
     questions: tuple[str, ...]
     check: GapCheck | None = None
+    merged_into: int | None = None  # closed by a merge into this topic
+    named_by: str | None = None  # made and named by this admin: a regrouping keeps the name
 
     @property
     def status_label(self) -> str:
@@ -163,6 +124,8 @@ class GapStore:
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self._clock = clock
+        db.migrate(REVIEW_SCHEMA)  # a question moved must be one of the queue's (core.stores.gap_tidying)
+        db.migrate(MARKS_SCHEMA)
         db.migrate(GAPS_SCHEMA)
 
     # --- reading -----------------------------------------------------------------------------
@@ -211,7 +174,7 @@ class GapStore:
         order = sorted(range(len(drafts)), key=lambda i: (-len(drafts[i].keys), i))
         ids: list[int | None] = [None] * len(drafts)
         with self.db.transaction("保存资料缺口话题", immediate=True) as conn:
-            open_rows = {r.id: r for r in conn.execute(select(gap_topics).where(gap_topics.c.closed_at.is_(None)))}
+            open_rows = tidying.lock_open(conn)  # as every tidying action does: one after the other, in id order
             open_ids = set(open_rows)
             owner_of = {m.key: m.topic_id for m in conn.execute(select(gap_members)) if m.topic_id in open_ids}
             taken: set[int] = set()
@@ -234,8 +197,9 @@ class GapStore:
                     conn.execute(gap_events.insert().values(topic_id=ids[i], at=now, actor=SYSTEM_ACTOR, action="create",
                                                             detail=draft.label))
                 else:
-                    conn.execute(gap_topics.update().where(gap_topics.c.id == ids[i])
-                                 .values(label=draft.label, terms=" ".join(draft.terms)))
+                    named = open_rows[ids[i]].named_by is not None  # an admin's name stays
+                    conn.execute(gap_topics.update().where(gap_topics.c.id == ids[i]).values(
+                        terms=" ".join(draft.terms), **({} if named else {"label": draft.label})))
                 seen: set[str] = set()
                 rows = []
                 for key, question in zip(draft.keys, draft.questions):
@@ -264,62 +228,58 @@ class GapStore:
 
     def merge(self, topic_id: int, into: int, *, actor: str, authorize: Authorize | None = None) -> GapTopic:
         """Merge topic `topic_id` into `into` (both open): every question of both is pinned to `into`, so a regrouping
-        keeps them together and tomorrow's like questions join them (core.gaps.grouping's seed). The merged topic
-        drops off the board; its owner and status are not carried over. Returns the topic merged into."""
-        if topic_id == into:
-            raise InvalidReview("不能把话题并入它自己，请选另一个话题。")
+        keeps them together and tomorrow's like questions join them (core.gaps.grouping's seed). The merged topic is
+        closed: it drops off the board and refuses new questions; its owner and status are not carried over.
+        Returns the topic merged into."""
+        topic_id, into = tidying.topic_id(topic_id), tidying.topic_id(into)
         now = self._clock()
         with self.db.transaction("合并资料缺口话题", immediate=True) as conn:
-            who = _who(conn, authorize, actor)
-            locked = {t: _open_topic(conn, t) for t in sorted((topic_id, into))}  # one order: no deadlock
-            source, target = locked[topic_id], locked[into]
-            keys = _member_keys(conn, topic_id)
-            conn.execute(gap_members.delete().where(gap_members.c.topic_id == topic_id))
-            _place(conn, into, keys)
-            _pin_members(conn, into, who, now)
-            conn.execute(gap_events.insert(), [
-                {"topic_id": topic_id, "at": now, "actor": who, "action": "merge", "detail": f"并入 #{into} {target.label}"},
-                {"topic_id": into, "at": now, "actor": who, "action": "merge",
-                 "detail": f"并入了 #{topic_id} {source.label}（{len(keys)} 个问题）"}])
+            tidying.merge(conn, topic_id, into, who=_who(conn, authorize, actor), now=now)
         return self.get(into)
 
     def move(self, question: str, into: int, *, actor: str, authorize: Authorize | None = None) -> GapTopic:
-        """Move one question (every asking of it: the same `question_hash`) into open topic `into`, from its topic or
-        from the questions that fit none. The question and the topic's other questions are pinned there."""
-        key = question_hash(question)
+        """Move one question on the board (every asking of it: the same `question_hash`) into open topic `into`, from
+        its topic or from the questions that fit none. The question and the topic's other questions are pinned there."""
+        question, into = tidying.question_text(question), tidying.topic_id(into)
         now = self._clock()
         with self.db.transaction("移动资料缺口问题", immediate=True) as conn:
-            who = _who(conn, authorize, actor)
-            _open_topic(conn, into)
-            open_ids = set(conn.execute(select(gap_topics.c.id).where(gap_topics.c.closed_at.is_(None))).scalars())
-            held = conn.execute(select(gap_members.c.topic_id).where(gap_members.c.key == key)).scalars().all()
-            for source in (t for t in held if t in open_ids and t != into):
-                conn.execute(gap_members.delete().where(gap_members.c.topic_id == source, gap_members.c.key == key))
-                conn.execute(gap_events.insert().values(topic_id=source, at=now, actor=who, action="move",
-                                                        detail=f"「{question}」移到 #{into}"))
-            _place(conn, into, {key: question})
-            _pin_members(conn, into, who, now)
-            conn.execute(gap_events.insert().values(topic_id=into, at=now, actor=who, action="move",
-                                                    detail=f"「{question}」移进这个话题"))
+            tidying.move(conn, question, into, who=_who(conn, authorize, actor), now=now)
         return self.get(into)
+
+    def create(self, name: str, questions: Sequence[str], *, actor: str,
+               authorize: Authorize | None = None) -> GapTopic:
+        """A new topic called `name` holding these questions of the board (from their topics or from those that fit
+        none), pinned there; it keeps its name and its questions across regroupings, like a merged topic."""
+        name = tidying.topic_name(name)
+        if isinstance(questions, str):
+            questions = (questions,)
+        texts = [tidying.question_text(q) for q in questions]
+        now = self._clock()
+        with self.db.transaction("新建资料缺口话题", immediate=True) as conn:
+            topic = tidying.create(conn, name, texts, who=_who(conn, authorize, actor), now=now)
+        return self.get(topic)
 
     def record_check(self, topic_id: int, results: Sequence[QuestionCheck], *, fingerprint: str, version_note: str,
                      actor: str, authorize: Authorize | None = None) -> GapTopic:
-        """Store a re-check of the topic's questions; when every one passes, the topic is closed (status
-        已补充, `fixed_by` = `version_note`) and frozen."""
+        """Store a re-check of the topic's questions; when every question the topic holds now passed, the topic is
+        closed (status 已补充, `fixed_by` = `version_note`) and frozen. The topic's row is locked first, so a question
+        moved in while the check ran keeps it open until a check covers that question too."""
+        topic_id = tidying.topic_id(topic_id)
         now = self._clock()
         passed = sum(r.answerable for r in results)
-        with self.db.transaction("保存重新核对结果", immediate=authorize is not None) as conn:
+        with self.db.transaction("保存重新核对结果", immediate=True) as conn:
             who = _who(conn, authorize, actor)
-            if conn.execute(select(gap_topics.c.id).where(gap_topics.c.id == topic_id)).first() is None:
+            row = conn.execute(select(gap_topics.c.closed_at).where(gap_topics.c.id == topic_id).with_for_update()).first()
+            if row is None:
                 raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
             conn.execute(gap_checks.insert().values(
                 topic_id=topic_id, at=now, fingerprint=fingerprint, version_note=version_note,
                 results=json.dumps([r.__dict__ for r in results], ensure_ascii=False)))
             line = f"{passed}/{len(results)} 题现在可答（{version_note}）"
             conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=who, action="check", detail=line))
-            if results and passed == len(results):
-                conn.execute(gap_topics.update().where(gap_topics.c.id == topic_id, gap_topics.c.closed_at.is_(None))
+            held = set(conn.execute(select(gap_members.c.question).where(gap_members.c.topic_id == topic_id)).scalars())
+            if row.closed_at is None and results and passed == len(results) and held <= {r.question for r in results}:
+                conn.execute(gap_topics.update().where(gap_topics.c.id == topic_id)
                              .values(status=SUPPLIED, closed_at=now, fixed_by=version_note))
                 conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=who, action="close",
                                                         detail=version_note))
@@ -344,41 +304,8 @@ def _unchanged(drafts: Sequence[TopicDraft], ids: list[int | None], open_rows: d
         held.setdefault(topic_id, set()).add(key)
     if set(held) != set(ids):
         return False
-    return all(held[i] == set(d.keys) and open_rows[i].label == d.label and open_rows[i].terms == " ".join(d.terms)
-               for i, d in zip(ids, drafts))
-
-
-def _open_topic(conn, topic_id: int):
-    """The topic's row, locked until the transaction ends (on PostgreSQL; SQLite's writer lock is taken already), so
-    two admins tidying the same topics at once are served one after the other."""
-    row = conn.execute(select(gap_topics).where(gap_topics.c.id == topic_id).with_for_update()).first()
-    if row is None:
-        raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
-    if row.closed_at is not None:
-        raise InvalidReview(f"话题 #{topic_id} 已关闭（问题都已可答），不能再并入或移入问题。")
-    return row
-
-
-def _member_keys(conn, topic_id: int) -> dict[str, str]:
-    rows = conn.execute(select(gap_members.c.key, gap_members.c.question).where(gap_members.c.topic_id == topic_id))
-    return {r.key: r.question for r in rows}
-
-
-def _place(conn, topic_id: int, questions: dict[str, str]) -> None:
-    """Make `questions` (key → as asked) members of the topic, leaving its other members as they are."""
-    held = _member_keys(conn, topic_id)
-    rows = [{"topic_id": topic_id, "key": k, "question": q} for k, q in questions.items() if k not in held]
-    if rows:
-        conn.execute(gap_members.insert(), rows)
-
-
-def _pin_members(conn, topic_id: int, who: str, now: datetime) -> None:
-    """Pin every member of the topic to it (an earlier pin of the same question elsewhere gives way)."""
-    keys = list(_member_keys(conn, topic_id))
-    if not keys:
-        return
-    conn.execute(gap_pins.delete().where(gap_pins.c.key.in_(keys)))
-    conn.execute(gap_pins.insert(), [{"key": k, "topic_id": topic_id, "actor": who, "at": now} for k in keys])
+    return all(held[i] == set(d.keys) and open_rows[i].terms == " ".join(d.terms)
+               and (open_rows[i].label == d.label or open_rows[i].named_by is not None) for i, d in zip(ids, drafts))
 
 
 def _who(conn, authorize: Authorize | None, actor: str) -> str:
@@ -400,4 +327,4 @@ def _topic(row, members: list[tuple[str, str]], check: GapCheck | None) -> GapTo
     return GapTopic(id=row.id, label=row.label, terms=tuple(row.terms.split()), owner=row.owner, status=row.status,
                     created_at=as_utc(row.created_at), closed_at=as_utc(row.closed_at) if row.closed_at else None,
                     fixed_by=row.fixed_by, keys=tuple(k for k, _ in members), questions=tuple(q for _, q in members),
-                    check=check)
+                    check=check, merged_into=row.merged_into, named_by=row.named_by)

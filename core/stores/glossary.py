@@ -1,7 +1,7 @@
 """The glossary consultants maintain, in the database: entries plus an append-only change log.
 
-Schema component "glossary". Migration 3 loads the starter glossary (core/data/glossary_starter.csv)
-into a fresh database exactly once, so deleting every entry later does not bring it back.
+Schema component "glossary". Migration 3 loads the starter glossary (core/data/glossary_starter.csv, and the
+school's own pairs shipped beside the documents, corpus/glossary.csv) into a fresh database exactly once, so deleting every entry later does not bring it back.
 Every write (add, remove, import) changes entries and the log in one transaction.
 """
 
@@ -21,6 +21,7 @@ from core.answerability.glossary import (
     GlossaryEntry,
     check_entry,
     read_csv,
+    starter_pairs,
     write_csv,
 )
 from core.clock import utcnow
@@ -57,7 +58,7 @@ glossary_changes = Table(
 
 def _load_starter(conn: Connection) -> None:
     now = utcnow()
-    pairs = read_csv(STARTER_PATH.read_bytes())
+    pairs = starter_pairs(STARTER_PATH)
     if pairs:
         conn.execute(glossary_entries.insert(), [
             {"term": t, "synonym": s, "who": STARTER_WHO, "at": now} for t, s in pairs])

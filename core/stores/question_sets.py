@@ -1,6 +1,6 @@
 """Versioned storage of labelled question sets: every save is a new version row, old ones are kept.
 
-The packaged default set (core/data/default_questions.csv, the same file as
+The packaged default set (corpus/default_questions.csv, beside the documents it is about, the same file as
 bench/data/calibration.csv, on which DEFAULT_MIN_SCORE was calibrated) is version 0 of
 「默认题集」 until somebody saves an edited version. Parsing and validation live in
 core.sets.format and are re-exported here.
@@ -39,7 +39,8 @@ __all__ = ["COLUMNS", "DEFAULT_SET_NAME", "DEFAULT_SET_PATH", "MAX_SET_BYTES", "
            "read_question_file"]
 
 DEFAULT_SET_NAME = "默认题集"
-DEFAULT_SET_PATH = Path(__file__).resolve().parents[1] / "data" / "default_questions.csv"
+# About the school's documents, so shipped beside them (no school fact in core's data files).
+DEFAULT_SET_PATH = Path(__file__).resolve().parents[2] / "corpus" / "default_questions.csv"
 FACTORY_AUTHOR = "出厂设置"
 MAX_NAME_CHARS = 100
 MAX_NOTE_CHARS = 500

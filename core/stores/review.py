@@ -18,10 +18,13 @@ from sqlalchemy import Connection, func, select
 
 from core.clock import as_utc, utcnow
 from core.errors import ConflictError, InvalidReview, NeedsConfirmation, NotInView, StoreError, XiaoEError
+from core.stores.api_keys import KEYS_SCHEMA
 from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
 from core.stores.db import Database
+from core.stores.exchange_schema import EXCHANGES_SCHEMA, public_id
+from core.stores.outbox import Send, follow_up_in, release_in
 from core.stores.review_approval import Approval, approval_of
-from core.stores.review_dedup import dedup_key, find_pending, same_sliders
+from core.stores.review_dedup import REPEATS_SCHEMA, dedup_key, find_pending, note_corpus, same_sliders
 from core.stores.review_export import write_csv, write_export, write_xlsx
 from core.stores.review_input import (
     Entry,
@@ -31,6 +34,7 @@ from core.stores.review_input import (
     entry_from_outcome,
     person_name,
     route,
+    validated,
 )
 from core.stores.review_marks import (
     EXPECTED,
@@ -94,6 +98,9 @@ class ReviewStore:
         db.migrate(REPORT_SCHEMA)
         db.migrate(APPROVED_SCHEMA)
         db.migrate(MARKS_SCHEMA)
+        db.migrate(REPEATS_SCHEMA)  # after the marks, whose older migration keyed pending items with the corpus
+        db.migrate(KEYS_SCHEMA)
+        db.migrate(EXCHANGES_SCHEMA)
 
     # --- filling -----------------------------------------------------------------------------
 
@@ -141,40 +148,88 @@ class ReviewStore:
         return self._insert([entry], [outcome.grade], asker=asker, merge=merge, authorize=authorize)[0]
 
 
+    def record_in(self, conn: Connection, outcome: Outcome, *, held: bool = False, asker: str | None = None) -> int | None:
+        """`record` inside the caller's transaction (the student service records the exchange with it, so the
+        exchange and its item commit together). `held`: the release policy holds this answer for a consultant, so it
+        gets its own item in 待发送 (never merged: each student waits for their own reply), whatever its lane."""
+        if outcome.reused is not None:
+            count_use_in(conn, outcome.reused.id, self._clock())
+        routed = ("held", False) if held else route(outcome)
+        if routed is None:
+            return None
+        origin, merge = routed
+        entry = entry_from_outcome(outcome, origin=origin)
+        return self._insert_in(conn, [entry], [outcome.grade], self._clock(), asker=asker, merge=merge)[0]
+
+    def file_in(self, conn: Connection, question: str, *, origin: str, reason: Problem,
+                join: int | None = None, answer: str = "") -> int:
+        """A message with no outcome (a student writing in a conversation a consultant took over) as an item of lane
+        `origin`, inside the caller's transaction; with `join`, it counts as one more asking of that pending item."""
+        now = self._clock()
+        if join is not None:
+            conn.execute(asks.insert().values(item_id=join, at=now, asker=None, threshold=None, k=None, counted=True))
+            return join
+        entry = validated(question=question, answer=answer, origin=origin, reasons=(reason,), threshold=None, k=None,
+                          candidates=(), fingerprint="", flagged_by=None)
+        item_id = self._insert_new(conn, [entry], [None], now)[0]
+        conn.execute(asks.insert().values(item_id=item_id, at=now, asker=None, threshold=None, k=None, counted=True))
+        return item_id
+
+    def add_reason(self, item_id: int, problem: Problem, *, expected_version: int) -> ReviewItem:
+        """Add a reason to a pending item without deciding it (a held answer whose cited passage changed before it was
+        sent joins 资料已更新); the version moves, so a consultant looking at the old version is told to refresh."""
+        with self.db.transaction("更新复核条目") as conn:
+            updated = conn.execute(items.update().where(items.c.id == item_id, items.c.version == expected_version,
+                                                        items.c.status == "pending")
+                                   .values(version=expected_version + 1))
+            if updated.rowcount != 1:
+                raise self._why_not(conn, item_id, expected_version, "approve")
+            position = conn.execute(select(func.coalesce(func.max(reasons.c.position) + 1, 0))
+                                    .where(reasons.c.item_id == item_id)).scalar_one()
+            conn.execute(reasons.insert().values(item_id=item_id, position=position, code=problem.code,
+                                                 message=problem.message, span_start=None, span_end=None))
+        return self.get(item_id)
+
     def _insert(self, entries: list[Entry], grades: Sequence[Grade | None] = (), *, asker: str | None = None,
                 merge: bool = False, authorize: Authorize | None = None) -> list[int]:
         """Insert entries in one transaction; a repeat of a pending item joins it (core/stores/review_dedup.py).
         A grader's verdict (`grades`, by position) is stored with a new item."""
         if not entries:
             return []
-        now = self._clock()
-        asker = person_name(asker, "提问人")
-        grades = list(grades) + [None] * (len(entries) - len(grades))
         with self.db.transaction("写入复核队列", immediate=authorize is not None) as conn:
             if authorize is not None:
                 authorize(conn, "flag")
-            ids: list[int | None] = []
-            fresh: list[tuple[int, Entry, str | None]] = []
-            for position, e in enumerate(entries):
-                key = dedup_key(e.question, e.origin, e.fingerprint) if merge else None
-                found = find_expected(conn, e.question) if merge and e.origin == "refusal" else None
-                found = found or (find_pending(conn, key) if key else None)
-                if found is None:
-                    ids.append(None)
-                    fresh.append((position, e, key))
-                    continue
-                item_id, threshold, k = found
-                conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker, threshold=e.threshold,
-                                                  k=e.k, counted=same_sliders(threshold, e.threshold, k, e.k)))
-                ids.append(item_id)
-            if fresh:
-                new_ids = self._insert_new(conn, [e for _, e, _ in fresh], [grades[p] for p, _, _ in fresh], now)
-                for (position, e, key), item_id in zip(fresh, new_ids):
-                    ids[position] = item_id
-                    if key:
-                        conn.execute(keys.insert().values(item_id=item_id, key=key))
-                        conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker or e.flagged_by,
-                                                          threshold=e.threshold, k=e.k, counted=True))
+            return self._insert_in(conn, entries, grades, self._clock(), asker=asker, merge=merge)
+
+    def _insert_in(self, conn: Connection, entries: list[Entry], grades: Sequence[Grade | None], now: datetime, *,
+                   asker: str | None, merge: bool) -> list[int]:
+        asker = person_name(asker, "提问人")
+        grades = list(grades) + [None] * (len(entries) - len(grades))
+        ids: list[int | None] = []
+        fresh: list[tuple[int, Entry, str | None]] = []
+        for position, e in enumerate(entries):
+            key = dedup_key(e.question, e.origin) if merge else None
+            found = find_expected(conn, e.question) if merge and e.origin == "refusal" else None
+            pending = None if found or not key else find_pending(conn, key)
+            found = found or pending
+            if found is None:
+                ids.append(None)
+                fresh.append((position, e, key))
+                continue
+            item_id, threshold, k = found
+            if pending:  # asked again on an edited corpus: the edit goes into the item's history
+                note_corpus(conn, item_id, e.fingerprint, actor=asker or SYSTEM_ACTOR, at=now)
+            conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker, threshold=e.threshold,
+                                              k=e.k, counted=same_sliders(threshold, e.threshold, k, e.k)))
+            ids.append(item_id)
+        if fresh:
+            new_ids = self._insert_new(conn, [e for _, e, _ in fresh], [grades[p] for p, _, _ in fresh], now)
+            for (position, e, key), item_id in zip(fresh, new_ids):
+                ids[position] = item_id
+                if key:
+                    conn.execute(keys.insert().values(item_id=item_id, key=key))
+                    conn.execute(asks.insert().values(item_id=item_id, at=now, asker=asker or e.flagged_by,
+                                                      threshold=e.threshold, k=e.k, counted=True))
         return [i for i in ids if i is not None]
 
     @staticmethod
@@ -381,9 +436,9 @@ class ReviewStore:
                note: str | None = None, corrected_answer: str | None = None,
                add_reason: Problem | None = None, topic: str | None = None,
                authorize: Authorize | None = None, confirmed: bool = False,
-               view: Filters | None = None) -> ReviewItem:
-        """Approve, reject (a note is required), reopen, or mark a refusal 预期拒答 (`expect`, with an optional
-        `topic`) one item, if it is still at `expected_version`.
+               view: Filters | None = None, send: Send | None = None) -> ReviewItem:
+        """Approve, reject (a note is required), reopen, mark a refusal 预期拒答 (`expect`, with an optional
+        `topic`) or take a held answer's conversation over (`handoff`) one item, if it is still at `expected_version`.
 
         Approving an answer, or deciding with a correction, also makes it an approved answer that can
         answer repeat questions (core.stores.approved), in the same transaction. The text is checked first
@@ -396,6 +451,8 @@ class ReviewStore:
         decision is attributed to the session's user, whatever `reviewer` says.
         `view` is the filtered list the reviewer was looking at: an item that no longer matches it (another
         lane, status or search) is refused with NotInView, so a decision only ever lands on what was shown.
+        `send` (core.exchanges.release builds it) is what the decision releases to the students whose exchanges wait on
+        this item: written to the outbox in the same transaction, at most once per student message.
         """
         decision = ReviewDecision.build(action, reviewer, note, corrected_answer, add_reason, topic=topic)
         approval = self._approval(item_id, decision)
@@ -415,6 +472,12 @@ class ReviewStore:
                 approve_in(conn, question=approval.question, text=approval.text, citations=approval.citations,
                            approver=decision.reviewer, item_id=item_id, fingerprint=approval.fingerprint,
                            override=approval.override(), now=self._clock())
+            if send is not None:
+                release_in(conn, item_id, send, actor=decision.reviewer, now=self._clock(),
+                           message_id=lambda: public_id("msg"))
+                if not send.only_held:  # a correction also reaches the students who disliked what they were shown
+                    follow_up_in(conn, item_id, send, actor=decision.reviewer, now=self._clock(),
+                                 message_id=lambda: public_id("msg"))
         return self.get(item_id)
 
     def _approval(self, item_id: int, decision: ReviewDecision) -> Approval | None:

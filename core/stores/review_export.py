@@ -6,12 +6,11 @@ file is opened in Excel or WPS; such text cells get a leading single quote. Numb
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from core.cells import neutralise, xlsx_text
+from core.cells import neutralise, write_table
 from core.errors import StoreError
 from core.labels import reason_label
 from core.os_errors import os_reason
@@ -38,61 +37,33 @@ def write_xlsx(items: Iterable[ReviewItem], target: str | Path | IO[bytes]) -> i
     """A real Excel workbook (openpyxl, write-only so memory stays flat); every text cell is stored as
     text, so nothing in it can run as a formula, and control characters show as visible signs (an xlsx
     cell cannot hold them). Returns the row count."""
-    from openpyxl import Workbook
-    from openpyxl.cell import WriteOnlyCell
-
-    book = Workbook(write_only=True)
-    sheet = book.create_sheet("复核队列")
-    sheet.append(list(HEADER))
-    count = 0
-    for item in items:
-        cells = []
-        for value in row_for(item, neutralised=False):
-            cell = WriteOnlyCell(sheet, value=xlsx_text(value) if isinstance(value, str) else value)
-            if isinstance(value, str):
-                cell.data_type = "s"
-            cells.append(cell)
-        sheet.append(cells)
-        count += 1
-    try:
-        book.save(str(target) if isinstance(target, (str, Path)) else target)
-    except OSError as error:
-        raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
-    return count
+    return _written(target, lambda t: write_table(HEADER, _rows(items), t, sheet="复核队列"))
 
 
 def write_export(items: Iterable[ReviewItem], target: str | Path) -> int:
     """By the file's extension: .xlsx a workbook, .csv (or none) CSV; any other extension is refused, so
     `x.docx` never silently holds CSV."""
     suffix = Path(target).suffix.lower()
-    if suffix == ".xlsx":
-        return write_xlsx(items, target)
-    if suffix not in (".csv", ""):
+    if suffix not in (".csv", ".xlsx", ""):
         raise StoreError(f"不能导出为 {suffix} 文件：复核队列只能导出为 CSV 或 Excel 工作簿，"
                          "请用 .csv 或 .xlsx 作为文件扩展名。")
-    return write_csv(items, target)
+    return _written(target, lambda t: write_table(HEADER, _rows(items), t, sheet="复核队列"))
 
 
 def write_csv(items: Iterable[ReviewItem], target: str | Path | IO[str]) -> int:
     """Write a header and one row per item to a path or an open text stream; returns the row count."""
-    if isinstance(target, (str, Path)):
-        try:
-            with open(target, "w", encoding="utf-8-sig", newline="") as handle:
-                return _write(items, handle)
-        except OSError as error:
-            raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
-    target.write("\ufeff")  # the BOM that makes Excel read the file as UTF-8
-    return _write(items, target)
+    return _written(target, lambda t: write_table(HEADER, _rows(items), t))
 
 
-def _write(items: Iterable[ReviewItem], handle: IO[str]) -> int:
-    writer = csv.writer(handle)
-    writer.writerow(HEADER)
-    count = 0
-    for item in items:
-        writer.writerow(row_for(item))
-        count += 1
-    return count
+def _rows(items: Iterable[ReviewItem]):
+    return (row_for(item, neutralised=False) for item in items)
+
+
+def _written(target, write) -> int:
+    try:
+        return write(target)
+    except OSError as error:
+        raise StoreError(f"无法写入导出文件「{target}」（{os_reason(error)}），请换一个有写入权限的位置。") from None
 
 
 def _time(value) -> str:

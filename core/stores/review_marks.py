@@ -59,7 +59,7 @@ def _rekey(conn: Connection) -> None:
                                review_items.c.fingerprint)
                         .join(review_items, review_items.c.id == review_keys.c.item_id)).all()
     for row in rows:
-        key = dedup_key(row.question, row.origin, row.fingerprint)
+        key = dedup_key(row.question, row.origin)
         if key is not None:
             conn.execute(review_keys.update().where(review_keys.c.item_id == row.item_id).values(key=key))
 

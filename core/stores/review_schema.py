@@ -185,6 +185,11 @@ ORIGIN_LANES = (
     Lane("model_error", "模型故障"),
     Lane("batch", "批量评测", EVAL_CODES),  # an origin (older items) and a reason lane (the run's verdict)
     Lane("grader", "模型判定可答"),  # answered because the grader said yes: kept until a consultant approves
+    # The student service (core.exchanges): an answer the key's release policy holds until a consultant sends it,
+    # a student's dislike of an answer they saw, a student message in a conversation a consultant took over.
+    Lane("held", "待发送"),
+    Lane("feedback", "学生反馈"),
+    Lane("handoff", "转人工"),
 )
 REASON_LANES = (
     Lane("citation", "引用问题", ("bad_ref", "no_refs")),
@@ -193,7 +198,7 @@ REASON_LANES = (
     Lane("uncited", "无出处陈述", ("uncited_claim",)),
     Lane("question", "与问题不符", ("question_mismatch",)),
     Lane("off_question", "答非所问", ("off_question",)),
-    Lane("stale", "资料已更新", ("stale_corpus",)),
+    Lane("stale", "资料已更新", ("stale_corpus", "contradicted_source")),
 )
 LANES = {lane.code: lane for lane in ORIGIN_LANES + REASON_LANES}
 ORIGINS = tuple(lane.code for lane in ORIGIN_LANES)
@@ -203,7 +208,7 @@ LANE_OF_CODE = {code: lane.code for lane in CODED_LANES for code in lane.codes}
 STATUS_LABELS = {"pending": "待复核", "approved": "已通过", "rejected": "已驳回"}
 ACTION_LABELS = {"enqueue": "入队", "approve": "通过", "reject": "驳回", "reopen": "重新打开", "expect": "预期拒答",
                  "mark_missing": "标记资料没写", "unmark_missing": "取消资料没写", "fix": "资料已补充",
-                 "unstale": "资料已恢复"}
+                 "unstale": "资料已恢复", "corpus": "资料更新后又被问到", "handoff": "转人工"}
 # action -> (statuses it may start from, status it leads to). 「预期拒答」 approves a refusal and marks it
 # (core.stores.review_marks); the mark and fix actions are written by core.stores.review_marks, not here.
 TRANSITIONS = {
@@ -211,6 +216,7 @@ TRANSITIONS = {
     "reject": (("pending",), "rejected"),
     "reopen": (("approved", "rejected"), "pending"),
     "expect": (("pending", "approved"), "approved"),
+    "handoff": (("pending",), "rejected"),  # a held draft not sent: a consultant takes the conversation over
 }
 
 

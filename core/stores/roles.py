@@ -34,6 +34,7 @@ PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
     "retire_answer": ("停用已审答案", frozenset({"admin"})),
     "link_question": ("把问法加入已审答案", frozenset({"consultant", "admin"})),
     "mark_baseline": ("设定基准运行", frozenset({"admin"})),
+    "manage_keys": ("管理学员服务的接口密钥", frozenset({"admin"})),
 }
 
 

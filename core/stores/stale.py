@@ -1,9 +1,11 @@
 """资料已更新: approved review items whose cited chunks changed go back to 待复核, with the diff that did it.
 
-`requeue_stale` runs after a corpus save on this instance and reopens only items whose cited chunk text
-(a refusal: a candidate's) is no longer in the saved file; `clear_restored` undoes that once the text is
-identical again; `stale_changes` gives the Review page each cited file's diff from the version in force
-when the item was queued to the newest one.
+`refresh_after_save` is what follows every corpus save (core.stores.corpus_admin.CorpusAdmin.save calls it):
+`requeue_stale` reopens only items whose cited chunk text (a refusal: a candidate's) is no longer in the saved
+file; core.stores.answer_refresh suspends the approved answers the documents no longer back and resumes, with
+their items, the ones they back again; `clear_restored` returns the other 资料已更新 items whose cited text is
+identical again. `stale_changes` gives the Review page each cited file's diff from the version in force when the
+item was queued to the newest one.
 """
 
 from __future__ import annotations
@@ -13,15 +15,15 @@ from dataclasses import dataclass
 
 from core.checks.references import extract_refs
 from core.corpus.diff import DiffRow, side_by_side
-from core.errors import CorpusError, StoreError
+from core.corpus.loader import DEFAULT_CHUNKING
+from core.errors import CorpusError
+from core.stores.answer_refresh import STALE_CODE, STALE_LABEL, AnswerRefresh, refresh_answers
 from core.stores.approved import ApprovedStore
+from core.stores.contradictions import ContradictionStore
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewItem, ReviewStore
-from core.stores.roles import SYSTEM_ACTOR
-from core.values import ApprovedAnswer, Hit, Problem
-
-STALE_CODE = "stale_corpus"
-STALE_LABEL = "资料已更新"
+from core.values import Contradiction, Hit, Problem
+from core.values.reuse import SUSPENDED
 
 
 def cited_sources(answer: str, candidates) -> set[str]:
@@ -75,10 +77,36 @@ def requeue_stale(db: Database, saved: Mapping[str, str | None], actor: str) -> 
     return reopened
 
 
-def refresh_after_save(admin, source: str, actor: str) -> tuple[list[int], list[int]]:
+@dataclass(frozen=True)
+class AfterSave:
+    """What followed one save: items reopened and cleared, approved answers suspended and resumed (ids)."""
+
+    reopened: tuple[int, ...] = ()
+    cleared: tuple[int, ...] = ()
+    answers: AnswerRefresh = AnswerRefresh()
+    contradictions: tuple[Contradiction, ...] = ()  # sentences still stating a rule the save changed (recorded)
+
+    def describe(self) -> str:
+        """The Chinese sentences the Sources page adds to its 「已保存」 message ("" when nothing followed)."""
+        parts = []
+        if self.reopened:
+            parts.append(f"{len(self.reopened)} 条所引片段内容有改动的已通过条目已回到「待复核」（资料已更新）。")
+        if self.answers.suspended:
+            parts.append(f"{len(self.answers.suspended)} 条已审答案所说的内容在资料里改了，已暂停使用，等顾问按新资料重新通过。")
+        if self.answers.resumed:
+            parts.append(f"{len(self.answers.resumed)} 条暂停的已审答案所引内容又和通过时一致，已恢复使用，条目回到原来的状态。")
+        if self.cleared:
+            parts.append(f"{len(self.cleared)} 条「资料已更新」的条目所引内容已和通过时相同，已恢复原来的状态。")
+        if self.contradictions:
+            parts.append(f"资料里还有 {len(self.contradictions)} 句写着改之前的规定（见下面「资料前后矛盾」）；"
+                         "改好之前，引用它们的回答会标出「资料前后矛盾」。")
+        return " ".join(parts)
+
+
+def refresh_after_save(admin, source: str, actor: str, *, chunking: tuple[int, int] = DEFAULT_CHUNKING) -> AfterSave:
     """After `source` was saved through `admin` (a core.stores.corpus_admin.CorpusAdmin): reopen the approved
-    items whose cited chunks changed, and clear the 资料已更新 items whose cited text is identical again.
-    Returns (reopened ids, cleared ids)."""
+    items whose cited chunks changed, suspend or resume approved answers (core.stores.answer_refresh), and clear
+    the 资料已更新 items whose cited text is identical again."""
     def read(name: str) -> str | None:
         try:
             return admin.read(name)[0]
@@ -86,16 +114,33 @@ def refresh_after_save(admin, source: str, actor: str) -> tuple[list[int], list[
             return None
 
     reopened = requeue_stale(admin.db, {source: read(source)}, actor)
-    return reopened, clear_restored(admin.db, read, actor)
+    answers = refresh_answers(admin.db, chunking=chunking)
+    cleared = clear_restored(admin.db, read, actor)
+    found = _contradictions(admin, source)
+    ContradictionStore(admin.db).record(found, actor=actor)
+    return AfterSave(tuple(reopened), tuple(cleared), answers, found)
+
+
+def _contradictions(admin, source: str) -> tuple[Contradiction, ...]:
+    """What the newest version of `source` left stating the rules it changed from the version before."""
+    versions = admin.history(source)  # newest first
+    if len(versions) < 2:
+        return ()
+    return admin.still_stating(source, versions[0].content, old=versions[1].content)
 
 
 def clear_restored(db: Database, read: Callable[[str], str | None], actor: str) -> list[int]:
     """资料已更新 items whose cited chunks are all back in their files (`read(source)` → the current text, None
-    when the file is gone), typically after 恢复为第 n 版: each returns to the status it had; returns their ids."""
-    store = ReviewStore(db)
+    when the file is gone), typically after 恢复为第 n 版: each returns to the status it had; returns their ids.
+    An item whose approved answer is still suspended stays: its answer may rest on a sentence elsewhere that is
+    still changed (core.reuse.drift), and core.stores.answer_refresh resumes the two together."""
+    store, approved = ReviewStore(db), ApprovedStore(db)
     texts: dict[str, str | None] = {}
     cleared = []
     for item in list(store.iter_items(Filters(status="pending", reason=STALE_CODE), with_candidates=True)):
+        answer = approved.for_item(item.id)
+        if answer is not None and answer.status == SUSPENDED:
+            continue
         for source in {h.source for h in cited_chunks(item)} - texts.keys():
             texts[source] = read(source)
         if changed_chunks(item, texts):
@@ -131,25 +176,3 @@ def stale_changes(admin, item) -> tuple[StaleChange, ...]:
             changes.append(StaleChange(source, old.version, newest.version, side_by_side(old.content, newest.content)))
     return tuple(changes)
 
-
-
-
-def suspend_stale(db: Database, answer: ApprovedAnswer, changed: str) -> bool:
-    """Stop serving an approved answer the documents no longer back (`changed`: the stale guard's detail, a cited
-    chunk changed or a sentence saying the same thing did), and send its item back to 资料已更新 for re-approval;
-    True if this call suspended it (another instance may have done it first)."""
-    if not ApprovedStore(db).suspend(answer.id, reason=f"资料已修改：{changed}", actor=SYSTEM_ACTOR,
-                                     expected_version=answer.version):
-        return False
-    if answer.item_id is None:
-        return True
-    store = ReviewStore(db)
-    try:
-        item = store.get(answer.item_id)
-    except StoreError:
-        return True
-    if item.status != "pending":
-        message = f"{STALE_LABEL}：已审答案 #{answer.id} 已暂停使用（{changed}），请按新资料重新通过。"
-        store.bulk_decide({item.id: item.version}, action="reopen", reviewer=SYSTEM_ACTOR, note=message,
-                          add_reason=Problem(STALE_CODE, message))
-    return True

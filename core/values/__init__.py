@@ -8,6 +8,7 @@ and langchain's Document, so every stage may import it and it can import none of
 """
 
 from core.values.answers import RAGAnswer
+from core.values.contradictions import Contradiction
 from core.values.decisions import Band, Decision, Gate, Grade, Recheck, Signal
 from core.values.display import apart, below_threshold
 from core.values.outcomes import ANSWERED, FAILED, JUDGED, REFUSED, Failure, Outcome, Usage
@@ -15,6 +16,6 @@ from core.values.reports import Figure, GroundingReport, Problem, Reference, Ref
 from core.values.retrieval import Hit, Measures, Retrieval, Term
 from core.values.reuse import ApprovedAnswer, Citation, GuardResult, Reuse
 
-__all__ = ["ApprovedAnswer", "Citation", "GuardResult", "Reuse", "ANSWERED", "FAILED", "JUDGED", "REFUSED", "Failure", "Outcome", "Usage", "Band", "Decision", "Figure", "Gate", "Grade", "GroundingReport", "Hit", "Measures", "Problem",
+__all__ = ["ApprovedAnswer", "Citation", "Contradiction", "GuardResult", "Reuse", "ANSWERED", "FAILED", "JUDGED", "REFUSED", "Failure", "Outcome", "Usage", "Band", "Decision", "Figure", "Gate", "Grade", "GroundingReport", "Hit", "Measures", "Problem",
            "RAGAnswer", "Recheck", "RefReport", "Reference", "Retrieval", "SentenceVerdict", "Signal", "Term", "apart",
            "below_threshold"]

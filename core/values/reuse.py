@@ -8,6 +8,7 @@ from datetime import datetime
 
 ACTIVE, SUSPENDED, RETIRED = "active", "suspended", "retired"
 STATUS_LABELS = {ACTIVE: "使用中", SUSPENDED: "已暂停（资料已更新）", RETIRED: "已停用"}
+SUSPENDED_NOTE = "资料已修改："  # how a suspension's note begins; the rest says what changed
 
 # The guards, in the order they are checked; the first that fails says why an approved answer was not served.
 GUARDS = ("retired", "stale", "no_passing", "chunks", "case", "match")
@@ -15,7 +16,7 @@ GUARDS = ("retired", "stale", "no_passing", "chunks", "case", "match")
 # case or by the match (core.reuse.guards).
 NEAR_SIMILARITY = 0.5
 GUARD_LABELS = {
-    "retired": "已停用或暂停",
+    "retired": "已停用",
     "stale": "资料已修改",
     "no_passing": "没有达到阈值的片段",
     "chunks": "所引片段不在这次检索结果里",
@@ -53,6 +54,7 @@ class ApprovedAnswer:
     last_used_at: datetime | None = None
     override: str = ""  # the checks' problems the approver approved over (empty when it passed them)
     questions: tuple[str, ...] = ()  # other wordings consultants linked to it as the same question, oldest first
+    suspended_because: str = ""  # while suspended: what changed in the documents (the suspension's note)
 
     @property
     def phrasings(self) -> tuple[str, ...]:

@@ -38,6 +38,8 @@ def on_off(analyzer, rule: str, question: str) -> tuple[list[str], list[str]]:
 
 # (rule, question it fixes: a word it removes or adds, question it must not break: a word that stays)
 FIXES = [
+    ("exam_names", "雅思考到6.5分要报多久", "+雅思"),
+    ("exam_names", "托福考多少分", "+托福"),
     ("a_not_a", "学费里面包不包括书的钱", "-面包"),
     ("question_frames", "二级叫什么名字", "-名字"),
     ("glossary_phrases", "小E都能回答些什么", "+小e"),
@@ -53,6 +55,7 @@ FIXES = [
     ("homophones", "退废申请交上去了", "+退费"),
 ]
 KEEPS = [
+    ("exam_names", "三级学费多少", "三级"),
     ("a_not_a", "不退费的情形有哪些", "退费"),
     ("question_frames", "想找真人客服怎么弄", "真人客服"),
     ("glossary_phrases", "学生有学生价吗", "学生价"),

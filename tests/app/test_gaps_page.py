@@ -14,7 +14,7 @@ from core.stores.db import open_database
 from core.stores.gaps import DECLINED, GapStore
 from core.stores.review import ReviewStore
 from tests.gaps.conftest import GREETINGS, INSTALMENTS, INVOICES
-from ui.gap_editor import section_span
+from ui.gap_editor import NEW, section_span
 from ui.gap_fix import FIX
 
 PAGE = "app_pages/gaps.py"
@@ -111,3 +111,53 @@ def test_review_item_expected_refusal_in_one_click_and_missing_mark(open_app, qu
     at.button(key=f"missing_{item_id}").click().run()
     assert review.get(item_id).missing is not None
     assert any("已标为「资料没写」" in s.value for s in at.success)
+
+
+def test_an_admin_makes_a_topic_from_a_question_that_fits_none_and_one_of_another_topic(open_app, queued):
+    _, gaps, _ = queued
+    at = open_app(page=PAGE)
+    at.text_input(key="gap_new_name").set_value("付款方式")
+    at.multiselect(key="gap_new_questions").set_value([GREETINGS[0], INSTALMENTS[0]])
+    at.button(key="gap_new").click().run()
+    assert not at.exception
+    assert any("已新建话题" in s.value and "付款方式" in s.value for s in at.success)
+    made = next(t for t in gaps.topics() if t.label == "付款方式")
+    assert {GREETINGS[0], INSTALMENTS[0]} <= set(made.questions) and made.named_by
+    assert any(e.label.startswith(f"#{made.id} 付款方式") for e in topic_expanders(at))
+    at.run()  # the board regrouped on the next run: the topic and its name hold
+    assert any(e.label.startswith(f"#{made.id} 付款方式") for e in topic_expanders(at))
+
+
+def test_a_new_topic_without_a_name_is_refused_on_the_page(open_app, queued):
+    at = open_app(page=PAGE)
+    at.multiselect(key="gap_new_questions").set_value([GREETINGS[0]])
+    at.button(key="gap_new").click().run()
+    assert not at.exception
+    assert any("请填写新话题的名称" in e.value for e in at.error)
+
+
+def test_the_fix_goes_into_a_new_section_of_the_file_the_admin_picks_and_the_recheck_follows_it(open_app, app_env,
+                                                                                                 queued):
+    review, gaps, ids = queued
+    at = open_app(page=PAGE)
+    topic = next(t for t in gaps.topics() if "分期" in t.terms)
+    at.button(key=f"gap_fix_{topic.id}").click().run()
+    at.switch_page("app_pages/sources.py").run()  # AppTest does not stay on the page st.switch_page went to
+    tag = f"{topic.id}_None"
+    proposed = at.selectbox(key=f"gap_fix_file_{tag}").value
+    target = next(name for name in ("01-口语课分级说明.md", "02-退费与转班制度.md") if name != proposed)
+    at.selectbox(key=f"gap_fix_file_{tag}").set_value(target).run()
+    section = next(s for s in at.selectbox if s.key.startswith(f"gap_fix_section_{tag}_"))
+    assert section.value == section.options[0]  # another file: its first section
+    section.set_value(NEW).run()
+    at.text_input(key=f"gap_fix_title_{tag}").set_value("付款方式")
+    next(t for t in at.text_area if t.label == "新小节内容").set_value(
+        "学费可以分期付款：分两期缴纳，每期交一半学费。").run()
+    at.button(key="gap_fix_save").click().run()
+    assert not at.exception
+    saved = (app_env.corpus / target).read_text(encoding="utf-8")
+    assert saved.rstrip().endswith("## 付款方式\n\n学费可以分期付款：分两期缴纳，每期交一半学费。")
+    checked = gaps.get(topic.id)
+    assert checked.check is not None and target in checked.check.version_note
+    assert checked.closed and checked.check.line == "3/3 题现在可答"
+    assert all(review.get(ids[q]).status == "approved" for q in INSTALMENTS)

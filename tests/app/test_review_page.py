@@ -114,6 +114,11 @@ def test_review_page_detail_marks_the_span_escapes_and_links_sources(page):
     assert "(sources?source=02-%E9%80%80" in shown and "&chunk=4&cite=" in shown
     assert "<script>" not in shown
     assert any("<script>alert(1)</script>" in t.value for t in at.text)  # st.text shows it literally
+    assert len(at.dataframe) == 1  # only the list: the detail's tables are drawn once their expander is open
+    item = int(at.subheader[0].value.split(" · ")[0].lstrip("#"))
+    for part in ("candidates", "asks", "events"):
+        at.session_state[f"history_{part}_{item}"] = True
+    at.run()
     candidates = frame_with(at, "结果")
     assert list(candidates["结果"]) == ["命中", "低于阈值"]
     assert candidates["原文"][0].startswith("sources?source=")
@@ -131,7 +136,8 @@ def test_review_page_approve_with_correction(page, store):
     at.text_area(key="corrected_2").set_value("口语课一共四级 [1]")
     at.button(key="approve_2").click().run()
     assert not at.exception and store.get(2).status == "pending"  # the check flags 四: nothing saved yet
-    assert "仍然通过" in at.warning[0].value and "四" in at.warning[0].value
+    assert any("仍然通过" in w.value and "四" in w.value for w in at.warning)
+    assert any("数字 4" in w.value for w in at.warning)  # listed in the correction box, which stays open
     at.button(key="confirm_2").click().run()
     assert not at.exception
     item = store.get(2)
@@ -257,3 +263,19 @@ def test_review_page_shows_the_verdicts_stored_with_the_item_not_a_check_run_aga
     assert not at.exception
     verdicts = next(t.value for t in at.table if "核对" in t.value.columns)
     assert list(verdicts["核对"])[0] == "“六级”中的数字 6 在所引资料 \\[1\\] 中找不到"
+
+
+def test_review_page_history_shows_a_repeat_asked_after_a_document_edit(store, open_app):
+    from tests.outcomes import outcome_of
+
+    refusal = answer("能打折吗？", "这件事资料里没写，我不能替你们编，请转人工。", (), refused=True)
+    first = store.record(outcome_of(refusal, "fp-1"), asker="Amy")
+    assert store.record(outcome_of(refusal, "fp-2"), asker="Bob") == first  # the documents changed in between
+    at = open_app(page=PAGE)
+    at.session_state["review_item"] = first
+    at.session_state[f"history_events_{first}"] = True
+    at.run()
+    assert not at.exception
+    events = frame_with(at, "操作")
+    assert "资料更新后又被问到" in list(events["操作"])
+    assert events["备注"].str.contains("资料指纹 fp-1 → fp-2").any()

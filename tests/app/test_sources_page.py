@@ -119,3 +119,19 @@ def test_sources_page_highlights_the_cited_sentence_inside_the_chunk(open_app, a
     focus = re.search(r'<mark style="background:#ffb347[^>]*>(.*?)</mark>', file_view(at), re.S).group(1)
     assert sentence in focus or focus.strip() in text  # the sentence, not the whole chunk
     assert len(focus) < len(text)
+
+
+def test_sources_page_shows_the_school_facts_with_their_sentences(open_app):
+    at = open_app(page=PAGE)
+    assert not at.exception
+    assert any(s.value == "学校事实" for s in at.subheader)
+    cells = " ".join(plain(t.value.to_csv()) for t in at.table)
+    assert "进阶级的学费" in cells and "进阶级（二级）：4200 元" in cells and "每级课时数" in cells
+
+
+def test_sources_page_says_which_fact_sentence_is_missing(open_app, app_env):
+    path = app_env.corpus / LEVELS_FILE
+    path.write_text(path.read_text(encoding="utf-8").replace("每一级都是 16 课时，", ""), encoding="utf-8")
+    at = open_app(page=PAGE)
+    assert not at.exception
+    assert any("资料里没有写明「每级课时数」" in w.value and "每一级都是 N 课时" in plain(w.value) for w in at.warning)

@@ -327,6 +327,27 @@ def test_tuning_history_restores_earlier_values_through_the_same_confirmation(tu
     assert [c.new_threshold for c in DefaultsStore(database()).history()] == [0.33, 0.2, 0.33]
 
 
+def test_tuning_history_restores_the_factory_values_through_the_same_confirmation(tuning):
+    at = tuning()
+    factory = at.slider(key="tune_threshold").value
+    at.text_input(key="tune_actor").set_value("王校长").run()
+    at.slider(key="tune_threshold").set_value(0.33).run()
+    at.button(key="save_default").click().run()
+    at.button(key="tune_confirm_ok").click().run()
+    at.session_state["tune_tab"] = "默认值修改记录"
+    at.run()
+    pick = at.selectbox(key="tune_restore_pick")
+    assert pick.value != "factory" and pick.options[0].startswith("出厂值（校准文件和环境设置）")
+    pick.set_value("factory").run()
+    at.button(key="tune_restore").click().run()
+    assert not at.exception
+    assert at.slider(key="tune_threshold").value == factory
+    assert any("确认保存" in b.label for b in at.button)  # the dialog of 设为默认, nothing saved yet
+    assert len(DefaultsStore(database()).history()) == 1
+    at.button(key="tune_confirm_ok").click().run()
+    assert [c.new_threshold for c in DefaultsStore(database()).history()] == [factory, 0.33]
+
+
 def test_tuning_row_numbers_start_at_1_like_the_set_editor(tuning):
     at = tuning()
     numbers = list(table(at, "行号")["行号"])

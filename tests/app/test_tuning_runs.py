@@ -38,6 +38,21 @@ def test_runs_tab_saves_two_runs_and_compares_them(tuning):
     assert "threshold" in set(settings["项目"])
 
 
+def test_the_compare_view_follows_the_newest_runs_saved_in_the_same_session(tuning):
+    at = tuning(tune_tab="运行记录", tune_actor="王老师")
+    save_run(at, "出厂值")
+    assert any("再保存一次运行" in c.value for c in at.caption)
+    at.slider(key="tune_threshold").set_value(0.3).run()
+    save_run(at, "高阈值")
+    assert any(m.value.startswith("**出厂值 → 高阈值**") for m in at.markdown), [m.value for m in at.markdown]
+    at.selectbox(key="tune_compare_a").set_value("高阈值")
+    at.selectbox(key="tune_compare_b").set_value("出厂值").run()
+    assert any(m.value.startswith("**高阈值 → 出厂值**") for m in at.markdown)  # a choice on the same list stays
+    at.slider(key="tune_threshold").set_value(0.35).run()
+    save_run(at, "更高阈值")
+    assert any(m.value.startswith("**高阈值 → 更高阈值**") for m in at.markdown)
+
+
 def test_batch_run_lists_its_flips_against_the_baseline_and_can_be_saved(tuning):
     at = tuning(tune_tab="运行记录", tune_actor="王老师")
     save_run(at, "基准")

@@ -22,7 +22,8 @@ from tests.auth_helpers import FAST_HASHER
 
 # What may stay Latin in a help text: what is typed (commands, flags, codes), formats and names.
 ALLOWED = {"python", "m", "core", "h", "help", "k", "E", "CSV", "XLSX", "JSON", "Excel", "json", "xlsx", "csv",
-           "admin", "consultant", "pending", "approved", "rejected", "citation", "bad_ref", "BOM", "UTF"}
+           "admin", "consultant", "pending", "approved", "rejected", "citation", "bad_ref", "BOM", "UTF",
+           "chat", "feedback", "all", "flagged", "auto"}  # the student service's scopes and release policies
 
 
 def help_texts() -> dict[str, str]:

@@ -36,7 +36,7 @@ def gap_server(start_server):
     return server
 
 
-def open_topic(page, idle, server, words: str):
+def open_topic(page, idle, server, words):
     page.goto(f"{server.url}/gaps")
     idle(page)
     topic = page.locator("[data-testid=stExpander]").filter(has_text=words).first
@@ -63,7 +63,7 @@ def fix(page, idle, topic, sentence: str) -> str:
 def choose(page, within, label: str, text: str) -> None:
     """Open the selectbox and pick the option holding `text`. A rerun of the page can shut the list between opening it
     and the click, so the box is opened and the option clicked again until the box shows the choice."""
-    box = within.get_by_label(label)
+    box = within.get_by_role("combobox", name=label, exact=True)
     option = page.get_by_role("option").filter(has_text=text).first
     for _ in range(10):
         try:
@@ -124,3 +124,86 @@ def test_gaps_e2e_merge_two_topics_and_the_merge_holds(gap_server, page, idle):
     titles = topic_titles(page)
     assert len(titles) == 1 and titles[0].startswith(invoices + " ") and "8 个问题" in titles[0], titles
 
+
+
+PAYMENTS = ("学费可以分期付款吗", "能用花呗付学费吗")  # two payment questions grouping leaves in 「不属于任何话题」
+NEW_SECTION = "学费可以分期付款：分两期缴纳，每期交一半学费。分期也可以用花呗付学费。"
+
+
+@pytest.fixture
+def payment_server(start_server):
+    """A console whose queue holds one invoice topic and two payment refusals that fit no topic."""
+    server = start_server()
+    settings = Settings.from_env({"XIAOE_DATA_DIR": str(server.data_dir), "XIAOE_CORPUS_DIR": str(server.corpus_dir)})
+    assistant = open_assistant(settings, with_model=False)
+    db = Database(settings.db_url)
+    review = ReviewStore(db)
+    for question in (*PAYMENTS, *INVOICES):
+        assert review.record(assistant.respond(question), asker="Amy") is not None
+    db.dispose()
+    return server
+
+
+def pick_many(page, label: str, texts) -> None:
+    """Tick each option holding one of `texts` in the multiselect `label`, then close its list."""
+    box = page.get_by_role("combobox", name=label)
+    for text in texts:
+        for _ in range(10):
+            try:
+                box.click(timeout=3000)
+                page.get_by_role("option").filter(has_text=text).first.click(timeout=1500)
+                break
+            except PlaywrightTimeout:
+                page.keyboard.press("Escape")
+        else:
+            raise AssertionError(f"选不中「{text}」")
+    page.keyboard.press("Escape")
+    page.get_by_role("listbox").wait_for(state="hidden")
+
+
+def test_gaps_e2e_a_new_topic_for_two_payment_questions_fixed_in_a_new_section_closes(payment_server, page, idle):
+    page.goto(f"{payment_server.url}/gaps")
+    idle(page)
+    assert not any("付款方式" in title for title in topic_titles(page))
+    page.locator("[data-testid=stExpander] summary").filter(has_text="新建话题").click()
+    page.get_by_label("新话题名称").fill("付款方式")
+    pick_many(page, "放进新话题的问题", PAYMENTS)
+    doc_shot(page, "gaps-new-topic.png")
+    page.get_by_role("button", name="新建话题", exact=True).click()
+    idle(page)
+    page.get_by_text("已新建话题").wait_for()
+    (title,) = [t for t in topic_titles(page) if "付款方式" in t]
+    assert "2 个问题" in title
+
+    topic = open_topic(page, idle, payment_server, re.compile(r"#\d+ 付款方式"))
+    topic.get_by_role("button", name="去补充资料").click()
+    idle(page)
+    page.get_by_text("去补充资料：").wait_for()
+    proposed = page.get_by_role("combobox", name="补充到哪个文件").input_value()
+    chosen = next(name for name in ("02-退费与转班制度.md", "01-口语课分级说明.md") if name not in proposed)
+    choose(page, page, "补充到哪个文件", chosen)
+    idle(page)
+    choose(page, page, "补充到哪个小节", "新小节")
+    idle(page)
+    page.get_by_label("新小节标题").fill("付款方式")
+    page.get_by_label("新小节标题").blur()
+    idle(page)
+    body = page.get_by_label("新小节内容")
+    body.fill(NEW_SECTION)
+    body.blur()
+    idle(page)
+    doc_shot(page, "gaps-new-section.png")
+    page.get_by_role("button", name="保存并重新核对").click()
+    idle(page)
+    done = page.get_by_text("重新核对：")
+    done.wait_for()
+    assert "2/2 题现在可答" in done.inner_text() and chosen in done.inner_text()
+    assert (payment_server.corpus_dir / chosen).read_text(encoding="utf-8").rstrip().endswith(
+        "## 付款方式\n\n" + NEW_SECTION)
+
+    page.get_by_role("link", name="回到资料缺口").click()
+    idle(page)
+    closed = page.locator("[data-testid=stExpander]").filter(has_text="已关闭的话题（1 个")
+    closed.locator("summary").click()
+    assert "付款方式" in closed.inner_text() and "2/2 题现在可答" in closed.inner_text()
+    assert not any("付款方式" in title for title in topic_titles(page))

@@ -12,6 +12,7 @@ from core.evaluation.calibration import (
     run_calibration,
 )
 from core.knobs import calibration
+from tests.paths import ROOT
 
 
 def test_the_shipped_calibration_is_what_the_rule_picks_now(isolated_env):
@@ -21,6 +22,10 @@ def test_the_shipped_calibration_is_what_the_rule_picks_now(isolated_env):
     assert run.threshold_only.knobs.threshold == shipped.threshold_only
     assert run.sets == shipped.sets == CALIBRATION_SETS
     assert run.reuse.threshold == shipped.reuse_threshold
+    r = run.reuse  # what `python -m core calibrate` prints is what docs/approved-answers.md says
+    said = (ROOT / "docs" / "approved-answers.md").read_text(encoding="utf-8")
+    assert (f"{r.rows} 行到了这一关：该复用的 {r.should} 行复用 {r.reused_right}，不该复用的 {r.should_not} 行复用 "
+            f"{r.reused_wrong}") in said
 
 
 def test_calibration_reads_the_development_sets_and_only_blind_sets_already_measured():

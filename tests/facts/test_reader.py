@@ -56,3 +56,9 @@ def test_a_rounding_rule_the_documents_state_is_read():
 def test_a_faq_question_line_states_no_fact():
     facts = read_facts([("a.md", "问：每一级都是 16 课时吗？\n答：不是，每一级都是 12 课时。")])
     assert facts.lessons_per_level.value == 12
+
+
+def test_a_level_named_without_级_is_read_too():
+    facts = read_facts([("a.md", "分为两级：启蒙班（一级）、提高班（二级）。\n\n启蒙班（一级）：3000 元")])
+    assert [(lv.name, lv.aliases) for lv in facts.levels] == [("启蒙班", ("启蒙",)), ("提高班", ("提高",))]
+    assert facts.tuition_of(1).value == (1, 3000)

@@ -47,3 +47,15 @@ def test_group_questions_needs_the_answerability_analyzer():
     assistant = build_assistant(Settings(answerability="off"), index, None)
     with pytest.raises(QuestionSetError, match="XIAOE_ANSWERABILITY"):
         group_questions(assistant, ["学费能分期吗"])
+
+
+def test_an_exam_name_jieba_would_split_joins_its_topic(assistant, corpus_index):
+    """「雅思考到6.5分要报多久」: jieba alone cuts 雅 / 思考 and the question is noise; the exam_names rule keeps 雅思."""
+    from core.answerability.glossary import load_starter
+
+    questions = ["有雅思班吗", "雅思课多少钱", "你们教雅思吗", "雅思考到6.5分要报多久", "能开发票吗", "可以开发票吗 公司报销",
+                 "交了学费能开发票吗"]
+    grouped = group_questions(assistant, questions)
+    assert [g.members for g in grouped.groups] == [(0, 1, 2, 3), (4, 5, 6)] and grouped.groups[0].label == "雅思"
+    without = build_assistant(Settings().with_(answerability_rules="-exam_names"), corpus_index, load_starter())
+    assert group_questions(without, questions).noise == (3,)

@@ -70,6 +70,16 @@ def test_added_words_stay_in_the_overlay_and_the_shared_table_is_untouched():
     assert "保过班" not in new_tokenizer([], []).cut("雅思保过班多少钱", HMM=False)
 
 
+def test_a_firm_word_wins_over_the_rarer_dictionary_words_it_begins_and_the_shared_table_is_untouched():
+    lex = lexicon()
+    assert new_tokenizer([], []).lcut("托福考多少分", HMM=False)[0] == "托福考"  # jieba lists 托福考 (3)
+    assert new_tokenizer([], [], ["雅思"]).lcut("雅思考到6.5分", HMM=False)[:3] == ["雅思", "考", "到"]
+    firm = new_tokenizer([], [], ["托福", "雅思"])
+    assert firm.lcut("托福考多少分", HMM=False)[:2] == ["托福", "考"]
+    assert firm.lcut("雅思考试多少钱", HMM=False)[:2] == ["雅思", "考试"]
+    assert lex.freq["托福考"] == 3 and lex.freq["雅思考试"] == 3  # taken out of the tokenizer's overlay only
+
+
 def test_tables_built_from_items_keep_the_last_value_and_zero_for_bare_keys():
     table = WordTable.from_items(["甲", "乙", "甲乙"], lambda: [("甲", 3), ("甲乙", 5), ("甲", 4)], "q")
     assert dict(table.items()) == {"甲": 4, "乙": 0, "甲乙": 5}
@@ -77,3 +87,26 @@ def test_tables_built_from_items_keep_the_last_value_and_zero_for_bare_keys():
         table["丙"]
     tags = TagTable.from_items(lambda: [("甲", "n"), ("乙", "v"), ("甲", "a")])
     assert dict(tags.items()) == {"甲": "a", "乙": "v"}
+
+
+def test_lexicon_saved_and_mapped_back_answers_exactly_what_the_built_one_answers(tmp_path):
+    from core.language.lexicon import _load, _save, build_lexicon
+
+    built = build_lexicon()
+    _save(built, tmp_path / "lexicon")
+    loaded = _load(tmp_path / "lexicon")
+    assert (loaded.total, loaded.median_idf) == (built.total, built.median_idf)
+    for word in ("学费", "退费", "口语", "学", "不存在的词语啊"):
+        assert (word in loaded.freq, loaded.freq.get(word), loaded.tags.get(word), loaded.idf.get(word)) == \
+               (word in built.freq, built.freq.get(word), built.tags.get(word), built.idf.get(word))
+    assert len(loaded.freq) == len(built.freq) and len(loaded.tags) == len(built.tags)
+    assert list(loaded.idf)[:1000] == list(built.idf)[:1000]
+
+
+def test_lexicon_cache_that_cannot_be_read_is_rebuilt_not_trusted(tmp_path):
+    from core.language.lexicon import _load, _save, build_lexicon
+
+    _save(build_lexicon(), tmp_path / "lexicon")
+    (tmp_path / "lexicon" / "idf.d").write_bytes(b"\0" * 8)  # a truncated file: fewer values than words
+    with pytest.raises(ValueError):
+        _load(tmp_path / "lexicon")

@@ -15,6 +15,7 @@ from core.stores.db import Database
 from core.stores.review import ReviewStore
 from core.stores.roles import User
 from core.values import Hit, RAGAnswer
+from tests.school import shipped_facts
 
 FEES = "流利级（三级）：4800 元。商务级（四级）：5600 元。"
 RULE = "可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费。手续费为 5%，单笔最低 50 元。"
@@ -164,7 +165,7 @@ def test_a_consultant_links_another_wording_and_it_is_kept_in_order_and_in_the_h
     review, approved = stores
     approve(review, queued(review))
     (found,) = approved.list()
-    linked = approved.link_question(CONSULTANT, found.id, "流利级要交多少钱")
+    linked = approved.link_question(CONSULTANT, found.id, "流利级要交多少钱", facts=shipped_facts())
     assert linked.questions == ("流利级要交多少钱",)
     assert linked.phrasings == ("三级学费多少", "流利级要交多少钱")
     assert approved.link_question(CONSULTANT, found.id, "三级课程收费标准").questions == (
@@ -184,15 +185,26 @@ def test_a_wording_with_another_students_figures_is_never_linked(stores):
     assert approved.get(found.id).questions == ()
 
 
+@pytest.mark.parametrize("wording", ["三级学费多少 打九折以后", "三级学费多少 打了九折", "三级学费多少 含教材费吗 教材费 300"])
+def test_a_wording_that_states_a_discount_or_what_the_amount_includes_is_never_linked(stores, wording):
+    # #41 finding 1: 「这是同一个问题」 accepted these, after which both were served 4800
+    review, approved = stores
+    approve(review, queued(review))
+    (found,) = approved.list()
+    with pytest.raises(InvalidReview, match="情况不同"):
+        approved.link_question(CONSULTANT, found.id, wording, facts=shipped_facts())
+    assert approved.get(found.id).questions == ()
+
+
 def test_a_wording_already_there_or_an_answer_not_in_use_refuses_the_link(stores):
     review, approved = stores
     approve(review, queued(review))
     (found,) = approved.list()
     with pytest.raises(InvalidReview, match="已经在"):
         approved.link_question(CONSULTANT, found.id, "三级学费多少？")  # the approved question itself
-    approved.link_question(CONSULTANT, found.id, "流利级收费多少")
+    approved.link_question(CONSULTANT, found.id, "流利级收费多少", facts=shipped_facts())
     with pytest.raises(InvalidReview, match="已经在"):
-        approved.link_question(CONSULTANT, found.id, "流利级收费多少？")
+        approved.link_question(CONSULTANT, found.id, "流利级收费多少？", facts=shipped_facts())
     approved.retire(ADMIN, found.id)
     with pytest.raises(InvalidReview, match="停用或暂停"):
         approved.link_question(CONSULTANT, found.id, "三级怎么收费")

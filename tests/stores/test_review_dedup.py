@@ -35,12 +35,11 @@ def test_question_key_ignores_width_case_space_and_punctuation(a, b):
     assert question_key(a) == question_key(b)
 
 
-def test_dedup_key_differs_by_decision_and_fingerprint_and_skips_manual():
-    base = dedup_key("退费？", "refusal", "fp1")
-    assert base == dedup_key("退费", "refusal", "fp1")
-    assert base != dedup_key("退费", "auto", "fp1")
-    assert base != dedup_key("退费", "refusal", "fp2")
-    assert dedup_key("退费", "manual", "fp1") is None
+def test_dedup_key_differs_by_decision_not_by_corpus_and_skips_manual():
+    base = dedup_key("退费？", "refusal")
+    assert base == dedup_key("退费", "refusal")
+    assert base != dedup_key("退费", "auto")
+    assert dedup_key("退费", "manual") is None
 
 
 def test_record_answer_same_question_three_times_and_a_slider_rerun_is_one_item_with_count_3(store):
@@ -69,8 +68,16 @@ def test_record_answer_after_a_decision_starts_a_new_item(store):
     assert store.record(outcome_of(refused(), "f")) != first
 
 
-def test_record_answer_other_corpus_fingerprint_is_a_second_item(store):
-    assert store.record(outcome_of(refused(), "f1")) != store.record(outcome_of(refused(), "f2"))
+def test_a_repeat_after_a_document_edit_joins_the_pending_item_and_the_edit_is_in_its_history(store):
+    first = store.record(outcome_of(refused(), "f1" * 8), asker="Amy")
+    assert store.record(outcome_of(refused(), "f2" * 8), asker="Bob") == first  # the corpus changed in between
+    assert store.record(outcome_of(refused("寒假班几号开始"), "f2" * 8), asker="Amy") == first
+    item = store.get(first)
+    assert item.ask_count == 3 and store.counts().status("pending") == 1
+    notes = [e for e in store.events(first) if e.action == "corpus"]
+    assert len(notes) == 1  # once per corpus version, not once per asking
+    assert "资料更新后又被问到（资料指纹 f1f1f1f1 → f2f2f2f2）" in notes[0].note and notes[0].actor == "Bob"
+    assert item.fingerprint == "f1" * 8  # the answer and candidates are still the first corpus's
 
 
 def test_enqueue_without_merge_keeps_every_item(store):

@@ -27,6 +27,7 @@ TABLE = [
     ("retire_answer", False, True),
     ("link_question", True, True),
     ("mark_baseline", False, True),
+    ("manage_keys", False, True),
 ]
 
 

@@ -1,5 +1,6 @@
 """资料已更新 by chunk: a save re-queues an approved item only when a chunk it cited (a refusal: a candidate)
-changed in content; restoring the version that makes the cited text identical clears it again."""
+changed in content; restoring the version that makes the cited text identical clears it again. The save does it
+itself (CorpusAdmin.save → core.stores.stale.refresh_after_save): its result says what followed."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from dataclasses import replace
 
 import pytest
 
+from core.corpus.loader import make_splitter, split_pieces
+from core.stores.approved import ApprovedStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.db import Database
 from core.stores.review import Filters, ReviewStore
-from core.stores.stale import refresh_after_save
+from core.stores.stale import AfterSave
 from core.values import Hit, Problem, RAGAnswer
 from tests.auth_helpers import Clock
 from tests.paths import CORPUS
@@ -39,11 +42,12 @@ def admin(database_url, corpus):
 
 
 def chunk(corpus, source: str, text: str, heading: str, rank: int, passed: bool = True) -> Hit:
-    """A candidate as the index made it: `text` verbatim from the file, with its offsets."""
+    """A candidate as the index made it: the chunk of the file holding `text`, with its offsets."""
     body = (corpus / source).read_text(encoding="utf-8")
-    start = body.index(text)
-    return Hit(rank=rank, source=source, heading=heading, chunk=rank, start=start, end=start + len(text), text=text,
-               score=0.5 if passed else 0.01, passed=passed)
+    content, meta = next((c, m) for c, m in split_pieces(source, body, make_splitter()) if text in c)
+    assert meta["heading"] == heading
+    return Hit(rank=rank, source=source, heading=heading, chunk=meta["chunk"], start=meta["start"], end=meta["end"],
+               text=content, score=0.5 if passed else 0.01, passed=passed)
 
 
 def approved(store: ReviewStore, question: str, text: str, candidates: tuple[Hit, ...], *, refused: bool = False,
@@ -62,7 +66,7 @@ def items(admin, corpus):
     store = ReviewStore(admin.db)
     fee = chunk(corpus, REFUND, FEE, "三、退费计算口径", 1)
     half = chunk(corpus, REFUND, HALF, "四、不予退费的情形", 2)
-    levels = chunk(corpus, LEVELS, "问：口语课一共有几级？", "七、常见问题", 1)
+    levels = chunk(corpus, LEVELS, "问：口语课一共有几级？", "五、常见问题", 1)
     ids = {
         "fee": approved(store, "手续费怎么算？", "最低 50 元 [1]", (fee, half)),  # cites [1] = FEE only
         # a refusal: HALF was a candidate below the threshold
@@ -72,10 +76,13 @@ def items(admin, corpus):
     return store, ids
 
 
-def edit(admin, old: str, new: str) -> None:
+def edit(admin, old: str, new: str) -> AfterSave:
+    """Save the edit; what followed it."""
     text, sha = admin.read(REFUND)
     assert old in text
-    admin.save(ADMIN, REFUND, text.replace(old, new), expected_sha256=sha)
+    result = admin.save(ADMIN, REFUND, text.replace(old, new), expected_sha256=sha)
+    assert result.after_error == ""
+    return result.after
 
 
 def statuses(store, ids) -> dict[str, str]:
@@ -84,17 +91,14 @@ def statuses(store, ids) -> dict[str, str]:
 
 def test_stale_chunks_an_edit_no_item_cites_requeues_nothing(admin, items):
     store, ids = items
-    edit(admin, SCOPE, "本制度适用于启明英语全部课程的学员。")
-    reopened, cleared = refresh_after_save(admin, REFUND, "王校长（boss）")
-    assert (reopened, cleared) == ([], [])
+    after = edit(admin, SCOPE, "本制度适用于启明英语全部课程的学员。")
+    assert (after.reopened, after.cleared) == ((), ())
     assert set(statuses(store, ids).values()) == {"approved"}
 
 
 def test_stale_chunks_an_edited_cited_chunk_requeues_exactly_its_items(admin, items):
     store, ids = items
-    edit(admin, "单笔最低 50 元", "单笔最低 60 元")
-    reopened, _ = refresh_after_save(admin, REFUND, "王校长（boss）")
-    assert reopened == [ids["fee"]]
+    assert edit(admin, "单笔最低 50 元", "单笔最低 60 元").reopened == (ids["fee"],)
     assert statuses(store, ids) == {"fee": "pending", "refusal": "approved", "levels": "approved"}
     item = store.get(ids["fee"])
     assert item.note == "核对过，没问题" and item.reviewer == "amy"  # the decision's note is not overwritten
@@ -104,20 +108,18 @@ def test_stale_chunks_an_edited_cited_chunk_requeues_exactly_its_items(admin, it
 
 def test_stale_chunks_an_edited_candidate_requeues_the_refusal(admin, items):
     store, ids = items
-    edit(admin, "不再受理退费申请", "原则上不再受理退费申请")
-    reopened, _ = refresh_after_save(admin, REFUND, "boss")
-    assert reopened == [ids["refusal"]]  # the fee answer cites [1] only, not the second passed chunk
+    assert edit(admin, "不再受理退费申请", "原则上不再受理退费申请").reopened == (ids["refusal"],)  # the fee answer cites [1] only, not the second passed chunk
     assert statuses(store, ids) == {"fee": "approved", "refusal": "pending", "levels": "approved"}
 
 
 def test_stale_chunks_restoring_the_cited_text_clears_the_stale_state(admin, items):
     store, ids = items
     edit(admin, "单笔最低 50 元", "单笔最低 60 元")
-    refresh_after_save(admin, REFUND, "boss")
     first = admin.history(REFUND)[-1]  # 第 1 版: the text the item was approved against
-    admin.restore(ADMIN, first.id)
-    reopened, cleared = refresh_after_save(admin, REFUND, "boss")
-    assert (reopened, cleared) == ([], [ids["fee"]])
+    after = admin.restore(ADMIN, first.id).after
+    # its approved answer, suspended by the edit, resumes and takes the item back with it
+    assert (after.reopened, after.cleared) == ((), ())
+    assert after.answers.resumed == (ApprovedStore(admin.db).for_item(ids["fee"]).id,)
     item = store.get(ids["fee"])
     assert (item.status, item.system_notes, item.note) == ("approved", (), "核对过，没问题")
     assert store.list(Filters(lane="stale")).total == 0
@@ -131,7 +133,6 @@ def test_stale_chunks_export_keeps_the_decision_note_and_the_system_note_apart(a
 
     store, ids = items
     edit(admin, "单笔最低 50 元", "单笔最低 60 元")
-    refresh_after_save(admin, REFUND, "boss")
     target = tmp_path / "队列.csv"
     store.export(target, Filters(status="pending"))
     with open(target, encoding="utf-8-sig", newline="") as handle:

@@ -1,0 +1,117 @@
+"""The FastAPI application: four routes under /v1, OpenAPI at /docs, and the lifespan that starts the served index
+and the webhook worker. Each route validates, makes one call into core.exchanges.StudentDesk, and returns its value.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from core.exchanges.desk import StudentDesk, chat_request
+from core.serving.live import LiveAssistant
+from core.settings import Settings
+from core.stores.db import open_database
+from core.values.exchanges import ApiKey
+from service import errors
+from service.delivery import DeliveryWorker
+from service.errors import bearer
+from service.schemas import (
+    ChatMessageIn,
+    ChatMessageOut,
+    ErrorOut,
+    FeedbackIn,
+    FeedbackOut,
+    HealthOut,
+    MessagesOut,
+)
+
+LOG = logging.getLogger("xiaoe.service")
+MAX_BODY_BYTES = 64 * 1024
+ERRORS = {status: {"model": ErrorOut} for status in (401, 403, 404, 422, 429, 503)}
+
+
+def scoped(scope: str):
+    """A dependency giving the request's API key, allowed `scope`. Dependencies run before the body is validated,
+    so a request without a valid key gets 401 whatever its body."""
+    def key(request: Request, authorization: str | None = Header(default=None)) -> ApiKey:
+        return request.app.state.desk.authenticate(bearer(authorization), scope)
+    return key
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The service for `settings` (default: read from the environment once)."""
+    settings = settings or Settings.load()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        live = LiveAssistant.start(settings)
+        db = open_database(settings.db_url)
+        app.state.live = live
+        app.state.desk = StudentDesk.open(settings, db, live.current)
+        worker = DeliveryWorker(settings, db)
+        worker.start()
+        try:
+            yield
+        finally:
+            worker.stop()
+            live.stop()
+
+    app = FastAPI(title="小E 学员服务", version="1.0", lifespan=lifespan,
+                  description="学校 App（后端）调用的小E 接口：学员提问、取回顾问放行的回答、学员反馈。错误一律是 "
+                              "JSON {code, message}，message 是中文，写明该怎么做。详见 docs/service.md。")
+    errors.install(app)
+
+    @app.middleware("http")
+    async def body_limit(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return errors.error(413, "too_large", f"请求体太大：最多 {MAX_BODY_BYTES // 1024} KB。学员的一条消息放在 query 里即可。")
+        return await call_next(request)
+
+    @app.get("/v1/health", response_model=HealthOut, tags=["服务"])
+    def health(request: Request) -> JSONResponse:
+        """服务是否就绪：资料索引已建立、数据库可用。"""
+        fingerprint = request.app.state.live.holder.bundle().fingerprint
+        with open_database(settings.db_url).read("检查数据库") as conn:
+            conn.execute(text("SELECT 1"))
+        return JSONResponse({"status": "ok", "corpus": fingerprint, "database": "ok"})
+
+    @app.post("/v1/chat-messages", response_model=ChatMessageOut, responses=ERRORS, tags=["学员消息"])
+    def chat_message(body: ChatMessageIn, request: Request, response: Response,
+                     key: ApiKey = Depends(scoped("chat"))) -> dict:
+        """学员发来一条消息：小E 作答、拒答，或按密钥的放行策略先交顾问审（status=held，answer 是确认语）。
+        同一 client_msg_id 重试返回完全相同的结果（响应头 Idempotent-Replay: true），不会再作答一次。"""
+        desk: StudentDesk = request.app.state.desk
+        asked = chat_request(body.user, body.conversation_id, body.client_msg_id, body.query,
+                             max_chars=settings.max_question_chars)
+        reply = desk.message(key, asked)
+        if reply.replay:
+            response.headers["Idempotent-Replay"] = "true"
+        return reply.to_dict()
+
+    @app.get("/v1/conversations/{conversation_id}/messages", response_model=MessagesOut, responses=ERRORS,
+             tags=["学员消息"])
+    def messages(conversation_id: str, request: Request, user: str = Query(description="学员编号"),
+                 after: str | None = Query(default=None, description="上次结果的 next_cursor"),
+                 limit: int = Query(default=50, ge=1, le=200),
+                 key: ApiKey = Depends(scoped("chat"))) -> dict:
+        """顾问放行的回答（以及转人工后顾问发的消息），按 after 游标分页，最早的在前。"""
+        desk: StudentDesk = request.app.state.desk
+        found, more = desk.messages(key, conversation_id, user, after=after, limit=limit)
+        return {"data": [m.to_dict() for m in found], "has_more": more,
+                "next_cursor": str(found[-1].seq) if found else after}
+
+    @app.post("/v1/messages/{message_id}/feedbacks", response_model=FeedbackOut, responses=ERRORS, tags=["学员反馈"])
+    def feedback(message_id: str, body: FeedbackIn, request: Request,
+                 key: ApiKey = Depends(scoped("feedback"))) -> dict:
+        """学员对一条回答点赞、点踩（附原因和文字）或撤回（rating=null）；同一学员对同一消息以最后一次为准。"""
+        desk: StudentDesk = request.app.state.desk
+        given = desk.give_feedback(key, message_id, body.user, body.rating, body.reasons, body.content)
+        return {"result": "success", "feedback": given.to_dict()}
+
+    return app
