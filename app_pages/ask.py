@@ -23,6 +23,7 @@ from core.errors import InvalidQuestion, XiaoEError
 from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.retrieval.store import IndexBundle
 from core.values import Decision, Gate, Outcome, Problem, RAGAnswer, Recheck
+from core.values.conversations import KIND_LABELS, Turn
 from ui import answer_view as view
 from ui.approved_view import near_lines, reused_line
 from ui.ask_memory import PICKED, latest_question, remember, render_compare, render_recent
@@ -40,11 +41,15 @@ REGENERATE = "_ask_regenerate"  # set by the 「按新参数重新回答」 butt
 DEFAULTS = "_ask_defaults"
 KNOB_KEYS = ("threshold", "k", "min_coverage", "max_unknown_weight")  # the sliders' keys, named as Knobs fields
 EXAMPLE = "启明英语的口语课一共有几级？"
+THREAD = "_ask_thread"  # 「接着问」: how the last question was read in its thread (a Standalone)
 
 
-def ask(question: str, knobs: Knobs, bundle: IndexBundle, *, restored: bool = False) -> None:
+def ask(question: str, knobs: Knobs, bundle: IndexBundle, *, restored: bool = False,
+        previous: Turn | None = None) -> None:
     """Retrieve and rank once for the largest k, then answer for the current sliders. `restored`: a reload of the
-    question already recorded (it is answered again, not recorded again)."""
+    question already recorded (it is answered again, not recorded again). `previous`: 「接着问」 — the question is
+    read as the next message of a conversation whose last turn this was (core.conversations), and its standalone
+    question is what is asked."""
     try:
         glossary = get_glossary()
     except XiaoEError as error:
@@ -52,6 +57,11 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle, *, restored: bool = Fa
         glossary = None
     try:
         assistant = get_assistant(bundle, glossary)
+        st.session_state.pop(THREAD, None)
+        if previous is not None:
+            read = assistant.in_context(question, previous)
+            st.session_state[THREAD] = read
+            question = read.question
         retrieval = assistant.retrieve(question)
     except InvalidQuestion as error:
         (st.warning if (question or "").strip() else st.info)(str(error))
@@ -344,13 +354,17 @@ with st.form("ask_form", border=False):
     left, right = st.columns([6, 1], vertical_alignment="bottom")
     question = left.text_input("学员的问题", key="question", placeholder=f"例如：{EXAMPLE}（回车即可提交）")
     submitted = right.form_submit_button("提问", key="ask", type="primary", width="stretch")
+    follow = st.checkbox("接着问：把这一句当作上一问的下一句来读（像学员在同一个对话里追问）", key="ask_follow")
 knobs = knob_sliders(defaults, settings.answerability == "on")
 
 picked = st.session_state.pop(PICKED, None)
 if picked:
     pending, restored = picked, False
 if submitted or pending is not None:
-    ask(question if submitted else pending, knobs, bundle, restored=restored and not submitted)
+    last = (st.session_state.get(RESULT) or {}).get("outcome")
+    previous = (Turn(last.question, last.refused or last.failure is not None)
+                if submitted and follow and last is not None else None)
+    ask(question if submitted else pending, knobs, bundle, restored=restored and not submitted, previous=previous)
 render_recent()
 
 run = st.session_state.get(RUN)
@@ -363,6 +377,10 @@ current_assistant = get_assistant(bundle, run["glossary"])
 if st.session_state.pop(REGENERATE, False) and not submitted:
     generate(current_assistant, run, knobs)
 current = current_assistant.gate(run["retrieval"], knobs)
+thread = st.session_state.get(THREAD)
+if thread is not None:
+    how = KIND_LABELS.get(thread.kind, thread.kind) + (f"，规则 {'、'.join(thread.rules)}" if thread.rules else "")
+    st.caption(md_escape(f"学员原话：{thread.message}　→　独立问题：{thread.question}（{how}）"))
 render_answer(run, st.session_state.get(RESULT) or {}, current, user)
 render_compare(current_assistant, run["retrieval"], knobs, defaults)
 render_decision(current.decision)

@@ -13,6 +13,9 @@ st.title("登录小E 审核台")
 if current_user() is not None:  # only on a bare-page run (see ui.auth.guard_page); the router skips this page
     st.success("你已登录：[打开小E 审核台](./)")
     st.stop()
+# The last attempt's message, in a slot drawn before the password is checked: a rerun empties it at once, so while
+# the next attempt is checked (argon2 takes a while) the page never still shows the count before it (it read 4, 4, 2, 1).
+said = st.empty()
 notice = st.session_state.pop(NOTICE, None)
 if notice:
     st.warning(md_escape(notice))
@@ -27,7 +30,7 @@ if submitted:
     try:
         sign_in(username, password)
     except XiaoEError as error:  # AuthError: one message for an unknown name and a wrong password
-        st.error(md_escape(str(error)))
+        said.error(md_escape(str(error)))
     else:
         st.rerun()
 

@@ -60,6 +60,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.own_figures", description="学员自己的数字：最终金额对不对")
     parser.add_argument("set", nargs="?", type=Path, default=DATA / "own_figures.csv", help="题集 CSV")
     parser.add_argument("--corpus", type=Path, default=None, help="资料文件夹（默认 XIAOE_CORPUS_DIR 或 corpus/）")
+    parser.add_argument("--misses", action="store_true", help="表格之后逐条列出没答对的题和回答")
     args = parser.parse_args(argv)
     path = args.set
     if not path.is_file():
@@ -72,11 +73,16 @@ def main(argv: list[str]) -> int:
         settings = settings.with_(corpus_dir=args.corpus.resolve())
     assistant = bench_assistant(settings)
     tally: dict[str, Counter] = {kind: Counter() for kind in KINDS}
+    misses: list[str] = []
     for row in rows:
         answer = assistant.ask(row["question"])
         correct, wrong = judge("" if answer.refused else answer.text, row["final_amount"], row["must_say"])
         counts = tally.setdefault(row["kind"], Counter())
         counts.update(rows=1, correct=int(correct), wrong=int(wrong), refused=int(answer.refused))
+        if not correct:
+            state = "说错金额" if wrong else ("闸门拒答" if answer.refused else "没说出金额")
+            misses.append(f"- {row.get('id', '')} {state}（应为 {row['final_amount'] or row['must_say']}）：{row['question']}\n"
+                          f"  {answer.reason if answer.refused else answer.text}")
     print(f"# 学员自己的数字：最终金额对不对（{path.name}，资料 {settings.corpus_dir}，{assistant.knobs.describe()}，"
           "离线答题器，初始同义词表）\n")
     print("| 类别 | 题数 | 最终金额正确 | 说错金额 | 闸门拒答 |")
@@ -88,6 +94,8 @@ def main(argv: list[str]) -> int:
         total.update(counts)
         print(_row(KIND_NAMES.get(kind, kind), counts))
     print(_row("**合计**", total))
+    if args.misses and misses:
+        print("\n没答对的题：\n" + "\n".join(misses))
     return 0
 
 

@@ -4,7 +4,7 @@
 
 Runs the router in Streamlit's AppTest with sign-in on (SQLite in a temporary folder), signs a consultant in,
 asks once to warm the caches, then counts, for one more ask: the calls the page makes into the stores (saved
-defaults through `effective_settings`, session resumes, "any account?", glossary loads) and every statement
+defaults through `resolve_defaults`, session resumes, "any account?", glossary loads) and every statement
 by the table it reads or writes. bench/load.py replays exactly these calls for each simulated ask, so the
 load test pays what the page pays; the table says where an ask's round trips go.
 """
@@ -91,7 +91,8 @@ def _measure() -> dict:
         return wrapper
 
     any_account = "has_accounts" if hasattr(AccountStore, "has_accounts") else "count"  # count(): before 39db7ae
-    patches = [(ui.state, "effective_settings", "settings"), (SessionStore, "resume", "resume"),
+    # The saved defaults are read once per run by the router (ui.state.resolve_run → resolve_defaults).
+    patches = [(ui.state, "resolve_defaults", "settings"), (SessionStore, "resume", "resume"),
                (AccountStore, any_account, "has_accounts"), (GlossaryStore, "load", "glossary")]
     originals = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in patches]
     for owner, attr, name in patches:

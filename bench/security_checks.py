@@ -1,8 +1,9 @@
 """Security figures for docs/accounts.md: one line per item of issue #29, parallel sign-ins, and the model deadline.
 
-    .venv/bin/python -m bench.security_checks [--attempts 40] [--drip 2] [--timeout 3] [--only-29]
+    .venv/bin/python -m bench.security_checks [--attempts 40] [--drip 2] [--timeout 3] [--only-29] [--only-41]
 
-0. Issue #29 (round 3): one measured line per item (bench/security_round3.py), on SQLite and, with
+0. Issue #29 (round 3): one measured line per item (bench/security_round3.py), and issue #41 (round 4): one per
+   finding fixed on the hardening branch (bench/security_round4.py), on SQLite and, with
    XIAOE_TEST_DATABASE_URL, PostgreSQL too where storage is involved.
 1. Parallel sign-ins: `--attempts` threads start together on one user name (all wrong but the
    last, which waits until the fifth password has been checked); the table shows how many
@@ -33,6 +34,7 @@ from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
 from bench.security_round3 import lines  # noqa: E402
+from bench.security_round4 import lines as lines_41  # noqa: E402
 from core.errors import AccountLocked, AuthError, ModelError  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.stores.accounts import AccountStore  # noqa: E402
@@ -152,12 +154,18 @@ def main() -> None:
     parser.add_argument("--drip", type=float, default=2.0)
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--only-29", action="store_true", help="only the issue #29 lines")
+    parser.add_argument("--only-41", action="store_true", help="only the issue #41 lines")
     args = parser.parse_args()
 
-    print("## Issue #29 (round 3): one line per item")
-    for line in lines(fresh_databases()):
-        print(line)
-    if args.only_29:
+    if not args.only_41:
+        print("## Issue #29 (round 3): one line per item")
+        for line in lines(fresh_databases()):
+            print(line)
+    if not args.only_29:
+        print("## Issue #41 (round 4): one line per finding fixed here")
+        for line in lines_41(fresh_databases(), base_url=os.environ.get("XIAOE_TEST_DATABASE_URL", "")):
+            print(line)
+    if args.only_29 or args.only_41:
         return
     print()
 

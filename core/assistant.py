@@ -32,10 +32,16 @@ from core.answering.rag import finish, refusal, retrieve, stream_text, validate_
 from core.case import ALL_KINDS, KindSet, parse_kinds, read_case
 from core.case.asked import parse_asked
 from core.case.intent import computation
+from core.conversations import RULE_NAMES as FOLLOWUP_RULES
+from core.conversations import parse_rules as parse_followup_rules
+from core.conversations import read_in_context
+from core.conversations.model_rewrite import rewrite as rewrite_with_model
 from core.errors import ModelError
 from core.facts import NO_FACTS, SchoolFacts, read_chunk_facts
 from core.knobs import MAX_TOP_K, Knobs
 from core.language.citations import remap
+from core.privacy.mask import KIND_NAMES as MASK_KINDS
+from core.privacy.mask import mask, masked_kinds, without_placeholders
 from core.retrieval.hashes import corpus_hashes, sha256_text
 from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
@@ -47,6 +53,7 @@ from core.stores.contradictions import ContradictionStore
 from core.stores.corpus_versions import changes_since, newest_generation
 from core.values import ApprovedAnswer, Failure, Gate, Outcome, Problem, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.contradictions import CONTRADICTED_CODE
+from core.values.conversations import Standalone, Turn
 from core.values.reuse import ACTIVE
 
 RETRIEVALS_KEPT = 4096
@@ -67,6 +74,8 @@ class Assistant:
     contradictions: ContradictionStore | None = None  # where the documents disagree (None: not checked)
     facts: SchoolFacts = NO_FACTS  # the school's facts, read from the documents with the index (core.facts)
     case_kinds: KindSet = ALL_KINDS  # the student's-case fact kinds switched on (XIAOE_CASE_KINDS)
+    mask_kinds: frozenset[str] = frozenset(MASK_KINDS)  # personal data masked before anything else (XIAOE_MASKING)
+    followup_rules: frozenset[str] = frozenset(FOLLOWUP_RULES)  # the follow-up rules switched on (XIAOE_FOLLOWUP_RULES)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
     _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
     # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
@@ -78,8 +87,23 @@ class Assistant:
         return self.chat_model is None or isinstance(self.chat_model, OfflineAnswerer)
 
     def validate(self, question: object) -> str:
-        """The stripped question, or InvalidQuestion (empty, or longer than XIAOE_MAX_QUESTION_CHARS)."""
-        return validate_question(question, self.settings.max_question_chars)
+        """The stripped question with the student's personal data masked (core.privacy.mask: 〔手机号1〕 …), or
+        InvalidQuestion (empty, or longer than XIAOE_MAX_QUESTION_CHARS). Everything after this sees the masked text
+        only: retrieval, the gate, the answer, the queue item. A text already masked stays as it is."""
+        return mask(validate_question(question, self.settings.max_question_chars), kinds=self.mask_kinds).text
+
+    def in_context(self, message: object, previous: Turn | None) -> Standalone:
+        """The standalone question a student's message stands for after `previous` (core.conversations): when the
+        message might be a follow-up, the gate is asked whether it stands alone (no model is called); with
+        XIAOE_FOLLOWUP_MODEL=on and a chat model, a follow-up's model rewrite stands if it passes the guard."""
+        text = self.validate(message)
+        alone = True
+        if previous is not None and not previous.refused:
+            alone = not self.gate(self.retrieve(text)).refused
+        read = read_in_context(text, previous, stands_alone=alone, facts=self.facts, rules=self.followup_rules)
+        if self.settings.followup_model == "on" and not self.offline and previous is not None:
+            read, _why = rewrite_with_model(self.chat_model, previous.standalone, read, self.facts)
+        return read
 
     def retrieve(self, question: object) -> Retrieval:
         """Validate, retrieve once for MAX_TOP_K with the glossary-expanded query, rank, and measure
@@ -89,11 +113,12 @@ class Assistant:
         known = self._retrievals.get(text)
         if known is not None:
             return known
-        hits = retrieve(expand_query(text, self.glossary) if self.glossary else text, self.index, MAX_TOP_K)
+        read = without_placeholders(text)  # a placeholder (〔手机号1〕) is no term the documents could lack
+        hits = retrieve(expand_query(read, self.glossary) if self.glossary else read, self.index, MAX_TOP_K)
         if self.analyzer is None:
             found = Retrieval(question=text, candidates=hits)
         else:
-            terms, context = self.analyzer.split(text, self.glossary)
+            terms, context = self.analyzer.split(read, self.glossary)
             ranked = rank(terms, hits)
             asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
                                 own_case=computation(read_case(text, self.facts, self.case_kinds), text) is not None)
@@ -289,7 +314,8 @@ def build_assistant(settings: Settings, index: SearchIndex | IndexBundle, glossa
                      fingerprint=bundle.fingerprint if bundle else search_index.fingerprint,
                      approved=approved if settings.reuse == "on" else None, contradictions=contradictions,
                      facts=bundle.facts if bundle else read_chunk_facts(search_index.chunks),
-                     case_kinds=parse_kinds(settings.case_kinds))
+                     case_kinds=parse_kinds(settings.case_kinds), mask_kinds=masked_kinds(settings.masking),
+                     followup_rules=parse_followup_rules(settings.followup_rules))
 
 
 def open_assistant(settings: Settings, *, with_model: bool = True) -> Assistant:

@@ -16,6 +16,8 @@ REASON_LABELS = {
     "eval_wrong_answer": "评测：误答", "eval_wrong_source": "评测：命中错误资料",
     "held": "等顾问放行", "handoff": "已转人工", "student_dislike": "学员点了没帮助", "sent": "已发给学员",
     "not_asked_attribute": "资料没写问的内容", "off_question": "答非所问",
+    "wecom_window": "无法发送（已超过 48 小时）",
+    "sensitive": "敏感内容", "student_handoff": "学员要求转人工",
 }
 
 AUDIT_ACTION_LABELS = {
@@ -28,6 +30,8 @@ AUDIT_ACTION_LABELS = {
     "glossary_import": "导入同义词", "glossary_propose": "提议同义词", "glossary_approve": "批准同义词",
     "glossary_reject": "驳回同义词提议", "key_add": "新建接口密钥", "key_revoke": "停用接口密钥",
     "key_release": "修改放行策略",
+    "sensitive_add": "添加敏感词", "sensitive_change": "修改敏感词", "sensitive_remove": "删除敏感词",
+    "conversations_purge": "清除过期对话记录",
 }
 
 

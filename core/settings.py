@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -66,6 +67,21 @@ STANDARD_REPLY = "这个问题需要老师和你单独确认，请稍等，老�
 RATE_USER_PER_MINUTE = 20
 RATE_KEY_PER_MINUTE = 1200
 SERVICE_PORT = 8502
+# The WeCom customer-service channel (service/wecom, docs/wechat.md): WeCom's own API address, what a student reads
+# when they send something 小E cannot read (a picture, a voice message, a file) or a text too long to take, and the
+# lease one instance holds on an account's pull before another may take it over.
+WECOM_API_BASE = "https://qyapi.weixin.qq.com"
+WECOM_NONTEXT_REPLY = "收到～小E 目前只能看懂文字消息，请把问题用文字发给我；需要老师看图片或文件的，老师会在这里联系你。"
+WECOM_TOO_LONG_REPLY = "这条消息太长了，小E 一次看不完，请分成几条短一点的消息发给我。"
+MAX_LEASE_S = 60 * 60  # the longest lease or timeout a setting may name, in seconds
+# Conversations, privacy and handoff (#43; docs/service.md, docs/privacy.md): the product's own words and limits.
+# The service hours and the retention are school facts read from the documents (core.facts); the settings here
+# only override them when set.
+SENSITIVE_REPLY = "这条消息里有不适合讨论的内容，小E 没法回答。课程、学费、退费和转班的问题可以继续问我。"
+AFTER_HOURS_TEXT = "现在不在人工服务时间（{hours}），老师会在{next}回复你。"
+CONVERSATION_IDLE_MINUTES = 30
+CONVERSATION_TURNS = 3
+SERVICE_TIMEZONE = "Asia/Shanghai"
 
 _KIND_NAMES = {int: "整数", float: "数字", str: "文字", Path: "路径"}
 # The sources `Settings.load` reads, for the duration of one construction; `Settings()` reads none.
@@ -133,6 +149,35 @@ class Settings(BaseSettings):
     service_lease_s: float = 60.0  # a message being answered is taken over by a retry after this long
     webhook_lease_s: float = 30.0  # a webhook POST not marked sent within this is sent again (same delivery_id)
     webhook_timeout_s: float = 10.0
+    # WeChat (微信客服 through WeCom); the channel is on when wecom_corp_id is set (docs/wechat.md)
+    wecom_corp_id: str = ""
+    wecom_secret: str = Field(default="", repr=False)  # the 微信客服 Secret (gettoken's corpsecret)
+    wecom_token: str = Field(default="", repr=False)  # the callback Token (signatures)
+    wecom_aes_key: str = Field(default="", repr=False)  # the callback EncodingAESKey, 43 characters
+    wecom_open_kfids: str = ""  # the 客服账号 IDs 小E answers, separated by commas
+    wecom_api_base: str = WECOM_API_BASE
+    wecom_key: str = "wecom"  # the API key whose release policy WeChat messages follow (xiaoe keys add wecom …)
+    wecom_servicer: str = ""  # 转人工 hands the session to this 接待人员 userid; empty: to the 待接入池
+    wecom_nontext_reply: str = WECOM_NONTEXT_REPLY
+    wecom_too_long_reply: str = WECOM_TOO_LONG_REPLY
+    wecom_lease_s: float = 30.0  # an account's pull and sends are one instance's until this long after its last sign of life
+    wecom_poll_s: float = 60.0  # pull without a callback this often (callbacks can be lost)
+    wecom_token_margin_s: float = 300.0  # refresh the access token this long before it expires
+    wecom_timeout_s: float = 10.0
+    # The errcodes of send_msg that mean "this msgid was already sent" (WeCom's documentation says only that a repeated
+    # msgid is refused); with none set, a repeat after a crash is shown as 「可能已发出」, never sent twice.
+    wecom_duplicate_errcodes: str = ""
+    masking: str = "on"  # personal data masked at the door (core.privacy.mask): on, off, "-qq,-wechat", "mobile,email"
+    followup_model: str = "off"  # "on": a configured chat model may rewrite a follow-up, guarded (core.conversations)
+    followup_rules: str = ""  # which follow-up rules run (core.conversations.standalone.parse_rules): "" all, "none"
+    conversation_idle_minutes: int = CONVERSATION_IDLE_MINUTES  # a follow-up after this long is read alone
+    conversation_turns: int = CONVERSATION_TURNS  # the last exchanges a conversation's context keeps
+    sensitive_reply: str = SENSITIVE_REPLY
+    after_hours_text: str = AFTER_HOURS_TEXT  # {hours}: the service hours, {next}: when a person answers
+    service_hours: str = ""  # "9:00-21:00" overrides the documents' 「人工服务时间为每天 9:00–21:00」
+    service_timezone: str = SERVICE_TIMEZONE  # the school's clock for the service hours
+    retention_days: int = 0  # 0: the documents' 「对话记录保存 90 天」; a number overrides it
+    now: str = ""  # tests only: the moment the service hours are checked at (ISO 8601 with its offset)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -220,7 +265,8 @@ class Settings(BaseSettings):
         if not 0.0 <= self.reuse_threshold <= 1.0:
             raise ConfigError(f"复用相似度下限 XIAOE_REUSE_THRESHOLD（{self.reuse_threshold}）必须在 0 到 1 之间。")
         for name, text in (("HOLD_ACK_TEXT", self.hold_ack_text), ("HANDOFF_TEXT", self.handoff_text),
-                           ("STANDARD_REPLY", self.standard_reply)):
+                           ("STANDARD_REPLY", self.standard_reply), ("SENSITIVE_REPLY", self.sensitive_reply),
+                           ("AFTER_HOURS_TEXT", self.after_hours_text)):
             if not text.strip() or len(text) > 2000:
                 raise ConfigError(f"学员服务的文字 XIAOE_{name} 不能为空，也不能超过 2000 字（现在 {len(text)} 字）。")
         for name, value in (("RATE_USER_PER_MINUTE", self.rate_user_per_minute),
@@ -229,9 +275,98 @@ class Settings(BaseSettings):
                 raise ConfigError(f"限流 XIAOE_{name}（{value}）必须在 0 到 1000000 之间（0 表示不限）。")
         for name, value in (("SERVICE_LEASE_S", self.service_lease_s), ("WEBHOOK_LEASE_S", self.webhook_lease_s),
                             ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
-            if not 0.5 <= value <= 3600:  # also refuses nan
-                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 到 3600 秒之间。")
+            if not 0.5 <= value <= MAX_LEASE_S:  # also refuses nan
+                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 秒到 1 小时之间。")
+        self._check_wecom()
+        self._check_conversations()
         return self
+
+    def _check_wecom(self) -> None:
+        for name, value in (("WECOM_LEASE_S", self.wecom_lease_s), ("WECOM_POLL_S", self.wecom_poll_s),
+                            ("WECOM_TOKEN_MARGIN_S", self.wecom_token_margin_s),
+                            ("WECOM_TIMEOUT_S", self.wecom_timeout_s)):
+            if not 0.5 <= value <= MAX_LEASE_S:  # also refuses nan
+                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 秒到 1 小时之间。")
+        for name, text in (("WECOM_NONTEXT_REPLY", self.wecom_nontext_reply),
+                           ("WECOM_TOO_LONG_REPLY", self.wecom_too_long_reply)):
+            if not text.strip() or len(text) > 600:
+                raise ConfigError(f"微信客服的文字 XIAOE_{name} 不能为空，也不能超过 600 字（现在 {len(text)} 字）。")
+        _ = self.wecom_duplicate_codes  # a bad entry fails here, at start-up
+        if not self.wecom_corp_id:
+            return
+        missing = [name for name, value in (("WECOM_SECRET", self.wecom_secret), ("WECOM_TOKEN", self.wecom_token),
+                                            ("WECOM_AES_KEY", self.wecom_aes_key),
+                                            ("WECOM_OPEN_KFIDS", self.wecom_open_kfids)) if not value.strip()]
+        if missing:
+            raise ConfigError("设置了 XIAOE_WECOM_CORP_ID 就要把微信客服的其他设置也填上，还缺：" +
+                              "、".join(f"XIAOE_{m}" for m in missing) + "（在企业微信管理后台「微信客服」的 API 设置里找，见 "
+                              "docs/wechat.md）。")
+        if len(self.wecom_aes_key) != 43 or not re.fullmatch(r"[A-Za-z0-9+/]{43}", self.wecom_aes_key):
+            raise ConfigError(f"XIAOE_WECOM_AES_KEY 应是企业微信后台生成的 43 位 EncodingAESKey（字母和数字），现在是 "
+                              f"{len(self.wecom_aes_key)} 位：请从后台重新复制。")
+        if not re.match(r"^https?://[^\s/]+", self.wecom_api_base):
+            raise ConfigError(f"XIAOE_WECOM_API_BASE（{self.wecom_api_base[:80]}）不是 http:// 或 https:// 地址。")
+        for kfid in self.wecom_kfids:
+            if not re.fullmatch(r"[0-9A-Za-z_-]{1,64}", kfid):
+                raise ConfigError(f"XIAOE_WECOM_OPEN_KFIDS 里的「{kfid[:80]}」不像客服账号 ID（open_kfid，如 wkAbC123…）；"
+                                  "多个用逗号分隔。")
+
+    @property
+    def wecom_on(self) -> bool:
+        """The WeChat channel is configured (XIAOE_WECOM_CORP_ID set)."""
+        return bool(self.wecom_corp_id.strip())
+
+    @property
+    def wecom_kfids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p.strip() for p in self.wecom_open_kfids.split(",") if p.strip()))
+
+    @property
+    def wecom_duplicate_codes(self) -> frozenset[int]:
+        codes = set()
+        for part in (p.strip() for p in self.wecom_duplicate_errcodes.split(",")):
+            if not part:
+                continue
+            if not part.lstrip("-").isdigit():
+                raise ConfigError(f"XIAOE_WECOM_DUPLICATE_ERRCODES 里的「{part[:40]}」不是错误码（整数），多个用逗号分隔。")
+            codes.add(int(part))
+        return frozenset(codes)
+
+    def _check_conversations(self) -> None:
+        # XIAOE_MASKING, XIAOE_FOLLOWUP_RULES and XIAOE_SERVICE_HOURS are read by their stages above this one
+        # (core.privacy, core.conversations, core.facts), which name a bad value when the service or console opens.
+        if self.followup_model not in ("on", "off"):
+            raise ConfigError(f"模型改写追问的开关 XIAOE_FOLLOWUP_MODEL（{self.followup_model}）只能是 on 或 off。")
+        if not 0 <= self.conversation_idle_minutes <= 7 * 24 * 60:
+            raise ConfigError(f"XIAOE_CONVERSATION_IDLE_MINUTES（{self.conversation_idle_minutes}）必须在 0 到 10080 分钟之间"
+                              "（0 表示每条消息都单独读）。")
+        if not 1 <= self.conversation_turns <= 20:
+            raise ConfigError(f"XIAOE_CONVERSATION_TURNS（{self.conversation_turns}）必须在 1 到 20 之间。")
+        if not 0 <= self.retention_days <= 3650:
+            raise ConfigError(f"XIAOE_RETENTION_DAYS（{self.retention_days}）必须在 0 到 3650 天之间（0 表示按资料写的天数）。")
+        _ = self.service_zone, self.clock_now
+
+    @property
+    def service_zone(self):
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+        try:
+            return ZoneInfo(self.service_timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ConfigError(f"XIAOE_SERVICE_TIMEZONE（{self.service_timezone}）不是认识的时区，请写成 Asia/Shanghai 这样。"
+                              ) from None
+
+    @property
+    def clock_now(self):
+        """The moment XIAOE_NOW names (tests), else None (the real clock)."""
+        if not self.now:
+            return None
+        from datetime import datetime
+        try:
+            moment = datetime.fromisoformat(self.now)
+        except ValueError:
+            raise ConfigError(f"XIAOE_NOW（{self.now}）要写成 2026-01-05T22:30:00+08:00 这样的时间。") from None
+        if moment.tzinfo is None:
+            raise ConfigError(f"XIAOE_NOW（{self.now}）要带时区，例如 +08:00。")
+        return moment
 
     @property
     def knobs(self) -> Knobs:

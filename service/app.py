@@ -29,6 +29,8 @@ from service.schemas import (
     HealthOut,
     MessagesOut,
 )
+from service.wecom.routes import wecom_router
+from service.wecom.worker import WeComWorker
 
 LOG = logging.getLogger("xiaoe.service")
 MAX_BODY_BYTES = 64 * 1024
@@ -55,9 +57,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.desk = StudentDesk.open(settings, db, live.current)
         worker = DeliveryWorker(settings, db)
         worker.start()
+        wecom = WeComWorker(settings, db, app.state.desk) if settings.wecom_on else None
+        app.state.wecom = wecom
+        if wecom is not None:
+            wecom.start()
         try:
             yield
         finally:
+            if wecom is not None:
+                wecom.stop()
             worker.stop()
             live.stop()
 
@@ -65,6 +73,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="学校 App（后端）调用的小E 接口：学员提问、取回顾问放行的回答、学员反馈。错误一律是 "
                               "JSON {code, message}，message 是中文，写明该怎么做。详见 docs/service.md。")
     errors.install(app)
+    if settings.wecom_on:  # the WeChat channel's callback door (docs/wechat.md)
+        app.include_router(wecom_router())
 
     @app.middleware("http")
     async def body_limit(request: Request, call_next):

@@ -29,6 +29,14 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"错误：工作进程数 --workers（{args.workers}）必须在 1 到 64 之间。")
         return 2
     settings = Settings.load()  # a bad setting is named here, before any worker starts
+    if settings.wecom_on:
+        from core.stores.db import open_database
+        from service.wecom.worker import not_ready
+
+        problem = not_ready(settings, open_database(settings.db_url))
+        if problem:
+            print(f"错误：{problem}")
+            return 2
     print(f"小E 学员服务：http://{args.host}:{args.port}（接口文档 /docs，健康检查 /v1/health）；按 Ctrl-C 停止。",
           flush=True)
     options = {"host": args.host, "port": args.port, "log_level": "warning", "access_log": False,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import time
 from datetime import timedelta
 from urllib.parse import urlparse
@@ -24,7 +25,7 @@ from streamlit.errors import StreamlitSecretNotFoundError
 from core.errors import AuthError, ConfigError, SessionExpired, XiaoEError
 from core.stores import audit
 from core.stores.accounts import MAX_DISPLAY_CHARS, ROLES, AccountStore  # noqa: F401 - limits re-exported for pages
-from core.stores.client_address import client_source
+from core.stores.client_address import client_source, server_rewriters
 from core.stores.db import open_database
 from core.stores.roles import PERMISSIONS, Authorize, User, require
 from core.stores.sessions import (  # noqa: F401 - the sign-in limits are re-exported for the login page
@@ -49,6 +50,9 @@ REVIEWER = "reviewer"  # the name pages already use to attribute decisions
 RESTRICTED_PAGES = {"settings": "view_settings", "accounts": "manage_accounts", "keys": "manage_keys"}
 AUTH_ONLY_PAGES = {"accounts"}  # meaningless without sign-in
 LOG = logging.getLogger(__name__)
+# The peers Streamlit's web server (uvicorn) believes X-Forwarded-For from before we see the request: it rewrites the
+# reported address for them (core/stores/client_address.py undoes that where XIAOE_TRUSTED_PROXIES does not trust them).
+SERVER_REWRITERS = server_rewriters(os.environ.get("FORWARDED_ALLOW_IPS"))
 
 
 def auth_enabled() -> bool:
@@ -80,11 +84,13 @@ def client_address() -> str | None:
     peer = peer if isinstance(peer, str) else None
     forwarded = forwarded if isinstance(forwarded, str) else None
     trusted = get_settings().trusted_proxy_networks
-    source = client_source(peer, forwarded, trusted)
-    if forwarded and source == peer and peer is not None:
-        # A proxy that is not listed makes every visitor one address; a lock on it would stop them all.
-        LOG.warning("sign-in from %s carries X-Forwarded-For but %s is not in XIAOE_TRUSTED_PROXIES; "
-                    "if it is a reverse proxy, list it there", peer, peer)
+    source = client_source(peer, forwarded, trusted, server_trusts=SERVER_REWRITERS)
+    if forwarded and source is None and client_source(peer, None, trusted) is not None:
+        # A proxy nobody listed (or X-Forwarded-For the web server believed but XIAOE_TRUSTED_PROXIES does not):
+        # every visitor behind it would be one address, so it counts as an unknown source.
+        LOG.warning("sign-in carries X-Forwarded-For from a peer not in XIAOE_TRUSTED_PROXIES (reported as %s): "
+                    "treated as an unknown source (user names wait between retries, no per-address locks); "
+                    "if it comes through your reverse proxy, list the proxy there", peer or "127.0.0.1")
     return source
 
 

@@ -42,8 +42,12 @@ def waited(since: datetime, now: datetime | None = None) -> str:
 def exchange_lines(exchange: Exchange) -> list[str]:
     """One exchange as the lines a consultant reads: the student's words, what they were shown, what was released."""
     when = exchange.created_at.astimezone().strftime(TIME_FORMAT)
-    lines = [f"[{when}] 学员：{exchange.query}",
-             f"  小E（{STATUS_LABELS.get(exchange.status, exchange.status)}）：{exchange.answer}"]
+    lines = [f"[{when}] 学员：{exchange.query}"]
+    if exchange.standalone and exchange.standalone != exchange.query:
+        came = f"由上一句 {exchange.derived_from} 推出" if exchange.derived_from else "改写"
+        rules = f"，规则 {'、'.join(exchange.rules)}" if exchange.rules else ""
+        lines.append(f"  独立问题（{came}{rules}）：{exchange.standalone}")
+    lines.append(f"  小E（{STATUS_LABELS.get(exchange.status, exchange.status)}）：{exchange.answer}")
     if exchange.draft:
         lines.append(f"  草稿（学员没看到）：{exchange.draft}")
     for released in exchange.released:

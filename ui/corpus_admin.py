@@ -25,7 +25,7 @@ from ui.auth import authorize, current_user
 from ui.contradiction_view import show_before_save, show_open
 from ui.diff_view import show_diff
 from ui.escape import md_escape
-from ui.state import get_settings, rebuild_index
+from ui.state import get_sensitive_store, get_settings, rebuild_index
 
 FLASH = "_corpus_admin_flash"
 RESTORE = "_corpus_restore"  # (source, version id) whose restore waits for 「确认恢复」
@@ -69,6 +69,8 @@ def _upload(admin: CorpusAdmin, user: User) -> None:
     name = st.text_input("保存为（文件名）", key="corpus_upload_name", max_chars=MAX_NAME_CHARS,
                          placeholder=upload.name if upload else "留空则用原文件名，例如 常见问题.md")
     overwrite = st.checkbox("覆盖同名文件（旧版本会保留，可随时恢复）", key="corpus_overwrite")
+    if upload is not None:
+        _sensitive_notice(upload.getvalue().decode("utf-8-sig", errors="replace"))
     target = name.strip() or (upload.name if upload else "")
     found = _still_stating(admin, target, upload.getvalue()) if upload is not None and overwrite else ()
     ready = show_before_save(found, key=f"corpus_upload_ack_{target}")
@@ -94,10 +96,24 @@ def _edit(admin: CorpusAdmin, user: User) -> None:
     if changes:
         with st.expander("查看改动（左旧右新，删除标红、新增标绿）"):
             show_diff(side_by_side(text, edited), key="corpus_edit_diff")
+    if changes:
+        _sensitive_notice(edited)
     found = _still_stating(admin, source, edited) if changes else ()
     ready = show_before_save(found, key=f"corpus_edit_ack_{sha[:16]}")
     if st.button("保存并重建索引", key="corpus_edit_save", type="primary", disabled=not changes or not ready):
         _save(admin, user, source, edited, expected=sha, action="edit")
+
+
+def _sensitive_notice(text: str) -> None:
+    """The 敏感词 a document about to be saved holds, listed before the save (the save itself is not stopped)."""
+    try:
+        hits = get_sensitive_store().matcher().find(text)
+    except XiaoEError as error:
+        st.warning(md_escape(f"敏感词表读不出来，这次没有检查敏感词：{error}"))
+        return
+    if hits:
+        found = "、".join(dict.fromkeys(f"「{h.word}」" + (f"（{h.category}）" if h.category else "") for h in hits))
+        st.warning(md_escape(f"这份资料里有敏感词表里的词：{found}。保存前请确认确实要这样写（见「敏感词」页）。"))
 
 
 def _history(admin: CorpusAdmin, user: User) -> None:

@@ -1,5 +1,6 @@
 """The student's side of a queue item that answers students (待发送, a refusal, a dislike, 转人工): who waits and for
-how long, the conversation so far, and for a held answer the standard reply 驳回 sends and the 转人工 button."""
+how long, for a WeChat student the reply window, budget and what became of each message, the conversation so far,
+and for a held answer the standard reply 驳回 sends and the 转人工 button."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from core.errors import XiaoEError
 from core.stores.review import Filters, ReviewItem, ReviewStore
 from ui.answer_view import md_escape
 from ui.conversation_view import thread_text, waited
-from ui.state import get_conversation_store, get_settings
+from ui.state import get_conversation_store, get_settings, get_wecom_outbox
+from ui.wecom_view import delivery_lines, window_label
 
 HELP = ("学员在等这条回答：「通过」把上面的草稿（或「修改后的回答」）发给学员，并成为已审答案；"
         "「驳回」改发下面选的标准回复（必须写备注）；「转人工」由你接手这个会话，小E 不再回答它。")
@@ -32,6 +34,7 @@ def show_students(store: ReviewStore, item: ReviewItem, view: Filters, sort: str
         if waiting:
             head += f" · {waited(waiting[0].created_at)}"
         st.markdown(head)
+        show_wechat(first.conversation_id, exchanges)
         thread = get_conversation_store().thread(first.conversation_id)
         with st.expander(f"这个会话到现在（{len(thread)} 条）", expanded=item.origin == "held"):
             st.text(thread_text(thread))
@@ -44,6 +47,23 @@ def show_students(store: ReviewStore, item: ReviewItem, view: Filters, sort: str
                   args=(store, item, "handoff", view, sort))
     elif item.origin in ("refusal", "feedback") and item.status == "pending":
         st.caption("学员已经收到了回答（或拒答）：写好「修改后的回答」再通过或驳回，修改后的回答会发给这些学员。")
+
+
+def show_wechat(conversation_id: str, exchanges) -> None:
+    """For a student who wrote through WeChat: the reply window and budget, and what became of each message."""
+    try:
+        outbox = get_wecom_outbox()
+        window = outbox.window_of(conversation_id)
+        if window is None:
+            return
+        sent = outbox.deliveries([e.message_id for e in exchanges])
+    except XiaoEError as error:
+        st.error(md_escape(str(error)))
+        return
+    st.markdown(f"**微信客服** · {md_escape(window_label(window))}")
+    lines = [line for e in exchanges for line in delivery_lines(sent.get(e.message_id, ()))]
+    if lines:
+        st.text("\n".join(lines))
 
 
 def conversation_url(conversation_id: str) -> str:

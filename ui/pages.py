@@ -26,6 +26,7 @@ PAGES = (
     PageSpec("app_pages/settings.py", "设置", ":material/settings:", "settings"),
     PageSpec("app_pages/accounts.py", "账号管理", ":material/manage_accounts:", "accounts"),
     PageSpec("app_pages/keys.py", "接口密钥", ":material/key:", "keys"),
+    PageSpec("app_pages/sensitive.py", "敏感词", ":material/block:", "sensitive"),
 )
 # Every address a page answers at, the start page's own name included (ask)
 URL_PATHS = ("ask", *(page.url_path for page in PAGES if page.url_path))

@@ -40,6 +40,7 @@ from core.stores.question_sets import QuestionSetStore
 from core.stores.review import ReviewStore
 from core.stores.roles import User
 from core.stores.runs import RunStore
+from core.stores.wecom_outbox import WeComOutbox
 from ui.source_view import Overview, overview
 
 RUN = "_run_settings"
@@ -201,6 +202,17 @@ def get_approved_store() -> ApprovedStore:
 def get_conversation_store() -> ConversationStore:
     """Students' conversations through the student service (core.stores.conversations)."""
     return ConversationStore(open_database(get_settings().db_url))
+
+
+def get_wecom_outbox() -> WeComOutbox:
+    """What the WeChat channel sent or holds for each student (core.stores.wecom_outbox)."""
+    return WeComOutbox(open_database(get_settings().db_url))
+
+
+def get_sensitive_store():
+    """The 敏感词 list (core.stores.sensitive_words)."""
+    from core.stores.sensitive_words import SensitiveStore
+    return SensitiveStore(open_database(get_settings().db_url))
 
 
 def get_key_store() -> KeyStore:

@@ -50,7 +50,7 @@ def render_set_manager(store: QuestionSetStore, stored: StoredSet, *, files: Col
     st.caption(f"正在查看「{md_escape(info.name)}」第 {info.version} 版：{info.question_count} 题，"
                f"由 {info.author} 保存。每次保存都会生成新版本，旧版本保留可查。")
     # Built only when clicked; the BOM makes Excel read the Chinese correctly.
-    st.download_button("下载这一版（CSV）", lambda: stored.questions.to_csv().encode("utf-8-sig"),
+    st.download_button("下载这一版（CSV）", stored.questions.to_download,
                        file_name=f"{info.name}-第{info.version}版.csv", mime="text/csv", key="set_download")
 
     st.markdown("##### 在表格里编辑")

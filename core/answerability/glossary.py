@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.cells import neutralise, restore
+from core.cells import csv_bytes, restore
 from core.errors import InvalidGlossary
 from core.language.text import normalize
 from core.settings import PROJECT_ROOT
@@ -194,12 +194,7 @@ def _rows(data: str) -> list[list[str]]:
 def write_csv(entries: Iterable[GlossaryEntry]) -> bytes:
     """UTF-8 with BOM (so Excel opens it as Chinese), header 标准词,同义词,添加人,添加时间; formula cells
     neutralised as in the queue export (read_csv takes the quote off again)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(EXPORT_HEADER)
-    for entry in entries:
-        writer.writerow([neutralise(cell) for cell in (entry.term, entry.synonym, entry.who, entry.at)])
-    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+    return csv_bytes(EXPORT_HEADER, ((entry.term, entry.synonym, entry.who, entry.at) for entry in entries))
 
 
 def starter_pairs(path: Path = STARTER_PATH, *, corpus_dir: Path | None = None) -> list[tuple[str, str]]:

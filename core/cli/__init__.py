@@ -13,8 +13,8 @@ from core.os_errors import os_reason
 
 # Each module has `register(subparsers)`; a sub-command's handler returns the exit code.
 COMMAND_MODULES = ("core.cli.ask", "core.cli.queue", "core.cli.eval", "core.cli.calibrate", "core.cli.users",
-                   "core.cli.index", "core.cli.db", "core.cli.gaps", "core.cli.runs", "core.cli.facts",
-                   "core.cli.keys", "core.cli.conversations")
+                   "core.cli.index", "core.cli.db", "core.cli.gaps", "core.cli.runs", "core.cli.keys",
+                   "core.cli.conversations", "core.cli.facts")
 
 
 # Commands other packages add (the student service's `serve`), found through installed entry points, so core

@@ -34,6 +34,8 @@ def register(subparsers) -> None:
     ask.add_argument("question", help="学员的问题")
     add_knob_flags(ask)
     ask.add_argument("--no-queue", action="store_true", help="不写入复核队列（默认和提问页一样写入）")
+    ask.add_argument("--conversation", metavar="会话编号", default=None,
+                     help="把问题当作这个学员会话的下一句来读（追问改写成独立问题）；只是试，不写进会话")
     ask.add_argument("--json", action="store_true", help="输出 JSON")
     ask.set_defaults(handler=run_ask)
     demo = subparsers.add_parser("demo", help="重放三个示例问题和一个编造出处的回答（不写入复核队列）")
@@ -44,17 +46,31 @@ def run_ask(args: argparse.Namespace) -> int:
     assistant = open_assistant(Settings.from_env())
     knobs = knobs_from_args(args, assistant.knobs)
     store = None if args.no_queue else ReviewStore(open_database(assistant.settings.db_url))
-    outcome = assistant.respond(args.question, knobs)
+    read = None
+    question = args.question
+    if args.conversation:
+        from core.stores.turns import TurnStore
+        previous = TurnStore(open_database(assistant.settings.db_url)).last_turn(args.conversation)
+        read = assistant.in_context(args.question, previous)
+        question = read.question
+    outcome = assistant.respond(question, knobs)
     queued = store.record(outcome) if store is not None else None
     if outcome.failure is not None:
         where = f"（已记入复核队列「模型故障」#{queued}）" if queued is not None else ""
         raise ModelError(f"{outcome.failure.message}{where}", kind=outcome.failure.kind)
     result = outcome.answer
     if args.json:
-        print(json.dumps({**outcome.to_dict(), "knobs": knobs.to_dict(), "queued": queued,
+        context = {"standalone": {"message": read.message, "question": read.question, "kind": read.kind,
+                                  "rules": list(read.rules), "derived_from": read.derived_from or None}} if read else {}
+        print(json.dumps({**outcome.to_dict(), **context, "knobs": knobs.to_dict(), "queued": queued,
                           "model": "offline" if assistant.offline else assistant.settings.llm_model},
                          ensure_ascii=False, indent=2))
     else:
+        if read is not None:
+            from core.values.conversations import KIND_LABELS
+            how = KIND_LABELS.get(read.kind, read.kind) + (f"，由 {read.derived_from} 推出" if read.derived_from else "") \
+                + (f"，规则 {'、'.join(read.rules)}" if read.rules else "")
+            print(f"学员原话：{read.message}\n独立问题：{read.question}（{how}）\n")
         print(render_report(result, knobs, queued=queued, queue_used=store is not None))
     return 0
 

@@ -6,6 +6,7 @@ import argparse
 
 from core.evaluation.calibration import run_calibration, save
 from core.knobs import LABELS, calibrated, calibration
+from core.stores.runs import valid_run_name
 
 
 def register(subparsers) -> None:
@@ -18,6 +19,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.save_run is not None:
+        args.save_run = valid_run_name(args.save_run)  # refused before calibrating, not after it
     shipped = calibrated()
     result = run_calibration()
     d, off = result.decision, result.threshold_only
@@ -39,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
               f"校准文件里的值 {calibration().reuse_threshold:.2f}）；开发用复用题集和测过的复用盲测集 {r.rows} 行到了这一关："
               f"该复用的 {r.should} 行中复用 {r.reused_right}，不该复用的 {r.should_not} 行中复用 {r.reused_wrong}，"
               f"代价 {r.cost}")
-    if args.save_run:
+    if args.save_run is not None:
         from core.cli.runs import actor, store
         from core.evaluation.runs import run_from_evaluation
 

@@ -1,4 +1,6 @@
-"""`xiaoe conversations list|show|export`: the record of students' conversations through the student service."""
+"""`xiaoe conversations list|show|export|purge`: the record of students' conversations through the student service;
+purge removes the conversations older than the retention (the documents' 「对话记录保存 90 天」, or
+XIAOE_RETENTION_DAYS)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from core.errors import StoreError
 from core.os_errors import os_reason
 from core.settings import Settings
 from core.stores.conversation_export import write_conversations
-from core.stores.conversations import ConversationStore
+from core.stores.conversations import ConversationStore, purge
 from core.stores.db import open_database
 from core.values.exchanges import Exchange
 
@@ -42,6 +44,10 @@ def register(subparsers) -> None:
     export.add_argument("--days", type=int_between(1, 3650), default=None, help="只导出最近几天有活动的")
     export.set_defaults(handler=run_export)
 
+    purging = actions.add_parser("purge", help="清除超过保存期的会话记录（保存期按资料写的天数，或 XIAOE_RETENTION_DAYS）")
+    purging.add_argument("--dry-run", action="store_true", help="只列出会清除多少，不删除")
+    purging.add_argument("--json", action="store_true", help="以 JSON 输出")
+    purging.set_defaults(handler=run_purge)
     conv.set_defaults(handler=lambda _args: (conv.print_help(), 2)[1])
 
 
@@ -74,7 +80,8 @@ def exchange_dict(e: Exchange) -> dict:
     return {"message_id": e.message_id, "client_msg_id": e.client_msg_id, "created_at": e.created_at.isoformat(),
             "query": e.query, "status": e.status, "answer": e.answer, "draft": e.draft or None,
             "reasons": [list(r) for r in e.reasons], "reused_id": e.reused_id, "item_id": e.item_id,
-            "policy": e.policy, "gate_runs": e.gate_runs,
+            "policy": e.policy, "gate_runs": e.gate_runs, "standalone": e.standalone, "read_as": e.read_as,
+            "rules": list(e.rules), "derived_from": e.derived_from or None,
             "released": [{**r.to_dict(), "released_by": r.released_by} for r in e.released],
             "feedback": [f.to_dict() for f in e.feedback]}
 
@@ -92,6 +99,8 @@ def run_show(args: argparse.Namespace) -> int:
           + ("  已转人工" if conversation.handed_off else ""))
     for e in thread:
         print(f"\n[{e.created_at.astimezone():%m-%d %H:%M:%S}] 学员：{e.query}")
+        if e.standalone and e.standalone != e.query:
+            print(f"  独立问题（由 {e.derived_from or '上一句'} 推出，{'、'.join(e.rules)}）：{e.standalone}")
         print(f"  小E（{STATUS_LABELS.get(e.status, e.status)}）：{e.answer}")
         if e.draft:
             print(f"  草稿（未给学员看）：{e.draft}")
@@ -103,6 +112,35 @@ def run_show(args: argparse.Namespace) -> int:
             print(f"  [{r.released_at.astimezone():%m-%d %H:%M:%S}] 放行（{r.released_by}）：{r.answer}")
         for f in e.feedback:
             print(f"  反馈：{f.rating or '已撤回'} {'、'.join(f.reasons)} {f.content}".rstrip())
+    return 0
+
+
+def run_purge(args: argparse.Namespace) -> int:
+    from core.conversations.handoff import retention_in_force
+    from core.facts import read_facts
+
+    settings = Settings.from_env()
+    files = sorted(settings.corpus_dir.glob("*.md"))
+    facts = read_facts([(p.name, p.read_text(encoding="utf-8-sig", errors="replace")) for p in files])
+    days = retention_in_force(facts, settings)
+    if days is None:
+        print("资料里没有写明对话记录保存多久（应有一句像「对话记录保存 90 天」的话），也没有设置 "
+              "XIAOE_RETENTION_DAYS：不清除任何记录。请在资料里写明保存期，或设置 XIAOE_RETENTION_DAYS。")
+        return 1
+    source = "XIAOE_RETENTION_DAYS" if settings.retention_days else f"资料「{facts.retention_days.source.sentence}」"
+    done = purge(open_database(settings.db_url), utcnow() - timedelta(days=days), actor="命令行（conversations purge）",
+                 retention_days=days, dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps({"retention_days": days, "before": done.before.isoformat(), "dry_run": args.dry_run,
+                          "conversations": done.conversations, "rows": dict(done.rows)}, ensure_ascii=False, indent=2))
+        return 0
+    verb = "会清除" if args.dry_run else "已清除"
+    print(f"保存期 {days} 天（{source}）：{verb} {done.conversations} 个最后活动早于 "
+          f"{done.before.astimezone():%Y-%m-%d %H:%M} 的会话。")
+    for name, count in done.rows:
+        print(f"  {name}：{count} 行")
+    if not args.dry_run:
+        print("操作记录（审计日志）和复核队列里的条目保留不动。")
     return 0
 
 

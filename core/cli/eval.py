@@ -40,6 +40,7 @@ from core.evaluation.reuse_outcomes import with_reuse
 from core.sets.format import GONE_REASON
 from core.settings import Settings
 from core.stores.question_sets import corpus_catalog, load_default_set, read_question_file
+from core.stores.runs import valid_run_name
 
 
 def register(subparsers) -> None:
@@ -64,8 +65,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.save_run and (args.reuse_set or args.with_model):
-        raise ConfigError("--save-run 只能保存闸门评测的结果，暂不能和 --reuse、--with-model 一起用。")
+    if args.save_run is not None:
+        if args.reuse_set or args.with_model:
+            raise ConfigError("--save-run 只能保存闸门评测的结果，暂不能和 --reuse、--with-model 一起用。")
+        args.save_run = valid_run_name(args.save_run)  # refused before the evaluation, not after it
     if args.reuse_set:
         from core.cli.eval_reuse import run as run_reuse
 
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     hints = {e.question: e.hint for e in explain_misses(evaluated, evaluation)}
     stated = answer_texts(assistant, evaluation, reused.texts)
     name = args.set_path or "默认题集"
-    saved = _save_run(args, assistant, evaluation, name, reused.answers) if args.save_run else None
+    saved = _save_run(args, assistant, evaluation, name, reused.answers) if args.save_run is not None else None
     if args.json:
         print(json.dumps({
             "set": name, "fingerprint": assistant.fingerprint, "knobs": knobs.to_dict(),

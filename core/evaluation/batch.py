@@ -10,11 +10,10 @@ outcome carries its eval_wrong_* reason and shows in the lane 批量评测.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.cells import csv_bytes
 from core.evaluation.metrics import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
@@ -110,9 +109,6 @@ def run_one(question: LabelledQuestion, assistant, *, knobs: Knobs | None = None
 
 
 def rows_to_csv(rows: Iterable[dict]) -> bytes:
-    """Batch results (BatchRow.to_dict() rows) as CSV with a BOM so Excel opens the Chinese text."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue().encode("utf-8-sig")
+    """Batch results (BatchRow.to_dict() rows) as CSV with a BOM so Excel opens the Chinese text, through the
+    formula-safe writer: a student's 「=HYPERLINK(…)」 or a model's ESC never reaches a spreadsheet as is."""
+    return csv_bytes(CSV_COLUMNS, ([row.get(column, "") for column in CSV_COLUMNS] for row in rows))

@@ -77,7 +77,8 @@ def similarities(assistant: Assistant, cases: Sequence[ReuseCase]) -> list[tuple
         approved_terms = assistant.retrieve(case.approved_question).terms
         retrieval = assistant.retrieve(case.new_question)
         result = check(approved, approved_terms, retrieval, assistant.gate(retrieval), hashes,
-                       {sha256_text(h.text) for h in retrieval.candidates}, 0.0)
+                       {sha256_text(h.text) for h in retrieval.candidates}, 0.0, facts=assistant.facts,
+                       kinds=assistant.case_kinds)  # the guards exactly as Assistant.reuse runs them
         if result.served:
             out.append((case.expect == "reuse", result.similarity))
     return out

@@ -21,7 +21,7 @@ from pathlib import Path
 from core.assistant import open_assistant
 from core.checks.approval import citable
 from core.checks.cited_sentence import bigrams, sentences
-from core.errors import NeedsConfirmation
+from core.errors import NeedsConfirmation, QuestionSetError
 from core.retrieval.store import load_or_build
 from core.sets.reuse_format import KINDS, ReuseCase
 from core.settings import Settings
@@ -96,6 +96,7 @@ def run_reuse_set(cases: Sequence[ReuseCase], settings: Settings, *,
     try:
         template = root / "template"
         shutil.copytree(settings.corpus_dir, template / "corpus")
+        check_edits(cases, template / "corpus")
         load_or_build(_settings(settings, template))
         rows = []
         for number, case in enumerate(cases, start=1):
@@ -108,6 +109,26 @@ def run_reuse_set(cases: Sequence[ReuseCase], settings: Settings, *,
         return ReuseEvaluation(tuple(rows), settings.reuse_threshold)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def check_edits(cases: Sequence[ReuseCase], corpus: Path) -> None:
+    """QuestionSetError naming every row whose edit cannot be applied (its file is not in the corpus, or its OLD
+    text is not in that file), before any row runs: such a row would measure an unchanged corpus and look like
+    a pass."""
+    problems = []
+    for case in cases:
+        if case.edit is None:
+            continue
+        path = corpus / case.edit.source
+        if not case.edit.source.endswith(".md") or path.resolve().parent != corpus.resolve() or not path.is_file():
+            problems.append((case.line, f"第 {case.line} 行（id {case.id}）：edit 里的文件「{case.edit.source}」不在资料文件夹里"))
+        elif case.edit.old not in path.read_text(encoding="utf-8"):
+            problems.append((case.line, f"第 {case.line} 行（id {case.id}）：edit 里的原文「{case.edit.old}」"
+                                        f"在「{case.edit.source}」里找不到"))
+    if problems:
+        raise QuestionSetError("复用评测集的 edit 改不了资料，没有评测任何一行（否则这些行量的是没改过的资料）："
+                               + "；".join(text for _, text in problems[:20])
+                               + "。请把原文改成资料里一字不差的一段后再运行。", problems)
 
 
 def _settings(settings: Settings, folder: Path) -> Settings:

@@ -1,22 +1,32 @@
-"""The student desk: one student message in, one reply out — claimed once, answered by the one Assistant, held or
-sent by the key's release policy, recorded with its queue item in one transaction.
+"""The student desk: one student message in, one reply out — masked at the door, claimed once, read in its
+conversation, answered by the one Assistant, held or sent by the key's release policy, recorded with its queue item
+and its turn in one transaction.
 
-`StudentDesk.message` is the single call the service's route makes. A replay (the same key, student and
-client_msg_id) returns the stored reply without running the gate again; two identical requests at the same instant
-make one exchange; a conversation a consultant took over is not answered by 小E (the student is told a person will
-reply, and the message joins the conversation's 转人工 item).
+`StudentDesk.message` is the single call every channel makes (the App's route, the WeCom channel). In order: the
+student's personal data is masked (core.privacy.mask, placeholders stable within the conversation) before anything
+is stored; a replay (the same key, student and client_msg_id) returns the stored reply without running the gate
+again; two identical requests at the same instant make one exchange; a conversation a consultant took over is not
+answered by 小E (the student is told a person will reply, and the message joins the conversation's 转人工 item); a
+message holding a 敏感词 gets the configured reply with no retrieval and no model call (lane 敏感内容); 「人工」
+「转人工」 hands the conversation to a person (lane 转人工, outside the service hours the student is told when a
+person will answer); any other message is read in its conversation (core.conversations: the standalone question),
+and that standalone question is what the gate, reuse, the checks, the answer, the queue item and the record use.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 from core.assistant import Assistant
+from core.case import case_facts
+from core.clock import utcnow
+from core.conversations.handoff import asks_for_person, handoff_reply
 from core.errors import AuthError, XiaoEError
 from core.exchanges.policy import decide
+from core.privacy.mask import mask, masked_kinds
 from core.settings import Settings
 from core.stores.api_keys import KeyStore
 from core.stores.conversations import ConversationStore
@@ -25,7 +35,10 @@ from core.stores.exchange_schema import MAX_CLIENT_ID_CHARS, MAX_PUBLIC_ID_CHARS
 from core.stores.exchanges import Claim, ExchangeStore, Finished
 from core.stores.feedback import FeedbackStore
 from core.stores.rate_limits import Limit
+from core.stores.sensitive_words import SensitiveStore
+from core.stores.turns import MaskState, TurnStore
 from core.values import Problem
+from core.values.conversations import Standalone
 from core.values.exchanges import (
     ANSWERED,
     HANDED_OFF,
@@ -90,10 +103,16 @@ class StudentDesk:
     exchanges: ExchangeStore
     conversations: ConversationStore
     feedback: FeedbackStore
+    turns: TurnStore
+    sensitive: SensitiveStore
+    clock: Callable[[], datetime] = field(default=utcnow)  # the service hours are checked at this moment
 
     @classmethod
     def open(cls, settings: Settings, db: Database, assistant: Callable[[], Assistant]) -> StudentDesk:
-        return cls(settings, assistant, KeyStore(db), ExchangeStore(db), ConversationStore(db), FeedbackStore(db))
+        masked_kinds(settings.masking)  # a bad XIAOE_MASKING stops the service at start-up, named
+        fixed = settings.clock_now
+        return cls(settings, assistant, KeyStore(db), ExchangeStore(db), ConversationStore(db), FeedbackStore(db),
+                   TurnStore(db), SensitiveStore(db), clock=(lambda: fixed) if fixed is not None else utcnow)
 
     def authenticate(self, secret: str | None, scope: str) -> ApiKey:
         """The key a bearer secret names, allowed `scope`; AuthError (401) or Forbidden (403)."""
@@ -105,18 +124,35 @@ class StudentDesk:
 
     def message(self, key: ApiKey, request: ChatRequest) -> ChatReply:
         """Answer one student message exactly once (see the module doc)."""
+        state = self.turns.masks(request.conversation_id)
+        masked = mask(request.query, state.entries, key=state.key, kinds=masked_kinds(self.settings.masking))
+        request = replace(request, query=masked.text)  # from here on, only the masked text exists
         claim = self.exchanges.claim(key, request, limits=self._limits(key, request.user),
                                      lease=timedelta(seconds=self.settings.service_lease_s))
         if claim.replay is not None:
             return claim.replay
         if claim.waiting_on:
             return self.exchanges.wait(claim.waiting_on, timeout_s=self.settings.service_lease_s)
+        door = _Door(self, claim, request, state, masked.new)
         try:
             if claim.handed_off:
-                return self._handed_off(claim, request)
+                return self._handed_off(door)
+            hits = self.sensitive.matcher().find(request.query)
+            if hits:
+                return self._sensitive(door, hits)
+            if asks_for_person(request.query):
+                return self._student_hand_off(door)
             assistant = self.assistant()
-            outcome = assistant.respond(request.query)
-            return self.exchanges.finish(claim, self._finished(key, outcome, assistant.facts), outcome)
+            context = self.turns.context(claim.conversation_row,
+                                         idle=timedelta(minutes=self.settings.conversation_idle_minutes),
+                                         limit=self.settings.conversation_turns)
+            standalone = assistant.in_context(request.query, context[-1] if context else None)
+            outcome = assistant.respond(standalone.question)
+            finished = self._finished(key, outcome, assistant.facts)
+            case = tuple((kind, "、".join(sorted(map(str, values))))
+                         for kind, values in case_facts(standalone.question, assistant.facts).items())
+            return self.exchanges.finish(claim, finished, outcome, also=door.keep(
+                standalone, finished.status, refused=outcome.refused or outcome.failure is not None, case=case))
         except BaseException:
             self.exchanges.abandon(claim)  # a retry takes it over at once instead of waiting for the lease
             raise
@@ -142,7 +178,9 @@ class StudentDesk:
         return Finished(ANSWERED, answer.text, citations_of(outcome), reused, "",
                         (("sent", verdict.reason), *problems), held=False)
 
-    def _handed_off(self, claim: Claim, request: ChatRequest) -> ChatReply:
+    def _handed_off(self, door: _Door) -> ChatReply:
+        claim, request = door.claim, door.request
+
         def file(conn) -> int:
             join = self.exchanges.pending_handoff_item(conn, claim.conversation_row)
             return self.exchanges.review.file_in(
@@ -150,7 +188,38 @@ class StudentDesk:
                 reason=Problem("handoff", "会话已转人工：学员的新消息等顾问在「对话」页回复，小E 不作答"))
         finished = Finished(HANDED_OFF, self.settings.handoff_text, (), None, "",
                             (("handoff", "会话已转人工，小E 不作答"),), held=False)
-        return self.exchanges.finish(claim, finished, None, handoff_item=file)
+        return self.exchanges.finish(claim, finished, None, handoff_item=file,
+                                     also=door.keep(Standalone(request.query, request.query), HANDED_OFF, refused=True))
+
+    def _sensitive(self, door: _Door, hits) -> ChatReply:
+        """A 敏感词: the configured reply, no retrieval and no model call; the message goes to lane 敏感内容."""
+        claim, request = door.claim, door.request
+        found = "、".join(dict.fromkeys(f"「{h.word}」" + (f"（{h.category}）" if h.category else "") for h in hits))
+        why = f"学员消息里有敏感词：{found}；小E 回复了设置的固定回复，没有检索、没有调用模型"
+
+        def file(conn) -> int:
+            return self.exchanges.review.file_in(conn, request.query, origin="sensitive",
+                                                 reason=Problem("sensitive", why), answer=self.settings.sensitive_reply)
+        finished = Finished(REFUSED, self.settings.sensitive_reply, (), None, "", (("sensitive", why),), held=False)
+        return self.exchanges.finish(claim, finished, None, handoff_item=file,
+                                     also=door.keep(Standalone(request.query, request.query), REFUSED, refused=True))
+
+    def _student_hand_off(self, door: _Door) -> ChatReply:
+        """「人工」「转人工」: the conversation goes to a person (lane 转人工 with the thread); 小E stops answering it until
+        a consultant hands it back. Outside the service hours the reply says when a person will answer."""
+        claim, request = door.claim, door.request
+        text = handoff_reply(self.settings, self.assistant().facts, self.clock())
+
+        def file(conn) -> int:
+            self.exchanges.hand_off_in(conn, claim.conversation_row, f"学员（{request.user}）")
+            join = self.exchanges.pending_handoff_item(conn, claim.conversation_row)
+            thread = self.exchanges.thread_text(conn, claim.conversation_row)
+            return self.exchanges.review.file_in(
+                conn, request.query, origin="handoff", join=join, answer=thread,
+                reason=Problem("student_handoff", "学员要求转人工：请在「对话」页接手回复，处理完点「交还小E」"))
+        finished = Finished(HANDED_OFF, text, (), None, "", (("student_handoff", "学员要求转人工"),), held=False)
+        return self.exchanges.finish(claim, finished, None, handoff_item=file,
+                                     also=door.keep(Standalone(request.query, request.query), HANDED_OFF, refused=True))
 
     def messages(self, key: ApiKey, conversation_id: str, user: str, *, after: str | None,
                  limit: int) -> tuple[tuple[Released, ...], bool]:
@@ -159,7 +228,30 @@ class StudentDesk:
 
     def give_feedback(self, key: ApiKey, message_id: str, user: object, rating: str | None,
                       reasons: list[str], content: str | None) -> Feedback:
-        return self.feedback.give(key, message_id, _identifier(user, "user", MAX_USER_CHARS), rating, reasons, content)
+        user = _identifier(user, "user", MAX_USER_CHARS)
+        if isinstance(content, str):  # a student's own words: masked before they are stored, like a message
+            content = mask(content, kinds=masked_kinds(self.settings.masking)).text
+        return self.feedback.give(key, message_id, user, rating, reasons, content)
+
+
+@dataclass(frozen=True)
+class _Door:
+    """One message past the door: its claim, its masked request, and the masking state to keep with it."""
+
+    desk: StudentDesk
+    claim: Claim
+    request: ChatRequest
+    state: MaskState
+    new_masks: tuple
+
+    def keep(self, standalone: Standalone, decision: str, *, refused: bool, case: tuple = ()):
+        """What `finish` writes beside the exchange: the placeholders and the turn of the conversation's context."""
+        def write(conn, _item_id) -> None:
+            self.desk.turns.keep_masks_in(conn, self.claim.conversation_row, self.state, self.new_masks)
+            self.desk.turns.record_in(conn, conversation_row=self.claim.conversation_row,
+                                      exchange_id=self.claim.exchange_id, standalone=standalone,
+                                      decision=decision, refused=refused, case=case)
+        return write
 
 
 def citations_of(outcome: Outcome) -> tuple[Citation, ...]:

@@ -33,6 +33,8 @@ _NUMBERED_LEVEL_RE = re.compile(r"([〇零一二两三四五六七八九十\d]{1
 _FORMULA_RE = re.compile(r"^\s*(?P<name>[\u4e00-\u9fff]*退[\u4e00-\u9fff]*)\s*=\s*(?P<expr>.*[\u4e00-\u9fff].*)$")
 _FEE_RE = re.compile(r"(?P<name>[\u4e00-\u9fff]{0,4}手续费)\s*为\s*(?P<expr>.+?)\s*的\s*(?P<pct>\d+(?:\.\d+)?)\s*%")
 _PLACES = {"分": 2, "角": 1, "元": 0}
+# 「9:00–21:00」「9：00 至 21：00」: a daily span of the clock.
+_HOURS_RE = re.compile(r"(\d{1,2})[:：](\d{2})\s*(?:[–—\-~～]+|至|到)\s*(\d{1,2})[:：](\d{2})")
 
 
 @dataclass(frozen=True)
@@ -279,6 +281,39 @@ def rounding(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) ->
     return {}
 
 
+def parse_hours(text: str) -> tuple[int, int] | None:
+    """「9:00–21:00」 → (540, 1260): the first daily span of the clock in `text`, in minutes after midnight; None
+    when there is none or it does not read as a span within one day."""
+    match = _HOURS_RE.search(text or "")
+    if not match:
+        return None
+    start_h, start_m, end_h, end_m = (int(g) for g in match.groups())
+    start, end = start_h * 60 + start_m, end_h * 60 + end_m
+    if max(start_m, end_m) > 59 or not 0 <= start < end <= 24 * 60:
+        return None
+    return start, end
+
+
+def service_hours(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -> Found:
+    """「人工服务时间为每天 9:00–21:00」: when a person answers after 转人工."""
+    for s in sents:
+        if has(s.text, "service_hours"):
+            hours = parse_hours(s.text)
+            if hours is not None:
+                return {"service_hours": Fact("service_hours", hours, s.source)}
+    return {}
+
+
+def retention(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -> Found:
+    """「对话记录保存 90 天」: how long conversation records are kept."""
+    for s in sents:
+        if has(s.text, "retention") and has(s.text, "retention_keep"):
+            days = _figure_after(s.text, "", "天")
+            if days is not None and days > 0:
+                return {"retention_days": Fact("retention_days", days, s.source)}
+    return {}
+
+
 @dataclass(frozen=True)
 class FactReader:
     """One named reader: the fields it fills, each with its Chinese label and the kind of sentence that states it."""
@@ -308,6 +343,10 @@ READERS: tuple[FactReader, ...] = (
                                         ("transfer_fee", "转班手续费", "「从第 N 次转班起，每次收取 N 元转班手续费」"))),
     FactReader("level_difference", level_difference,
                (("level_difference", "转到不同级别的差价", "「转到不同级别的，按两个级别的学费差价多退少补」"),)),
+    FactReader("service_hours", service_hours, (("service_hours", "人工服务时间", "「人工服务时间为每天 9:00–21:00」"),),
+               optional=("service_hours",)),
+    FactReader("retention", retention, (("retention_days", "对话记录保存天数", "「对话记录保存 N 天」"),),
+               optional=("retention_days",)),
     FactReader("rounding", rounding, (("rounding", "金额的舍入", "「金额四舍五入保留到分」"),), optional=("rounding",)),
 )
 LABELS: dict[str, str] = {field: label for reader in READERS for field, label, _ in reader.fields}

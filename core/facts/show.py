@@ -24,6 +24,10 @@ def _shown(fact: Fact) -> str:
         return f"从第 {value[0]} 次起每次 {format_number(value[1])} 元"
     if fact.name == "fee_rule":
         return f"{value[0]}按 {value[1]} 计"
+    if fact.name == "service_hours":
+        return f"每天 {value[0] // 60}:{value[0] % 60:02d}–{value[1] // 60}:{value[1] % 60:02d}"
+    if fact.name == "retention_days":
+        return f"{format_number(value)} 天"
     if isinstance(value, Rounding):
         return value.described
     if isinstance(value, tuple):

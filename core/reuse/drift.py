@@ -141,7 +141,12 @@ def cited_contradictions(text: str, hits: Sequence[Hit], found: Sequence[Contrad
                          share: float = RELATED_SHARE) -> tuple[Contradiction, ...]:
     """Of `found` (the documents' open contradictions), those an answer rests on: the sentence is in a chunk the
     answer cites (its [n] → hits[n-1]) and the answer says what the sentence says, as `related_change` relates an
-    approved answer to a change (a clause of the answer with at least `share` of its pairs in the sentence)."""
+    approved answer to a change (a clause of the answer with at least `share` of its pairs in the sentence); or the
+    answer cites the changed sentence as it was before the save (an index that has not caught up yet) and says it."""
     cited = [hits[n - 1] for n in extract_refs(text) if 1 <= n <= len(hits)]
-    return tuple(c for c in found if any(h.source == c.source and c.sentence in h.text for h in cited)
-                 and relatedness(c.sentence, text) >= share)
+    return tuple(c for c in found
+                 if (any(h.source == c.source and c.sentence in h.text for h in cited)
+                     and relatedness(c.sentence, text) >= share)
+                 # an instance whose index has not caught up with the save still cites the changed sentence as it was
+                 or (c.old and any(h.source == c.changed_source and c.old in h.text for h in cited)
+                     and relatedness(c.old, text) >= share))

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from core.cells import csv_bytes, restore
 from core.errors import QuestionSetError
 from core.language.text import normalize, question_key
 from core.os_errors import os_reason
@@ -112,6 +113,14 @@ class QuestionSet:
         writer.writeheader()
         writer.writerows(q.to_row() for q in self.questions)
         return buffer.getvalue()
+
+    def to_download(self) -> bytes:
+        """The set as a CSV file for a person (UTF-8 with a BOM) through the formula-safe writer (core.cells): a
+        student's 「=HYPERLINK(…)」 that reached the set through 「加入评测集」 is text in Excel, not a formula.
+        Uploading it again gives the same set (the reader takes the writer's quotes off)."""
+        provenance = any(q.item_id is not None for q in self.questions)
+        columns = COLUMNS + PROVENANCE_COLUMNS if provenance else COLUMNS
+        return csv_bytes(columns, ([q.to_row().get(c, "") for c in columns] for q in self.questions))
 
     @property
     def answerable(self) -> int:
@@ -218,7 +227,7 @@ def _csv_records(data: bytes) -> list[tuple[int, list[str]]]:
             except StopIteration:
                 break
             if any(cell.strip() for cell in cells):  # blank lines (Excel leaves some) are skipped
-                records.append((start, [cell.strip() for cell in cells]))
+                records.append((start, [restore(cell.strip()) for cell in cells]))
     except csv.Error as error:
         raise QuestionSetError(f"第 {reader.line_num} 行无法按 CSV 读取（{error}），请检查引号是否成对、"
                                "文件是否真的是 CSV。", [(reader.line_num, "CSV 格式错误")]) from None

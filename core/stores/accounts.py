@@ -136,31 +136,41 @@ class AccountStore:
     # --- passwords ---------------------------------------------------------------------------
 
     def check_password(self, username: str, password: str) -> Account | None:
-        """The account if `password` is its password (disabled ones included), else None."""
-        with self.db.transaction("核对密码") as conn:
-            return self.verify(conn, username, password)
+        """The account if `password` is its password (disabled ones included), else None. argon2 runs with no
+        transaction open (on SQLite one that writes would hold the whole database meanwhile)."""
+        with self.db.read("核对密码") as conn:
+            found = self.credentials(conn, username)
+        right = self.password_matches(found[1] if found else None, password)
+        if not right or found is None:
+            return None
+        rehashed = self.rehashed(found[1], password)
+        if rehashed is not None:
+            with self.db.transaction("核对密码") as conn:
+                self.store_rehash(conn, found[0].username, found[1], rehashed)
+        return found[0]
 
-    def verify(self, conn: Connection, username: str, password: str) -> Account | None:
-        """`check_password` inside the caller's transaction (the sign-in holds its throttle rows meanwhile)."""
-        account, right = self.verify_attempt(conn, username, password)
-        return account if right else None
+    def credentials(self, conn: Connection, username: str) -> tuple[Account, str] | None:
+        """(the account named `username`, its stored password hash), or None; read in the caller's transaction."""
+        row = conn.execute(select(accounts).where(accounts.c.username == normalize_username(username))).first()
+        return (_account(row), row.password_hash) if row else None
 
-    def verify_attempt(self, conn: Connection, username: str, password: str) -> tuple[Account | None, bool]:
-        """(the account named `username` or None, whether `password` is its password), in the caller's transaction.
-
-        Unknown names still pay for one argon2 verify, so timing does not tell them apart.
-        """
-        key = normalize_username(username)
-        row = conn.execute(select(accounts).where(accounts.c.username == key)).first()
-        if row is None:
+    def password_matches(self, stored: str | None, password: str) -> bool:
+        """Whether `password` matches the stored hash. Call it with no transaction open: argon2 takes tens of
+        milliseconds. An unknown name (None) still pays for one verify, so timing does not tell names apart."""
+        if stored is None:
             self._verify(self._dummy(), password)
-            return None, False
-        if not self._verify(row.password_hash, password):
-            return _account(row), False
-        if self.hasher.check_needs_rehash(row.password_hash):
-            conn.execute(accounts.update().where(accounts.c.username == key)
-                         .values(password_hash=self.hasher.hash(password)))
-        return _account(row), True
+            return False
+        return self._verify(stored, password)
+
+    def rehashed(self, stored: str, password: str) -> str | None:
+        """A new hash of a right password when the stored one was made with weaker parameters, else None (computed
+        outside any transaction, like the check)."""
+        return self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
+
+    def store_rehash(self, conn: Connection, username: str, old: str, new: str) -> None:
+        """Replace the hash in the caller's transaction, only if nobody changed the password since it was read."""
+        conn.execute(accounts.update().where(accounts.c.username == username, accounts.c.password_hash == old)
+                     .values(password_hash=new))
 
     def _verify(self, stored: str, password: str) -> bool:
         try:

@@ -20,7 +20,7 @@ from sqlalchemy import Column, DateTime, Integer, MetaData, Row, String, Table, 
 from core.clock import as_utc, utcnow
 from core.errors import AuthError, InvalidReview, StoreError
 from core.stores import audit
-from core.stores.db import Database, Migration, Schema, create_tables
+from core.stores.db import Database, Migration, Schema, changed, create_tables
 from core.stores.roles import Authorize, User, require
 from core.values.exchanges import POLICIES, POLICY_ALL, SCOPES, ApiKey, NewKey
 
@@ -130,9 +130,8 @@ class KeyStore:
             row = self._row_by_name(conn, name)
             if row.revoked_at is not None:
                 raise InvalidReview(f"密钥「{row.name}」已经停用了。")
-            updated = conn.execute(api_keys.update().where(api_keys.c.id == row.id, api_keys.c.revoked_at.is_(None))
-                                   .values(revoked_at=now, revoked_by=actor))
-            if updated.rowcount == 0:
+            if not changed(conn, api_keys.update().where(api_keys.c.id == row.id, api_keys.c.revoked_at.is_(None))
+                           .values(revoked_at=now, revoked_by=actor)):
                 raise InvalidReview(f"密钥「{row.name}」已经停用了。")
             audit.record(self.db, actor, "key_revoke", f"key:{row.name}", "停用", conn=conn, now=self._clock)
         return self.get(row.id)

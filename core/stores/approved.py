@@ -30,6 +30,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    literal_column,
     or_,
     select,
     tuple_,
@@ -39,8 +40,8 @@ from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.language.text import question_key
 from core.reuse.case import differences
-from core.stores.db import Database, Migration, Schema, append_only, create_tables
-from core.stores.roles import Authorize, User, require
+from core.stores.db import Database, Migration, Schema, append_only, create_tables, insert_ignoring_duplicates
+from core.stores.roles import SYSTEM_ACTOR, Authorize, User, require
 from core.values import ApprovedAnswer, Citation
 from core.values.facts import NO_FACTS, SchoolFacts
 from core.values.reuse import ACTIVE, RETIRED, SUSPENDED
@@ -66,6 +67,11 @@ approved_answers = Table(
 )
 Index("ix_approved_answers_key", approved_answers.c.question_key)
 Index("ix_approved_answers_item", approved_answers.c.item_id)
+# One answer in use (active or suspended) per question, kept by the database itself: two approvals of one question
+# at once cannot leave two. The predicate is a literal so PostgreSQL can match ON CONFLICT … WHERE against it.
+_LIVE = approved_answers.c.status != literal_column(f"'{RETIRED}'")
+live_key = Index("uq_approved_answers_live_key", approved_answers.c.question_key, unique=True,
+                 sqlite_where=_LIVE, postgresql_where=_LIVE)
 
 approved_citations = Table(
     "approved_citations", metadata,
@@ -114,7 +120,9 @@ APPROVED_SCHEMA = Schema("approved_answers", (
               create_tables(approved_answers, approved_citations, approved_history)),
     Migration(2, "approved-answer history is append-only", append_only("approved_history")),
     Migration(3, "other wordings linked to an approved question", create_tables(approved_questions)),
+    Migration(4, "one approved answer in use per question (a partial unique index)", lambda conn: _one_live_per_key(conn)),
 ))
+DUPLICATE_NOTE = "同一个问题有两条在用的已审答案（并发通过留下的），保留最近通过的一条，这条自动停用"
 ACTION_LABELS = {"approve": "通过", "suspend": "暂停", "resume": "恢复使用", "retire": "停用", "link": "加入问法"}
 
 
@@ -123,22 +131,48 @@ def key_of(question: str) -> str:
     return hashlib.sha256(question_key(question).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _one_live_per_key(conn: Connection) -> None:
+    """Migration 4: retire all but the most recently approved of the answers in use that share a question (races
+    before this migration could leave two), each with a history line, then create the partial unique index."""
+    rows = conn.execute(select(approved_answers.c.id, approved_answers.c.question_key, approved_answers.c.version,
+                               approved_answers.c.text, approved_answers.c.item_id)
+                        .where(approved_answers.c.status != RETIRED)
+                        .order_by(approved_answers.c.question_key, approved_answers.c.approved_at.desc(),
+                                  approved_answers.c.id.desc())).all()
+    kept: set[str] = set()
+    for r in rows:
+        if r.question_key not in kept:
+            kept.add(r.question_key)
+            continue
+        conn.execute(approved_answers.update().where(approved_answers.c.id == r.id).values(status=RETIRED))
+        _history(conn, r.id, r.version, utcnow(), SYSTEM_ACTOR, "retire", RETIRED, r.text, (), DUPLICATE_NOTE,
+                 r.item_id)
+    live_key.create(conn, checkfirst=True)
+
+
 def approve_in(conn: Connection, *, question: str, text: str, citations: Sequence[Citation], approver: str,
                item_id: int | None, fingerprint: str, override: str, now: datetime) -> int:
-    """Create or version the approved answer for this question inside the caller's transaction; its id."""
-    row = conn.execute(select(approved_answers.c.id, approved_answers.c.version)
-                       .where(or_(approved_answers.c.item_id == item_id, approved_answers.c.question_key
-                                  == key_of(question)) if item_id is not None
-                              else approved_answers.c.question_key == key_of(question))
-                       .where(approved_answers.c.status != RETIRED)
-                       .order_by(approved_answers.c.id).limit(1)).first()
-    values = {"question": question, "question_key": key_of(question), "text": text, "status": ACTIVE,
+    """Create or version the approved answer for this question inside the caller's transaction; its id.
+
+    The answer in use is read FOR UPDATE (the decision's UPDATE already holds SQLite's write lock), so two approvals
+    of it queue up and each makes its own version. When there is none, the insert goes through the partial unique
+    index (ON CONFLICT DO NOTHING): of two items of one question approved at once, the second waits for the first,
+    finds its answer and versions it, so one answer is left, never two."""
+    key = key_of(question)
+    mine = (or_(approved_answers.c.item_id == item_id, approved_answers.c.question_key == key)
+            if item_id is not None else approved_answers.c.question_key == key)
+    row = _live(conn, mine)
+    values = {"question": question, "question_key": key, "text": text, "status": ACTIVE,
               "approver": approver, "approved_at": now, "fingerprint": fingerprint, "override": override,
               "item_id": item_id}
     if row is None:
-        answer_id = conn.execute(approved_answers.insert().values(**values, version=1, uses=0)).inserted_primary_key[0]
-        version = 1
-    else:
+        inserted = conn.execute(_insert_live(conn).values(**values, version=1, uses=0)
+                                .returning(approved_answers.c.id)).first()
+        if inserted is None:  # another transaction made this question's answer a moment ago: version it
+            row = _live(conn, approved_answers.c.question_key == key)
+        else:
+            answer_id, version = inserted.id, 1
+    if row is not None:
         answer_id, version = row.id, row.version + 1
         conn.execute(approved_answers.update().where(approved_answers.c.id == answer_id)
                      .values(**values, version=version))
@@ -151,12 +185,31 @@ def approve_in(conn: Connection, *, question: str, text: str, citations: Sequenc
     return answer_id
 
 
+def _live(conn: Connection, where) -> Row | None:
+    """The first answer in use matching `where`, its row locked for this transaction (FOR UPDATE)."""
+    return conn.execute(select(approved_answers.c.id, approved_answers.c.version)
+                        .where(where, approved_answers.c.status != RETIRED)
+                        .order_by(approved_answers.c.id).limit(1).with_for_update()).first()
+
+
+def _insert_live(conn: Connection):
+    """INSERT … ON CONFLICT (question_key) WHERE status <> 'retired' DO NOTHING, on either engine."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(approved_answers).on_conflict_do_nothing(index_elements=[approved_answers.c.question_key],
+                                                           index_where=_LIVE)
+
+
 def _acting_on(conn: Connection, user: User, answer_id: int, permission: str,
                authorize: Authorize | None) -> tuple[str, Row]:
     """Inside a staff action's transaction: who acts (the session re-checked for `permission` when there is one) and
-    the approved answer's row, or a message to refresh when it is gone."""
+    the approved answer's row, locked until the transaction ends (FOR UPDATE; SQLite's BEGIN IMMEDIATE), so a
+    retire and a link on one answer queue up and the second sees what the first did; or a message to refresh when
+    it is gone."""
     actor = authorize(conn, permission).label if authorize is not None else user.label
-    row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).first()
+    row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id).with_for_update()).first()
     if row is None:
         raise StoreError(f"没有找到编号为 {answer_id} 的已审答案，请刷新后再试。")
     return actor, row
@@ -248,10 +301,10 @@ class ApprovedStore:
             where = [approved_answers.c.id == answer_id, approved_answers.c.status == ACTIVE]
             if expected_version is not None:
                 where.append(approved_answers.c.version == expected_version)
-            updated = conn.execute(approved_answers.update().where(*where).values(status=SUSPENDED))
-            if updated.rowcount != 1:
+            row = conn.execute(approved_answers.update().where(*where).values(status=SUSPENDED).returning(
+                approved_answers.c.version, approved_answers.c.text, approved_answers.c.item_id)).first()
+            if row is None:
                 return False
-            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).one()
             _history(conn, answer_id, row.version, now, actor, "suspend", SUSPENDED, row.text, (), reason, row.item_id)
         return True
 
@@ -260,12 +313,12 @@ class ApprovedStore:
         True if this call resumed it (another instance may have done it first, or a consultant acted)."""
         now = self._clock()
         with self.db.transaction("恢复使用已审答案") as conn:
-            updated = conn.execute(approved_answers.update().where(
+            row = conn.execute(approved_answers.update().where(
                 approved_answers.c.id == answer_id, approved_answers.c.status == SUSPENDED,
-                approved_answers.c.version == expected_version).values(status=ACTIVE))
-            if updated.rowcount != 1:
+                approved_answers.c.version == expected_version).values(status=ACTIVE).returning(
+                approved_answers.c.version, approved_answers.c.text, approved_answers.c.item_id)).first()
+            if row is None:
                 return False
-            row = conn.execute(select(approved_answers).where(approved_answers.c.id == answer_id)).one()
             _history(conn, answer_id, row.version, now, actor, "resume", ACTIVE, row.text, (), reason, row.item_id)
         return True
 
@@ -281,12 +334,15 @@ class ApprovedStore:
         """An admin stops an approved answer for good (it stays, with its history, never deleted)."""
         require(user, "retire_answer")
         now = self._clock()
-        with self.db.transaction("停用已审答案", immediate=authorize is not None) as conn:
+        with self.db.transaction("停用已审答案", immediate=True) as conn:
             actor, row = _acting_on(conn, user, answer_id, "retire_answer", authorize)
-            if row.status == RETIRED:
+            # The state is a condition of the write too: of two retires at once exactly one changes the row.
+            done = conn.execute(approved_answers.update().where(approved_answers.c.id == answer_id,
+                                                                approved_answers.c.status != RETIRED)
+                                .values(status=RETIRED).returning(approved_answers.c.version)).first()
+            if row.status == RETIRED or done is None:
                 raise InvalidReview(f"已审答案 #{answer_id} 已经停用了。")
-            conn.execute(approved_answers.update().where(approved_answers.c.id == answer_id).values(status=RETIRED))
-            _history(conn, answer_id, row.version, now, actor, "retire", RETIRED, row.text, (), note.strip(),
+            _history(conn, answer_id, done.version, now, actor, "retire", RETIRED, row.text, (), note.strip(),
                      row.item_id)
         return self.get(answer_id)
 
@@ -302,7 +358,7 @@ class ApprovedStore:
         if not question:
             raise InvalidReview("问题是空的，没有可以加入的问法。")
         now = self._clock()
-        with self.db.transaction("加入已审答案的问法", immediate=authorize is not None) as conn:
+        with self.db.transaction("加入已审答案的问法", immediate=True) as conn:
             actor, row = _acting_on(conn, user, answer_id, "link_question", authorize)
             if row.status != ACTIVE:
                 raise InvalidReview(f"已审答案 #{answer_id} 已停用或暂停，不能再加入问法；请先重新通过它。")
@@ -310,12 +366,9 @@ class ApprovedStore:
             if differ:
                 raise InvalidReview(f"学员的情况不同（{'；'.join(differ)}），不是同一个问题，不能加入已审答案 #{answer_id}。")
             key = key_of(question)
-            known = conn.execute(select(approved_questions.c.id).where(
-                approved_questions.c.answer_id == answer_id, approved_questions.c.question_key == key)).first()
-            if key == row.question_key or known is not None:
+            if key == row.question_key or not insert_ignoring_duplicates(conn, approved_questions, {
+                    "answer_id": answer_id, "question": question, "question_key": key, "actor": actor, "at": now}):
                 raise InvalidReview(f"这个问法已经在已审答案 #{answer_id} 里了。")
-            conn.execute(approved_questions.insert().values(answer_id=answer_id, question=question, question_key=key,
-                                                            actor=actor, at=now))
             _history(conn, answer_id, row.version, now, actor, "link", row.status, row.text, (), question,
                      row.item_id)
         return self.get(answer_id)

@@ -21,7 +21,7 @@ from core.clock import as_utc, utcnow
 from core.corpus.files import MAX_NAME_BYTES
 from core.errors import StoreError
 from core.stores.corpus_versions import newest_generation, version_log
-from core.stores.db import Database, Migration, Schema, create_tables
+from core.stores.db import Database, Migration, Schema, changed, create_tables
 from core.stores.roles import Authorize, User, require
 from core.values import Contradiction
 
@@ -125,8 +125,7 @@ class ContradictionStore:
         now = self._clock()
         with self.db.transaction("忽略资料前后矛盾", immediate=authorize is not None) as conn:
             who = authorize(conn, "edit_corpus").label if authorize is not None else user.label
-            updated = conn.execute(contradictions.update().where(
-                contradictions.c.id == contradiction_id, contradictions.c.dismissed_at.is_(None))
-                .values(dismissed_by=who, dismissed_at=now))
-            if updated.rowcount != 1:
+            if changed(conn, contradictions.update().where(
+                    contradictions.c.id == contradiction_id, contradictions.c.dismissed_at.is_(None))
+                    .values(dismissed_by=who, dismissed_at=now)) != 1:
                 raise StoreError(f"没有找到编号为 {contradiction_id} 的待处理矛盾（可能已被别人忽略或已改好），请刷新。")

@@ -11,7 +11,7 @@ from core.cells import write_table
 from core.errors import StoreError
 from core.values.exchanges import Exchange
 
-HEADER = ("会话", "密钥", "学员", "消息编号", "App 消息编号", "时间", "学员原话", "状态", "当时给学员的回答", "草稿",
+HEADER = ("会话", "密钥", "学员", "消息编号", "App 消息编号", "时间", "学员原话", "独立问题", "由哪条推出", "状态", "当时给学员的回答", "草稿",
           "判断与检查", "已审答案", "复核条目", "放行的回答", "放行人", "反馈")
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -19,7 +19,7 @@ TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 def rows(exchanges: Iterable[Exchange]):
     for e in exchanges:
         yield (e.conversation_id, e.key_name, e.user, e.message_id, e.client_msg_id,
-               e.created_at.astimezone().strftime(TIME_FORMAT), e.query, e.status, e.answer, e.draft,
+               e.created_at.astimezone().strftime(TIME_FORMAT), e.query, e.standalone, e.derived_from, e.status, e.answer, e.draft,
                "；".join(f"{code}：{message}" for code, message in e.reasons), e.reused_id or "", e.item_id or "",
                "\n".join(r.answer for r in e.released), "、".join(dict.fromkeys(r.released_by for r in e.released)),
                "；".join(f"{f.rating or '撤回'} {'、'.join(f.reasons)} {f.content}".strip() for f in e.feedback))

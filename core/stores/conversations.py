@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import json
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, Row, func, or_, select
@@ -17,12 +18,13 @@ from sqlalchemy import Connection, Row, func, or_, select
 from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.stores.api_keys import KEYS_SCHEMA, api_keys
-from core.stores.db import Database
+from core.stores.db import Database, changed
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, conversations, exchanges, feedbacks, outbox, public_id
 from core.stores.exchanges import NotFound
 from core.stores.outbox import messages_after, post_in, released_for
 from core.stores.review_schema import MAX_CORRECTED_CHARS
 from core.stores.roles import Authorize, User, require
+from core.stores.turns import CONTEXT_SCHEMA, conversation_turns
 from core.values.exchanges import HELD, ApiKey, Conversation, Exchange, Feedback, Released
 
 MAX_PAGE = 200
@@ -36,6 +38,7 @@ class ConversationStore:
         self._clock = clock
         db.migrate(KEYS_SCHEMA)
         db.migrate(EXCHANGES_SCHEMA)
+        db.migrate(CONTEXT_SCHEMA)
 
     # --- the App's view ------------------------------------------------------------------------------
 
@@ -155,8 +158,11 @@ class ConversationStore:
             feedback.setdefault(f.exchange_id, []).append(
                 Feedback(f.message_id, f.user, f.rating, tuple(json.loads(f.reasons)), f.content,
                          as_utc(f.updated_at), f.item_id))
+        turns = {t.exchange_id: t for t in conn.execute(select(conversation_turns).where(
+            conversation_turns.c.exchange_id.in_([r.id for r in rows])))} if rows else {}
         out: builtins.list[Exchange] = []
         for position, r in enumerate(rows):
+            turn = turns.get(r.id)
             nxt = rows[position + 1].created_at if position + 1 < len(rows) else None
             extra = tuple(m for m in own_msgs if m.seq in own and m.released_at >= as_utc(r.created_at)
                           and (nxt is None or m.released_at < as_utc(nxt)))
@@ -166,7 +172,10 @@ class ConversationStore:
                 reasons=tuple(tuple(x) for x in json.loads(r.reasons or "[]")), reused_id=r.reused_id,
                 item_id=r.item_id, policy=r.policy, created_at=as_utc(r.created_at), state=r.state,
                 gate_runs=r.gate_runs, released=tuple(released.get(r.id, ())) + extra,
-                feedback=tuple(feedback.get(r.id, ()))))
+                feedback=tuple(feedback.get(r.id, ())),
+                standalone=turn.standalone if turn is not None else r.query, read_as=turn.kind if turn is not None else "",
+                rules=tuple(json.loads(turn.rules)) if turn is not None else (),
+                derived_from=turn.derived_from if turn is not None else ""))
         return tuple(out)
 
     def iter_exchanges(self, *, search: str = "", since: datetime | None = None, batch: int = 1000
@@ -213,11 +222,53 @@ class ConversationStore:
         with self.db.transaction("交还小E", immediate=True) as conn:
             if authorize is not None:
                 authorize(conn, "review")
-            updated = conn.execute(conversations.update().where(conversations.c.public_id == conversation_id,
-                                                                conversations.c.handed_off_at.isnot(None))
-                                   .values(handed_off_at=None, handed_off_by=""))
-            if updated.rowcount != 1:
+            if changed(conn, conversations.update().where(conversations.c.public_id == conversation_id,
+                                                          conversations.c.handed_off_at.isnot(None))
+                       .values(handed_off_at=None, handed_off_by="")) != 1:
                 raise InvalidReview("这个会话没有转人工，或已经交还小E 了；请刷新后再看。")
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What a purge removed: conversations and their rows, table by table (the audit log keeps its rows)."""
+
+    before: datetime
+    conversations: int
+    rows: tuple[tuple[str, int], ...]  # (table, rows removed)
+
+
+def purge(db: Database, before: datetime, *, actor: str, retention_days: int, dry_run: bool = False) -> Purged:
+    """Remove every conversation whose last activity is older than `before`, with its exchanges, released messages,
+    feedback, turns and masked values' keys, in one transaction; one audit row says what was removed. Queue items
+    and the audit log stay (they are the school's review record, not the conversation's)."""
+    from core.stores import audit
+    from core.stores.turns import conversation_mask_keys, conversation_masks
+
+    audit.ensure(db)
+    with db.transaction("清除过期对话记录", immediate=True) as conn:
+        old = [r for r in conn.execute(select(conversations.c.id, conversations.c.last_at)).all()
+               if as_utc(r.last_at) < before]
+        ids = [r.id for r in old]
+        removed: list[tuple[str, int]] = []
+        if ids:
+            exchange_ids = conn.execute(select(exchanges.c.id).where(exchanges.c.conversation_id.in_(ids))).scalars().all()
+            steps = ((feedbacks, feedbacks.c.exchange_id.in_(exchange_ids)),
+                     (outbox, outbox.c.conversation_id.in_(ids)),
+                     (conversation_turns, conversation_turns.c.conversation_id.in_(ids)),
+                     (conversation_masks, conversation_masks.c.conversation_id.in_(ids)),
+                     (conversation_mask_keys, conversation_mask_keys.c.conversation_id.in_(ids)),
+                     (exchanges, exchanges.c.conversation_id.in_(ids)),
+                     (conversations, conversations.c.id.in_(ids)))
+            for table, where in steps:
+                count = len(conn.execute(select(table).where(where)).all())
+                if not dry_run and count:
+                    conn.execute(table.delete().where(where))
+                removed.append((table.name, count))
+        if not dry_run:
+            audit.record(db, actor, "conversations_purge", f"{len(ids)} 个会话",
+                         f"保存期 {retention_days} 天，清除最后活动早于 {before.isoformat()} 的会话："
+                         + "，".join(f"{name} {count} 行" for name, count in removed), conn=conn)
+    return Purged(before, len(ids), tuple(removed))
 
 
 def _cursor(after: str | None) -> int:

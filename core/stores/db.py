@@ -318,14 +318,28 @@ def append_only(table: str, *, keys: tuple[tuple[str, ...], ...] = (("id",),)) -
 
 def insert_ignoring_duplicates(conn: Connection, table: Table, values: dict) -> bool:
     """INSERT … ON CONFLICT DO NOTHING on either engine; True if the row went in. Unlike catching
-    IntegrityError, it leaves a PostgreSQL transaction usable when another transaction inserted it first."""
+    IntegrityError, it leaves a PostgreSQL transaction usable when another transaction inserted it first.
+
+    Whether the row went in is read from the row the insert returns (RETURNING), never from the driver's
+    `rowcount`: psycopg reports -1 for an INSERT … ON CONFLICT, which read as "not inserted" and skipped the
+    glossary's audit row on PostgreSQL."""
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert
-    # RETURNING, never `rowcount`: psycopg reports -1 when SQLAlchemy adds RETURNING for the primary key itself.
-    statement = insert(table).on_conflict_do_nothing().values(**values).returning(*table.primary_key.columns)
-    return conn.execute(statement).first() is not None
+    statement = insert(table).on_conflict_do_nothing().values(**values)
+    return conn.execute(statement.returning(*_key_columns(table))).first() is not None
+
+
+def changed(conn: Connection, statement) -> int:
+    """How many rows an UPDATE or DELETE changed, counted from the rows it returns (RETURNING on both engines),
+    never from the driver's `rowcount`, which a driver may report as -1. A write that must know whether it
+    happened (a conditional state change, the audit line that goes with it) asks this."""
+    return len(conn.execute(statement.returning(*_key_columns(statement.table))).all())
+
+
+def _key_columns(table: Table) -> list[Column]:
+    return list(table.primary_key.columns) or list(table.columns)[:1]
 
 
 _databases: dict[str, Database] = {}

@@ -180,10 +180,13 @@ class ExchangeStore:
     # --- after the assistant -------------------------------------------------------------------
 
     def finish(self, claim: Claim, finished: Finished, outcome: Outcome | None, *,
-               handoff_item: Callable[[Connection], int | None] | None = None) -> ChatReply:
+               handoff_item: Callable[[Connection], int | None] | None = None,
+               also: Callable[[Connection, int | None], None] | None = None) -> ChatReply:
         """Record what came of the exchange in one transaction: its queue item (through ReviewStore.record_in), the
         reply (stored for replays) and the conversation's time. `outcome` is None when no assistant ran (a
-        handed-off conversation: `handoff_item` files the message in 转人工)."""
+        handed-off conversation, a 敏感词, a student's 转人工: `handoff_item` files the message in its lane). `also`
+        writes what else belongs to the exchange (its turn of the conversation's context, the masked values'
+        placeholders) in the same transaction, given the item's id."""
         reply = ChatReply(message_id=claim.message_id, conversation_id=claim.conversation_id,
                           status=finished.status, answer=finished.answer, citations=finished.citations,
                           reused=finished.reused_id is not None)
@@ -194,7 +197,8 @@ class ExchangeStore:
             if current.state == DONE:  # a takeover raced a slow original: the first answer stands
                 return replay_of(current.response)
             if outcome is not None:
-                item_id = self.review.record_in(conn, outcome, held=finished.held, asker=None)
+                held_reason = next((message for code, message in finished.reasons if code == "held"), "")
+                item_id = self.review.record_in(conn, outcome, held=finished.held, held_reason=held_reason, asker=None)
             else:
                 item_id = handoff_item(conn) if handoff_item else None
             conn.execute(exchanges.update().where(exchanges.c.id == claim.exchange_id).values(
@@ -205,7 +209,27 @@ class ExchangeStore:
                 gate_runs=exchanges.c.gate_runs + (1 if outcome is not None else 0)))
             conn.execute(conversations.update().where(conversations.c.id == claim.conversation_row)
                          .values(last_at=now))
+            if also is not None:
+                also(conn, item_id)
         return reply
+
+    def hand_off_in(self, conn: Connection, conversation_row: int, actor: str) -> None:
+        """The student asked for a person (「转人工」): the conversation is a consultant's until one hands it back."""
+        conn.execute(conversations.update().where(conversations.c.id == conversation_row,
+                                                  conversations.c.handed_off_at.is_(None))
+                     .values(handed_off_at=self._clock(), handed_off_by=actor))
+
+    def thread_text(self, conn: Connection, conversation_row: int, *, limit: int = 10) -> str:
+        """The conversation's last exchanges as a consultant reads them on a 转人工 item (masked, as stored)."""
+        rows = conn.execute(select(exchanges.c.query, exchanges.c.answer, exchanges.c.state)
+                            .where(exchanges.c.conversation_id == conversation_row)
+                            .order_by(exchanges.c.id.desc()).limit(limit)).all()
+        lines = []
+        for row in reversed(rows):
+            lines.append(f"学员：{row.query}")
+            if row.state == DONE and row.answer:
+                lines.append(f"小E：{row.answer}")
+        return "\n".join(lines)
 
     def pending_handoff_item(self, conn: Connection, conversation_row: int) -> int | None:
         """The 转人工 item of this conversation still waiting for a consultant, if any (its new messages join it)."""

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.stores import gap_tidying as tidying
-from core.stores.db import Database
+from core.stores.db import Database, changed
 from core.stores.gap_schema import (  # noqa: F401 - the board's vocabulary, re-exported
     DECLINED,
     EVENT_LABELS,
@@ -290,7 +290,7 @@ class GapStore:
         now = self._clock()
         with self.db.transaction("修改资料缺口话题", immediate=authorize is not None) as conn:
             who = _who(conn, authorize, actor)
-            if not conn.execute(gap_topics.update().where(gap_topics.c.id == topic_id).values(**values)).rowcount:
+            if not changed(conn, gap_topics.update().where(gap_topics.c.id == topic_id).values(**values)):
                 raise StoreError(f"没有找到编号为 {topic_id} 的资料缺口话题，请刷新页面后再试。")
             conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=who, action=action, detail=detail))
 

@@ -17,7 +17,7 @@ from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry,
 from core.clock import utcnow
 from core.errors import InvalidGlossary, ProposalDecided
 from core.language.text import normalize
-from core.stores.db import Database, Migration, Schema, create_tables, insert_ignoring_duplicates
+from core.stores.db import Database, Migration, Schema, changed, create_tables, insert_ignoring_duplicates
 from core.stores.glossary import GlossaryStore, glossary_changes, glossary_entries
 from core.stores.roles import Authorize, User, checked, require
 
@@ -189,9 +189,9 @@ class GlossaryAdmin:
     @staticmethod
     def _close(conn: Connection, proposal_id: int, status: str, who: str, now: datetime, doing: str) -> None:
         """Close the proposal only if it is still pending; else ProposalDecided and the transaction rolls back."""
-        closed = conn.execute(glossary_proposals.update()
-                              .where(glossary_proposals.c.id == proposal_id, glossary_proposals.c.status == "pending")
-                              .values(status=status, decided_by=who, decided_at=now)).rowcount
+        closed = changed(conn, glossary_proposals.update()
+                         .where(glossary_proposals.c.id == proposal_id, glossary_proposals.c.status == "pending")
+                         .values(status=status, decided_by=who, decided_at=now))
         if closed != 1:
             row = conn.execute(select(glossary_proposals.c.status, glossary_proposals.c.decided_by)
                                .where(glossary_proposals.c.id == proposal_id)).first()

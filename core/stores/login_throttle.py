@@ -1,4 +1,4 @@
-"""Sign-in throttling: failures counted and locks kept per user name and source, inside the sign-in transaction.
+"""Sign-in throttling: failures counted and locks kept per user name and source, around the password check.
 
 When the client's address (the "source") is known, three counters ("scopes") guard every password check:
 - one user name from one source: 5 failures lock that pair for 10 minutes, so an anonymous visitor
@@ -10,15 +10,21 @@ When the source is unknown (localhost, the CLI, the API, or a reverse proxy that
 XIAOE_TRUSTED_PROXIES) every visitor looks the same, so no lock may hang on the source: there is no
 source-wide scope, and the user name from unknown sources slows down instead of locking (after 5
 failures each retry waits 1, 2, 4 … up to 60 seconds), while the all-sources scope still locks at 50.
-The caller opens the transaction (BEGIN IMMEDIATE on SQLite) and `Guard` locks the rows (SELECT …
-FOR UPDATE on PostgreSQL) before the password is checked, so concurrent attempts queue behind each
-other and at most the limit of wrong passwords is checked before a lock or a wait. The source
-behind a trusted reverse proxy is found by core.stores.client_address.
+Those waits add up to at most SLOW_DOWN_WAITS per hour for one name: anyone can sit at the end of each wait
+and fail once more, so a wait without a bound kept the owner out for as long as someone kept doing that.
+
+An attempt is two short transactions around the password check, never one holding it (argon2 takes tens of
+milliseconds, and on SQLite a transaction that writes holds the whole database): `Guard.admit` counts the attempt
+as a failure in advance, and sets the lock or wait the attempt would bring if it is wrong, before the password is
+checked; `Guard.settle` then keeps the count (wrong) or takes back the failures and the locks it set (right). So
+concurrent attempts still queue on the guard rows (BEGIN IMMEDIATE on SQLite, SELECT … FOR UPDATE on
+PostgreSQL) and at most the limit of wrong passwords is checked before a lock or a wait. The source behind a
+trusted reverse proxy is found by core.stores.client_address.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
@@ -30,6 +36,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    and_,
     delete,
     func,
     or_,
@@ -37,7 +44,7 @@ from sqlalchemy import (
 )
 
 from core.stores import audit
-from core.stores.db import Migration, Schema, create_tables
+from core.stores.db import Migration, Schema, changed, create_tables
 from core.stores.roles import SYSTEM_ACTOR
 
 MAX_FAILURES = 5
@@ -46,6 +53,8 @@ ACCOUNT_MAX_FAILURES = 50
 FAILURE_WINDOW = timedelta(minutes=10)
 LOCK_DURATION = timedelta(minutes=10)
 SLOW_DOWN_MAX = timedelta(seconds=60)  # the longest wait between retries of one name from unknown sources
+SLOW_DOWN_WAITS = 10  # at most this many waits per hour for one name from unknown sources (so ≤ 10 minutes)
+SLOW_DOWN_HOUR = timedelta(hours=1)
 LOCAL_SOURCE = "本机"  # the key of every unknown source (kept from the rows earlier versions wrote)
 UNKNOWN_LABEL = "未知来源（本机、命令行，或未登记为可信代理的反向代理）"
 MAX_SOURCE_CHARS = 64
@@ -113,6 +122,17 @@ def scopes(username: str, source: str | None) -> tuple[Scope, ...]:
             Scope(f"source:{src}", SOURCE_MAX_FAILURES, "source"))
 
 
+@dataclass(frozen=True)
+class Ticket:
+    """One admitted attempt, already counted as a failure: its failure rows, the locks it set in advance (scope key →
+    until), the audit lines that go with them if the password is wrong, and what a wrong password is told next."""
+
+    failures: tuple[tuple[str, int], ...]  # (scope key, failure row id)
+    locks: tuple[tuple[str, datetime], ...] = field(default=())
+    audits: tuple[tuple[str, str], ...] = field(default=())  # (target, detail) of login_locked lines
+    next_step: str = ""
+
+
 def clean_source(source: str | None) -> str:
     text = "".join(c for c in (source or "").strip() if c.isprintable() and c != "|")[:MAX_SOURCE_CHARS]
     return text or LOCAL_SOURCE
@@ -144,45 +164,73 @@ class Guard:
                 return _message(scope, until - self.now)
         return None
 
-    def fail(self) -> str:
-        """Count one wrong password in every scope; lock (or slow down) the scopes that reach their limit.
-
-        Returns what happens next, in Chinese (how many tries are left before a lock or a wait). It is
-        the same for a name that exists and one that does not: failures count per typed name.
-        """
-        self.conn.execute(login_guard_failures.insert(),
-                          [{"scope": s.key, "at": self.now} for s in self.scopes])
-        since = self.now - FAILURE_WINDOW
+    def admit(self) -> Ticket:
+        """Count this attempt as a failure in every scope before its password is checked, and set now the lock (or
+        wait) a wrong password would bring: attempts queued behind this one are refused at once, so however many
+        arrive together at most the limit of wrong passwords is checked. `settle` takes it back if the password is
+        right. The next-step message is the same for a name that exists and one that does not."""
+        failures = tuple((scope.key, self.conn.execute(login_guard_failures.insert().values(
+            scope=scope.key, at=self.now).returning(login_guard_failures.c.id)).scalar_one()) for scope in self.scopes)
         left: dict[str, int] = {}
+        locks, audits = [], []
+        spent = False
         for scope in self.scopes:
-            recent = self.conn.execute(select(func.count()).select_from(login_guard_failures).where(
-                login_guard_failures.c.scope == scope.key, login_guard_failures.c.at > since)).scalar_one()
+            recent = self._count(scope.key, self.now - FAILURE_WINDOW)
             if scope.kind == "slow":
-                if recent >= scope.limit:
-                    self._slow_down(scope, recent)
+                waits = self._count(scope.key, self.now - SLOW_DOWN_HOUR) - scope.limit  # waits already this hour
+                spent = waits >= SLOW_DOWN_WAITS
+                if recent >= scope.limit and not spent:
+                    until = self.now + slow_down_wait(recent)
+                    locks.append((scope.key, until))
+                    self._set(scope.key, until)
+                    if recent == scope.limit:  # once per run of failures, not on every retry
+                        audits.append((self.username, f"从{UNKNOWN_LABEL}连续 {scope.limit} 次登录失败，之后每次重试需等待"
+                                                      f"（最长 {int(SLOW_DOWN_MAX.total_seconds())} 秒，"
+                                                      f"一小时内最多等 {SLOW_DOWN_WAITS} 次）"))
+                if waits == SLOW_DOWN_WAITS:
+                    audits.append((self.username, f"从{UNKNOWN_LABEL}一小时内的重试等待已满 {SLOW_DOWN_WAITS} 次，"
+                                                  "之后不再等待（各处合计 10 分钟内失败 "
+                                                  f"{ACCOUNT_MAX_FAILURES} 次仍会锁定账号）"))
             elif recent >= scope.limit:
-                self._lock(scope)
+                until = self.now + LOCK_DURATION
+                locks.append((scope.key, until))
+                self._set(scope.key, until)
+                self.conn.execute(delete(login_guard_failures).where(login_guard_failures.c.scope == scope.key))
+                audits.append(self._lock_line(scope))
             left[scope.kind] = max(0, scope.limit - recent)
-        return _next_step(left)
+        return Ticket(failures, tuple(locks), tuple(audits), _next_step(left, waits_spent=spent))
 
-    def _lock(self, scope: Scope) -> None:
-        self.conn.execute(login_guards.update().where(login_guards.c.scope == scope.key)
-                          .values(locked_until=self.now + LOCK_DURATION))
-        self.conn.execute(delete(login_guard_failures).where(login_guard_failures.c.scope == scope.key))
+    def settle(self, ticket: Ticket, *, right: bool) -> None:
+        """After the password check, in a new transaction holding the guard rows again: a wrong password keeps the
+        failure and records the locks it brought; a right one forgets this name's failures from this source and
+        everywhere (as `clear`), its own failure on the source, and lifts the locks it set in advance."""
+        if not right:
+            for target, detail in ticket.audits:
+                audit.record(None, SYSTEM_ACTOR, "login_locked", target, detail, conn=self.conn, now=lambda: self.now)
+            return
+        self.clear()
+        mine = [row_id for key, row_id in ticket.failures if key.startswith("source:")]
+        if mine:
+            self.conn.execute(delete(login_guard_failures).where(login_guard_failures.c.id.in_(mine)))
+        for key, until in ticket.locks:  # only a lock this attempt set (another one may have come since)
+            self.conn.execute(login_guards.update().where(login_guards.c.scope == key,
+                                                          login_guards.c.locked_until == until)
+                              .values(locked_until=None))
+
+    def _count(self, key: str, since: datetime) -> int:
+        return self.conn.execute(select(func.count()).select_from(login_guard_failures).where(
+            login_guard_failures.c.scope == key, login_guard_failures.c.at > since)).scalar_one()
+
+    def _set(self, key: str, until: datetime) -> None:
+        self.conn.execute(login_guards.update().where(login_guards.c.scope == key).values(locked_until=until))
+
+    def _lock_line(self, scope: Scope) -> tuple[str, str]:
         minutes = int(LOCK_DURATION.total_seconds() // 60)
         target = f"来源 {self.source}" if scope.kind == "source" else self.username
         detail = {"pair": f"从「{self.source}」连续 {scope.limit} 次登录失败，该来源锁定 {minutes} 分钟",
                   "source": f"该来源 {minutes} 分钟内 {scope.limit} 次登录失败，暂停从该来源登录 {minutes} 分钟",
                   "account": f"{minutes} 分钟内各处共 {scope.limit} 次登录失败，账号锁定 {minutes} 分钟"}[scope.kind]
-        audit.record(None, SYSTEM_ACTOR, "login_locked", target, detail, conn=self.conn, now=lambda: self.now)
-
-    def _slow_down(self, scope: Scope, recent: int) -> None:
-        self.conn.execute(login_guards.update().where(login_guards.c.scope == scope.key)
-                          .values(locked_until=self.now + slow_down_wait(recent)))
-        if recent == scope.limit:  # once per run of failures, not on every retry
-            audit.record(None, SYSTEM_ACTOR, "login_locked", self.username,
-                         f"从{UNKNOWN_LABEL}连续 {scope.limit} 次登录失败，之后每次重试需等待"
-                         f"（最长 {int(SLOW_DOWN_MAX.total_seconds())} 秒）", conn=self.conn, now=lambda: self.now)
+        return target, detail
 
     def clear(self) -> None:
         """A correct password: forget this name's failures from this source and everywhere."""
@@ -218,8 +266,8 @@ def unlock(conn: Connection, username: str) -> int:
     """Lift every lock on this user name (all sources) and forget its failures; how many locks were live."""
     mine = or_(login_guards.c.scope == f"account:{username}", login_guards.c.scope.like(f"pair:{_like(username)}|%",
                                                                                      escape="\\"))
-    lifted = conn.execute(login_guards.update().where(mine, login_guards.c.locked_until.is_not(None))
-                          .values(locked_until=None)).rowcount
+    lifted = changed(conn, login_guards.update().where(mine, login_guards.c.locked_until.is_not(None))
+                     .values(locked_until=None))
     conn.execute(delete(login_guard_failures).where(or_(
         login_guard_failures.c.scope == f"account:{username}",
         login_guard_failures.c.scope.like(f"pair:{_like(username)}|%", escape="\\"))))
@@ -231,8 +279,8 @@ def unlock_source(conn: Connection, source: str | None) -> int:
     src = clean_source(source)
     theirs = or_(login_guards.c.scope == f"source:{src}", login_guards.c.scope.like(f"pair:%|{_like(src)}",
                                                                                   escape="\\"))
-    lifted = conn.execute(login_guards.update().where(theirs, login_guards.c.locked_until.is_not(None))
-                          .values(locked_until=None)).rowcount
+    lifted = changed(conn, login_guards.update().where(theirs, login_guards.c.locked_until.is_not(None))
+                     .values(locked_until=None))
     conn.execute(delete(login_guard_failures).where(or_(
         login_guard_failures.c.scope == f"source:{src}",
         login_guard_failures.c.scope.like(f"pair:%|{_like(src)}", escape="\\"))))
@@ -245,7 +293,11 @@ def purge(conn: Connection, now: datetime) -> None:
     Rows another sign-in holds are skipped (SKIP LOCKED on PostgreSQL; SQLite's write lock serialises
     anyway), so the purge never waits on, or deadlocks with, a sign-in; `Guard` recreates a row it finds gone.
     """
-    conn.execute(delete(login_guard_failures).where(login_guard_failures.c.at <= now - FAILURE_WINDOW))
+    # A name's failures from unknown sources are kept an hour: they bound its waits per hour (SLOW_DOWN_WAITS).
+    unknown = login_guard_failures.c.scope.like(f"pair:%|{LOCAL_SOURCE}")
+    conn.execute(delete(login_guard_failures).where(or_(
+        login_guard_failures.c.at <= now - SLOW_DOWN_HOUR,
+        and_(login_guard_failures.c.at <= now - FAILURE_WINDOW, ~unknown))))
     idle = (select(login_guards.c.scope)
             .where(or_(login_guards.c.locked_until.is_(None), login_guards.c.locked_until <= now),
                    login_guards.c.scope.not_in(select(login_guard_failures.c.scope).distinct()))
@@ -288,7 +340,7 @@ def _message(scope: Scope, left: timedelta) -> str:
             "或请管理员运行 python -m core users unlock 解除。")
 
 
-def _next_step(left: dict[str, int]) -> str:
+def _next_step(left: dict[str, int], *, waits_spent: bool = False) -> str:
     """After a wrong password: what the next failures will do (the pair's or the source's lock, whichever comes first).
 
     The all-sources count is left out unless it just locked: it also counts other people's failures on
@@ -298,6 +350,9 @@ def _next_step(left: dict[str, int]) -> str:
     if left.get("account") == 0:
         return f"这个用户名在各处登录失败太多次，已锁定 {lock} 分钟；请联系管理员解除。"
     if "slow" in left:
+        if waits_spent:
+            return (f"这个用户名一小时内从本机或未知来源输错太多次；不用再等，但各处合计 10 分钟内输错 {ACCOUNT_MAX_FAILURES} 次"
+                    f"会锁定账号 {lock} 分钟。如果忘记密码，请联系管理员重设。")
         if left["slow"] == 0:
             return "输错次数过多：之后每次重试都要等几秒（每多错一次，等待时间加倍）。"
         return f"再输错 {left['slow']} 次后，每次重试都要等几秒。"

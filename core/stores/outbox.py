@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Row, or_, select
 from core.clock import as_utc
 from core.errors import InvalidReview
 from core.stores.api_keys import api_keys
-from core.stores.db import insert_ignoring_duplicates
+from core.stores.db import changed, insert_ignoring_duplicates
 from core.stores.exchange_schema import (
     WEBHOOK_FAILED,
     WEBHOOK_NONE,
@@ -167,11 +167,10 @@ def claim_due(conn: Connection, now: datetime, lease: timedelta, limit: int = 10
         .limit(limit)).scalars().all()
     claimed: list[Due] = []
     for row_id in due:
-        updated = conn.execute(outbox.update().where(
-            outbox.c.id == row_id, outbox.c.webhook == WEBHOOK_PENDING,
-            or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < now))
-            .values(claimed_until=now + lease, attempts=outbox.c.attempts + 1))
-        if updated.rowcount != 1:
+        if changed(conn, outbox.update().where(
+                outbox.c.id == row_id, outbox.c.webhook == WEBHOOK_PENDING,
+                or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < now))
+                .values(claimed_until=now + lease, attempts=outbox.c.attempts + 1)) != 1:
             continue
         row = conn.execute(_released_query().add_columns(api_keys.c.webhook_url, api_keys.c.webhook_secret)
                            .join(api_keys, api_keys.c.id == outbox.c.key_id).where(outbox.c.id == row_id)).one()

@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from core.clock import as_utc
+from core.stores.db import changed
 from core.stores.exchange_schema import rate_counters
 
 WINDOW_S = 60
@@ -59,7 +60,7 @@ def count_in(conn: Connection, limits: tuple[Limit, ...], now: datetime) -> Exce
 
 def prune(conn: Connection, now: datetime) -> int:
     """Delete the counters of windows that ended more than a minute ago; how many rows went."""
-    return conn.execute(delete(rate_counters).where(rate_counters.c.window < window_of(now) - 1)).rowcount or 0
+    return changed(conn, delete(rate_counters).where(rate_counters.c.window < window_of(now) - 1))
 
 
 def _upsert(conn: Connection):

@@ -20,7 +20,7 @@ from core.clock import as_utc, utcnow
 from core.errors import ConflictError, InvalidReview, NeedsConfirmation, NotInView, StoreError, XiaoEError
 from core.stores.api_keys import KEYS_SCHEMA
 from core.stores.approved import APPROVED_SCHEMA, approve_in, count_use_in
-from core.stores.db import Database
+from core.stores.db import Database, changed
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, public_id
 from core.stores.outbox import Send, follow_up_in, release_in
 from core.stores.review_approval import Approval, approval_of
@@ -148,7 +148,8 @@ class ReviewStore:
         return self._insert([entry], [outcome.grade], asker=asker, merge=merge, authorize=authorize)[0]
 
 
-    def record_in(self, conn: Connection, outcome: Outcome, *, held: bool = False, asker: str | None = None) -> int | None:
+    def record_in(self, conn: Connection, outcome: Outcome, *, held: bool = False, held_reason: str = "",
+                  asker: str | None = None) -> int | None:
         """`record` inside the caller's transaction (the student service records the exchange with it, so the
         exchange and its item commit together). `held`: the release policy holds this answer for a consultant, so it
         gets its own item in 待发送 (never merged: each student waits for their own reply), whatever its lane."""
@@ -158,7 +159,8 @@ class ReviewStore:
         if routed is None:
             return None
         origin, merge = routed
-        entry = entry_from_outcome(outcome, origin=origin)
+        why = (Problem("held", held_reason or "放行策略要求先由顾问审"),) if held else ()
+        entry = entry_from_outcome(outcome, origin=origin, extra_reasons=why)
         return self._insert_in(conn, [entry], [outcome.grade], self._clock(), asker=asker, merge=merge)[0]
 
     def file_in(self, conn: Connection, question: str, *, origin: str, reason: Problem,
@@ -179,10 +181,9 @@ class ReviewStore:
         """Add a reason to a pending item without deciding it (a held answer whose cited passage changed before it was
         sent joins 资料已更新); the version moves, so a consultant looking at the old version is told to refresh."""
         with self.db.transaction("更新复核条目") as conn:
-            updated = conn.execute(items.update().where(items.c.id == item_id, items.c.version == expected_version,
-                                                        items.c.status == "pending")
-                                   .values(version=expected_version + 1))
-            if updated.rowcount != 1:
+            if changed(conn, items.update().where(items.c.id == item_id, items.c.version == expected_version,
+                                                  items.c.status == "pending")
+                       .values(version=expected_version + 1)) != 1:
                 raise self._why_not(conn, item_id, expected_version, "approve")
             position = conn.execute(select(func.coalesce(func.max(reasons.c.position) + 1, 0))
                                     .where(reasons.c.item_id == item_id)).scalar_one()
@@ -539,8 +540,7 @@ class ReviewStore:
             where.append(items.c.origin == "refusal")
         if view is not None:
             where.extend(conditions(view))
-        updated = conn.execute(items.update().where(*where).values(**values))
-        if updated.rowcount != 1:
+        if changed(conn, items.update().where(*where).values(**values)) != 1:
             return self._why_not(conn, item_id, expected, d.action, view)
         # Every status change appends an event, so the newest event holds the status we just left.
         from_status = conn.execute(select(events.c.to_status).where(events.c.item_id == item_id)
@@ -572,11 +572,10 @@ class ReviewStore:
                                 .order_by(events.c.id.desc()).limit(1)).first()
             if last is None or last.action != "reopen" or last.from_status not in ("approved", "rejected"):
                 return False
-            updated = conn.execute(items.update().where(
-                items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
-                items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
-                .values(status=last.from_status, version=expected_version + 1))
-            if updated.rowcount != 1:
+            if changed(conn, items.update().where(
+                    items.c.id == item_id, items.c.version == expected_version, items.c.status == "pending",
+                    items.c.id.in_(select(reasons.c.item_id).where(reasons.c.code == STALE_REASON)))
+                    .values(status=last.from_status, version=expected_version + 1)) != 1:
                 return False
             conn.execute(reasons.delete().where(reasons.c.item_id == item_id, reasons.c.code == STALE_REASON))
             conn.execute(events.insert().values(

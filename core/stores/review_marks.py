@@ -33,7 +33,7 @@ from sqlalchemy import (
 
 from core.clock import as_utc
 from core.language.text import question_key
-from core.stores.db import Migration, Schema, create_tables
+from core.stores.db import Migration, Schema, changed, create_tables
 from core.stores.review_dedup import dedup_key
 from core.stores.review_schema import MAX_NAME_CHARS, metadata, review_events, review_items, review_keys
 
@@ -110,8 +110,8 @@ def put_mark(conn: Connection, item_id: int, kind: str, *, detail: str | None, a
 
 def drop_mark(conn: Connection, item_id: int, kind: str) -> bool:
     """Remove one mark; True when there was one."""
-    return conn.execute(review_marks.delete().where(review_marks.c.item_id == item_id,
-                                                    review_marks.c.kind == kind)).rowcount > 0
+    return changed(conn, review_marks.delete().where(review_marks.c.item_id == item_id,
+                                                     review_marks.c.kind == kind)) > 0
 
 
 def expected_topics(conn: Connection, limit: int) -> tuple[str, ...]:

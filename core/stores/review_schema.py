@@ -190,6 +190,7 @@ ORIGIN_LANES = (
     Lane("held", "待发送"),
     Lane("feedback", "学生反馈"),
     Lane("handoff", "转人工"),
+    Lane("sensitive", "敏感内容"),  # a student message with a 敏感词: the configured reply, no retrieval, no model
 )
 REASON_LANES = (
     Lane("citation", "引用问题", ("bad_ref", "no_refs")),

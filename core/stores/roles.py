@@ -35,6 +35,8 @@ PERMISSIONS: dict[str, tuple[str, frozenset[str]]] = {
     "link_question": ("把问法加入已审答案", frozenset({"consultant", "admin"})),
     "mark_baseline": ("设定基准运行", frozenset({"admin"})),
     "manage_keys": ("管理学员服务的接口密钥", frozenset({"admin"})),
+    "manage_sensitive": ("管理敏感词表", frozenset({"admin"})),
+    "purge_conversations": ("清除过期的对话记录", frozenset({"admin"})),
 }
 
 

@@ -12,6 +12,7 @@ baseline appends a row to `run_baselines` (newest row wins), so who chose which 
 from __future__ import annotations
 
 import json
+import unicodedata
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -302,10 +303,25 @@ def _missing(name: str) -> str:
     return f"没有名为「{name}」的运行；用 python -m core runs list 查看已保存的运行。"
 
 
-def _checked(value: str, label: str) -> str:
+# Control and format characters (line breaks, ESC, zero-width and direction marks), surrogates and unassigned code
+# points: a name holding one prints differently from what is stored and cannot be typed back by `runs compare`.
+UNSEEN_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+def valid_run_name(name: str | None) -> str:
+    """The run name, stripped; StoreError in Chinese when it is empty, too long, or holds a character nobody can see
+    or type back. The CLI calls it before evaluating, the store again before saving."""
+    return _checked(name, "运行名称")
+
+
+def _checked(value: str | None, label: str) -> str:
     text = (value or "").strip()
     if not text:
-        raise StoreError(f"请先填写{label}，再保存。")
+        raise StoreError(f"{label}是空的：请给{label}写几个字（如「换模型之后」），再保存。")
     if len(text) > MAX_NAME_CHARS:
         raise StoreError(f"{label}有 {len(text)} 个字，超过了 {MAX_NAME_CHARS} 字的上限。")
+    unseen = sorted({f"U+{ord(c):04X}" for c in text if unicodedata.category(c) in UNSEEN_CATEGORIES})
+    if unseen:
+        raise StoreError(f"{label}里有看不见的控制字符（{'、'.join(unseen[:5])}，如换行、制表符、ESC），没有保存；"
+                         "请只用文字、数字和常见符号重新输入。")
     return text

@@ -26,9 +26,13 @@ from core.stores.review_dedup import REPEATS_SCHEMA
 from core.stores.review_marks import MARKS_SCHEMA
 from core.stores.review_schema import GRADE_SCHEMA, REPORT_SCHEMA, REVIEW_SCHEMA
 from core.stores.runs import RUNS_SCHEMA
+from core.stores.sensitive_words import SENSITIVE_SCHEMA
 from core.stores.sessions import SESSIONS_SCHEMA
+from core.stores.turns import CONTEXT_SCHEMA
+from core.stores.wecom_schema import WECOM_SCHEMA
 
 SCHEMAS: tuple[Schema, ...] = (AUDIT_SCHEMA, ACCOUNTS_SCHEMA, SESSIONS_SCHEMA, THROTTLE_SCHEMA, REVIEW_SCHEMA,
                                GRADE_SCHEMA, REPORT_SCHEMA, MARKS_SCHEMA, REPEATS_SCHEMA, CORPUS_SCHEMA, GLOSSARY_SCHEMA, PROPOSALS_SCHEMA,
                                DEFAULTS_SCHEMA, QUESTION_SETS_SCHEMA, APPROVED_SCHEMA, GAPS_SCHEMA, REFUSALS_SCHEMA,
-                               RUNS_SCHEMA, ASKED_SCHEMA, CONTRADICTIONS_SCHEMA, KEYS_SCHEMA, EXCHANGES_SCHEMA)
+                               RUNS_SCHEMA, ASKED_SCHEMA, CONTRADICTIONS_SCHEMA, KEYS_SCHEMA, EXCHANGES_SCHEMA,
+                               CONTEXT_SCHEMA, SENSITIVE_SCHEMA, WECOM_SCHEMA)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Column, Connection, DateTime, Index, Integer, MetaData, String, Table, delete, or_, select
 
-from core.stores.db import Migration, Schema, create_tables
+from core.stores.db import Migration, Schema, changed, create_tables
 
 # How long an ended or expired row is kept, so a tab still holding its token hears why it ended.
 KEEP_ENDED = timedelta(days=1)
@@ -64,8 +64,8 @@ END_MESSAGES = {
 
 def end_sessions(conn: Connection, username: str, reason: str, now: datetime) -> int:
     """End every live session of `username` inside the caller's transaction; how many were live."""
-    return conn.execute(sessions.update().where(sessions.c.username == username, sessions.c.ended_at.is_(None))
-                        .values(ended_at=now, end_reason=reason)).rowcount
+    return changed(conn, sessions.update().where(sessions.c.username == username, sessions.c.ended_at.is_(None))
+                   .values(ended_at=now, end_reason=reason))
 
 
 def purge(conn: Connection, now: datetime, *, idle_limit: timedelta, absolute_limit: timedelta) -> int:
@@ -78,4 +78,4 @@ def purge(conn: Connection, now: datetime, *, idle_limit: timedelta, absolute_li
              .where(or_(sessions.c.ended_at <= old, sessions.c.last_seen <= old - idle_limit,
                         sessions.c.started_at <= old - absolute_limit))
              .with_for_update(skip_locked=True))
-    return conn.execute(delete(sessions).where(sessions.c.token_hash.in_(stale.scalar_subquery()))).rowcount
+    return changed(conn, delete(sessions).where(sessions.c.token_hash.in_(stale.scalar_subquery())))

@@ -82,40 +82,51 @@ class SessionStore:
     def sign_in(self, username: str, password: str, *, source: str | None = None) -> Session:
         """A new session for a correct password; AuthError with one message for every bad pair.
 
-        The lock check, the password check and the failure count are one transaction holding the
-        throttle rows (core/stores/login_throttle.py), so parallel attempts cannot get past a lock.
-        `source` is the client address (None when unknown: localhost, the CLI, the API, an unlisted
-        proxy). A disabled account is refused with the wrong-password message and counted as a
-        failure whether or not the password was right, so neither the answer nor the lock tells
-        that the password was right; the audit log records the attempt for the admins.
+        Two short transactions around the password check, each holding the throttle rows
+        (core/stores/login_throttle.py): the first refuses a locked name or source, or counts the attempt as a
+        failure in advance and reads the stored hash; argon2 then runs with no transaction open, so on SQLite a
+        sign-in never holds the database's write lock while it hashes (staff writes waited behind anonymous
+        attempts and failed); the second keeps the failure, or takes it back and opens the session if the
+        password is right and the account unchanged. Parallel attempts still cannot get past a lock.
+        `source` is the client address (None when unknown: localhost, the CLI, the API, an unlisted proxy).
+        A disabled account is refused with the wrong-password message and counted as a failure whether or not
+        the password was right, so neither the answer nor the lock tells that the password was right; the audit
+        log records the attempt for the admins.
         """
         key = normalize_username(username)[:64]
         if not isinstance(password, str) or not key or not password:
             raise AuthError("请输入用户名和密码。")
         now = self._now()
-        token = secrets.token_urlsafe(32)
-        next_step = ""
         with self.db.transaction("登录", immediate=True) as conn:
             guard = Guard(conn, key, source, now)
             refusal = guard.refusal()
-            account = None
             if refusal is None:
-                found, right = self.accounts.verify_attempt(conn, key, password)
-                if found is not None and found.disabled:
-                    audit.record(self.db, SYSTEM_ACTOR, "login_disabled", key,
-                                 f"已停用的账号尝试登录（密码{'正确' if right else '错误'}），已按密码错误拒绝",
-                                 conn=conn, now=lambda: now)
-                account = found if right and not found.disabled else None
-                if account is None:
-                    next_step = guard.fail()
-                else:
-                    guard.clear()
-                    self._open(conn, token, account.user, "password", now)
-        self._purge_if_due(now)
+                ticket = guard.admit()
+                found = self.accounts.credentials(conn, key)
         if refusal is not None:
+            self._purge_if_due(now)
             raise AccountLocked(refusal)
-        if account is None:
-            raise AuthError(BAD_CREDENTIALS + next_step)
+        stored = found[1] if found else None
+        right = self.accounts.password_matches(stored, password)
+        rehashed = self.accounts.rehashed(stored, password) if right and stored else None
+        token = secrets.token_urlsafe(32)
+        with self.db.transaction("登录", immediate=True) as conn:
+            guard = Guard(conn, key, source, now)
+            current = self.accounts.credentials(conn, key)  # disabled or given a new password meanwhile?
+            account = current[0] if current else None
+            if account is not None and account.disabled:
+                audit.record(self.db, SYSTEM_ACTOR, "login_disabled", key,
+                             f"已停用的账号尝试登录（密码{'正确' if right else '错误'}），已按密码错误拒绝",
+                             conn=conn, now=lambda: now)
+            signed_in = right and account is not None and not account.disabled and current[1] == stored
+            guard.settle(ticket, right=signed_in)
+            if signed_in:
+                if rehashed is not None:
+                    self.accounts.store_rehash(conn, key, stored, rehashed)
+                self._open(conn, token, account.user, "password", now)
+        self._purge_if_due(now)
+        if not signed_in:
+            raise AuthError(BAD_CREDENTIALS + ticket.next_step)
         return Session(token=token, user=account.user, method="password", started_at=now, last_seen=now)
 
     def sign_in_sso(self, email: str, *, email_verified: bool | None = None) -> Session:

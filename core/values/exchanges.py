@@ -143,6 +143,12 @@ class Exchange:
     gate_runs: int
     released: tuple[Released, ...] = ()
     feedback: tuple[Feedback, ...] = ()
+    # How the message was read in its conversation (core.conversations): the standalone question the gate and the
+    # answer used, how it was read (core.values.conversations kinds), its rules, and the turn it was derived from.
+    standalone: str = ""
+    read_as: str = ""
+    rules: tuple[str, ...] = ()
+    derived_from: str = ""
 
     @property
     def waiting(self) -> bool:

@@ -79,6 +79,8 @@ class SchoolFacts:
     transfer_fee: Fact | None = None  # value: (from which transfer on, amount each time)
     level_difference: Fact | None = None  # value: True (the difference of the two tuitions, either way)
     rounding: Fact | None = None  # value: core.language.money.Rounding, when the documents state one
+    service_hours: Fact | None = None  # value: (start, end) in minutes after midnight, every day (转人工)
+    retention_days: Fact | None = None  # value: days conversation records are kept
     missing: tuple[Missing, ...] = ()
     files: tuple[str, ...] = field(default=())
 

@@ -283,3 +283,19 @@ def test_ask_page_says_what_the_documents_do_not_state(open_app, monkeypatch):
     assert "**拒答原因**：资料里没有写“成立年份”" in texts(at.markdown)
     decision = next(t.value for t in at.table if "比较" in t.value.columns)
     assert "资料里没有写“成立年份” ✗" in [re.sub(r"\\(.)", r"\1", c) for c in decision["比较"]]
+
+
+def test_ask_page_follow_up_reads_the_next_question_in_its_thread(open_app):
+    at = ask(open_app(), "二级学费多少？")
+    at.checkbox(key="ask_follow").check()
+    at = ask(at, "那三级呢？")
+    assert not at.exception
+    shown = " ".join(texts(at.caption))
+    assert "学员原话：那三级呢？" in shown and "独立问题：三级学费多少？" in shown
+    assert any("4800" in t for t in texts(at.markdown))
+
+
+def test_ask_page_without_follow_up_asks_the_words_as_written(open_app):
+    at = ask(open_app(), "二级学费多少？")
+    at = ask(at, "那三级呢？")
+    assert not any("独立问题" in t for t in texts(at.caption))

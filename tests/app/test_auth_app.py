@@ -247,3 +247,20 @@ def test_auth_app_restoring_a_version_waits_for_a_confirmation_that_shows_the_di
     at.button(key="corpus_restore_confirm").click().run()
     assert not at.exception and path.read_bytes() == before
     assert [v.version for v in CorpusAdmin(staff.db, auth_on.corpus).history(path.name)] == [3, 2, 1]
+
+
+def test_auth_app_a_sensitive_word_in_a_document_is_shown_before_the_save(staff, auth_on):
+    from core.stores.corpus_admin import sha256_hex
+    from core.stores.roles import User
+    from core.stores.sensitive_words import SensitiveStore
+
+    SensitiveStore(open_database(Settings.from_env().db_url)).add(User("boss", "boss", "admin"), "代考", "作弊")
+    at = sign_in("boss")
+    at.switch_page("app_pages/sources.py").run()
+    path = auth_on.corpus / "01-口语课分级说明.md"
+    before = path.read_bytes()
+    box = at.text_area(key=f"corpus_text_{sha256_hex(before)[:16]}")
+    box.set_value(box.value + "\n可以找人代考分级测试。\n").run()
+    assert not at.exception
+    assert any("「代考」（作弊）" in w.value for w in at.warning)
+    assert path.read_bytes() == before  # shown before the save, nothing saved yet

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC
 
 import pytest
 from langchain_core.documents import Document
@@ -146,3 +147,19 @@ def test_verdict_frame_explains_a_derived_figure():
     text = "上了 6 课时还剩 10 课时，按 16 课时算[1]。"
     frame = verdict_frame(text, check_grounding(text, [example.document], "上了6节课"))
     assert list(frame["核对"]) == ["✓（推得 10 \\= 16 − 6）"]  # escaped for st.table
+
+
+def test_exchange_lines_show_the_students_words_and_the_standalone_question():
+    from datetime import datetime
+
+    from core.values.exchanges import Exchange
+    from ui.conversation_view import exchange_lines
+
+    exchange = Exchange(id=2, message_id="msg_b", key_name="app", user="u", conversation_id="conv_a",
+                        client_msg_id="c2", query="那三级呢？", status="answered", answer="4800 元[1]", draft="",
+                        reasons=(), reused_id=None, item_id=None, policy="auto",
+                        created_at=datetime(2026, 3, 2, tzinfo=UTC), state="done", gate_runs=1,
+                        standalone="三级学费多少？", read_as="follow_up", rules=("level",), derived_from="msg_a")
+    lines = exchange_lines(exchange)
+    assert lines[0].endswith("学员：那三级呢？")
+    assert lines[1] == "  独立问题（由上一句 msg_a 推出，规则 level）：三级学费多少？"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC
 
 from core.cli import main
 from tests.paths import ROOT
@@ -129,3 +130,32 @@ def test_cli_ask_queues_the_refusal_under_its_code(isolated_env, capsys):
     item = ReviewStore(open_database(Settings.from_env().db_url)).get(queued)
     assert item.origin == "refusal" and [(r.code, r.message) for r in item.reasons] == [
         ("not_asked_attribute", "资料里没有写“小班价格”")]
+
+
+def test_cli_ask_conversation_reads_the_question_as_the_threads_next(isolated_env, capsys):
+    from datetime import datetime
+
+    from core.settings import Settings
+    from core.stores.db import open_database
+    from core.stores.exchange_schema import conversations, exchanges
+    from core.stores.turns import TurnStore
+    from core.values.conversations import Standalone
+
+    db = open_database(Settings.from_env().db_url)
+    turns = TurnStore(db)
+    at = datetime(2025, 1, 1, tzinfo=UTC)  # long idle: a consultant testing a thread still reads it
+    with db.transaction() as conn:
+        conv = conn.execute(conversations.insert().values(public_id="conv_t", key_id=1, user="u", created_at=at,
+                                                          last_at=at, handed_off_by="")).inserted_primary_key[0]
+        exchange = conn.execute(exchanges.insert().values(
+            message_id="msg_t1", key_id=1, user="u", conversation_id=conv, client_msg_id="c1", query="二级学费多少？",
+            query_hash="x", state="done", created_at=at)).inserted_primary_key[0]
+        turns.record_in(conn, conversation_row=conv, exchange_id=exchange,
+                        standalone=Standalone("二级学费多少？", "二级学费多少？"), decision="answered", refused=False)
+    assert main(["ask", "那三级呢？", "--conversation", "conv_t", "--no-queue", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["standalone"] == {"message": "那三级呢？", "question": "三级学费多少？", "kind": "follow_up",
+                                  "rules": ["level"], "derived_from": "msg_t1"}
+    assert data["question"] == "三级学费多少？" and "4800" in data["answer"]
+    assert main(["ask", "那三级呢？", "--conversation", "conv_nope", "--no-queue"]) == 1
+    assert "没有找到会话" in capsys.readouterr().err

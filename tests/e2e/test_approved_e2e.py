@@ -97,4 +97,8 @@ def test_approved_correction_answers_a_paraphrase_not_another_case_and_not_after
     admin.save(User("boss", "王校长", "admin"), LEVELS_FILE, text.replace("4800 元", "4900 元"))
     answered_from_the_edit(page, server, idle, "流利级三级的学费是多少啊", "4900")
     assert page.get_by_text("次使用").count() == 0, "an approved answer whose cited chunk changed must not be served"
-    assert [i.id for i in store.list(Filters(lane="stale")).items] == [item.id]
+    stale = store.list(Filters(lane="stale")).items
+    # the approved answer's item comes back for review; an ask the page answered before its index caught up with
+    # the save (it still said 4800) may be there too, flagged as contradicting the edited sentence, and nothing else
+    assert [i.id for i in stale if any(p.code == "stale_corpus" for p in i.reasons)] == [item.id]
+    assert all(i.id == item.id or {p.code for p in i.reasons} == {"contradicted_source"} for i in stale)

@@ -48,6 +48,7 @@ def test_held_message_corrected_and_sent_reaches_the_app_once_then_a_paraphrase_
 
             assert act_until_visible(open_correction, box, tries=4, timeout_ms=5_000)
             box.fill(CORRECTED)
+            page.get_by_text("stu-1 · 密钥 school-app").first.scroll_into_view_if_needed()
             doc_shot(page, "review-held.png")
             page.get_by_role("button", name="通过", exact=True).click()
             page.get_by_text(f"#{item.id} 已通过").first.wait_for()

@@ -25,7 +25,7 @@ NGINX = [ipaddress.ip_network("127.0.0.1/32"), ipaddress.ip_network("::1/128")]
     (None, None, None),                                         # a trusted proxy that names nobody: unknown
     (None, "not-an-address", None),
     ("203.0.113.9", "10.0.0.1", "203.0.113.9"),                 # not a proxy: its header is not believed
-    ("10.0.0.5", "203.0.113.9", "10.0.0.5"),                    # a proxy nobody listed
+    ("10.0.0.5", "203.0.113.9", None),                          # a proxy nobody listed: unknown (#41 finding 5)
 ])
 def test_29_01_client_source_believes_forwarded_for_only_from_trusted_proxies(peer, forwarded, expected):
     assert client_source(peer, forwarded, NGINX) == expected

@@ -13,6 +13,8 @@ from core.settings import Settings
 from tests.db_engines import ENGINES, _postgresql_url
 from tests.paths import CORPUS
 from tests.service.harness import Receiver, Service, make_key, start_receiver, start_service
+from tests.service.wecom_rig import Rig, make_rig, rig_for
+from tests.service.wecom_server import FakeWeCom, start_wecom
 
 
 @pytest.fixture(scope="session")
@@ -75,3 +77,27 @@ def shared(shared_url, service_data, tmp_path_factory) -> Iterator[Service]:
 def shared_key(shared_url) -> str:
     """A fresh key (policy auto) in the shared database."""
     return make_key(shared_url, f"k-{uuid.uuid4().hex[:10]}", release="auto")[0]
+
+
+@pytest.fixture
+def wecom() -> Iterator[FakeWeCom]:
+    """The scripted WeCom server on 127.0.0.1 (tests/service/wecom_server.py)."""
+    fake = start_wecom()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def rigs(wecom, database_url, service_data) -> Iterator[Callable[..., Rig]]:
+    """Build the WeChat channel in this process on this test's database (`rigs(release="all", ...)`)."""
+    made: list[Rig] = []
+
+    def build(**options) -> Rig:
+        rig = make_rig(wecom, database_url, service_data, **options) if not made else \
+            rig_for(wecom, made[0].settings, owner=options.get("owner", f"rig{len(made)}"))
+        made.append(rig)
+        return rig
+
+    yield build
+    for rig in made:
+        rig.close()

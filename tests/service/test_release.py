@@ -28,6 +28,7 @@ def _held_item(database_url: str, message_id: str) -> tuple[Database, int, int]:
     exchange = ConversationStore(db).exchange(message_id)
     item = ReviewStore(db).get(exchange.item_id)
     assert item.origin == "held" and item.status == "pending"
+    assert item.reasons[0].code == "held" and "放行策略" in item.reasons[0].message  # why it waits, on the item
     return db, item.id, item.version
 
 

@@ -10,10 +10,11 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from sqlalchemy import update
 
+from core.cells import neutralise
 from core.errors import ConflictError, InvalidQuestion, InvalidReview, StoreError
 from core.stores.db import Database, Schema
 from core.stores.review import Filters, ReviewStore
-from core.stores.review_export import HEADER, neutralise
+from core.stores.review_export import HEADER
 from core.stores.review_schema import REVIEW_SCHEMA, review_events, review_items
 from core.values import Hit, Problem, RAGAnswer
 from tests.outcomes import failure_outcome, outcome_of
