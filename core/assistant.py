@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from langchain_core.language_models import BaseChatModel
 
-from core.answerability.decision import analyzer_for, prefix_measures, rank
+from core.answerability.decision import analyzer_for, asked_check, prefix_measures, rank
 from core.answerability.gate import decide
 from core.answerability.glossary import Glossary, expand_query, load_starter
 from core.answerability.rules import parse_rules
@@ -29,7 +29,9 @@ from core.answering.grader import apply_grade, grade, in_band
 from core.answering.offline import OfflineAnswerer
 from core.answering.own_case import compute, phrase, sources
 from core.answering.rag import finish, refusal, retrieve, stream_text, validate_question
-from core.case import ALL_KINDS, KindSet, parse_kinds
+from core.case import ALL_KINDS, KindSet, parse_kinds, read_case
+from core.case.asked import parse_asked
+from core.case.intent import computation
 from core.conversations import RULE_NAMES as FOLLOWUP_RULES
 from core.conversations import parse_rules as parse_followup_rules
 from core.conversations import read_in_context
@@ -118,8 +120,10 @@ class Assistant:
         else:
             terms, context = self.analyzer.split(read, self.glossary)
             ranked = rank(terms, hits)
+            asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
+                                own_case=computation(read_case(text, self.facts, self.case_kinds), text) is not None)
             found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
-                              measures=prefix_measures(terms, ranked))
+                              measures=prefix_measures(terms, ranked, asked))
         if len(self._retrievals) >= RETRIEVALS_KEPT:
             self._retrievals.pop(next(iter(self._retrievals), None), None)
         self._retrievals[text] = found
@@ -236,7 +240,7 @@ class Assistant:
             for piece in stream_text(answering, self.chat_model, usage=usage):
                 pieces.append(piece)
                 yield piece
-            answer = self._flag(finish(answering, "".join(pieces), self.facts))
+            answer = self._flag(finish(answering, "".join(pieces), self.facts, by_model=not self.offline))
         except ModelError as error:
             yield Outcome(gate, failure=Failure(error.kind, str(error)), fingerprint=self.fingerprint, reuse=reuse)
             return

@@ -15,6 +15,7 @@ REASON_LABELS = {
     "grader": "模型判定", "text_repaired": "字符已替换", "eval_wrong_refusal": "评测：误拒",
     "eval_wrong_answer": "评测：误答", "eval_wrong_source": "评测：命中错误资料",
     "held": "等顾问放行", "handoff": "已转人工", "student_dislike": "学员点了没帮助", "sent": "已发给学员",
+    "not_asked_attribute": "资料没写问的内容", "off_question": "答非所问",
     "wecom_window": "无法发送（已超过 48 小时）",
     "sensitive": "敏感内容", "student_handoff": "学员要求转人工",
 }

@@ -131,6 +131,8 @@ class Settings(BaseSettings):
     answerability_rules: str = ""
     # Which student's-case fact kinds run (core.case.kinds.parse_kinds reads it): "" all, "-discount,-rough", "none"
     case_kinds: str = ""
+    # Which kinds of "what is asked" are read (core.case.asked.parse_asked reads it): "" all, "-year,-person", "none"
+    asked_kinds: str = ""
     auth: str = "on"  # "off" only for a local single-user demo or tests: no login gate
     grader: str = "off"  # "band": a configured chat model grades the uncertain band (core.answering.grader)
     grader_band_coverage: float = GRADER_BAND_COVERAGE

@@ -1,11 +1,14 @@
 """Decide whether the corpus answers a question, from more than the top score, and say why.
 
-Three signals, each shown to the consultant as a row with what it compared:
+Four signals, each shown to the consultant as a row with what it compared:
   1. 排序分 — some kept candidate's ranking score reaches the threshold;
   2. 关键词覆盖 — the share of the question's content words found in the passing chunks, each
      word weighted by its background weight (the word or a glossary form must occur as is);
   3. 资料外的词 — the heaviest content word that occurs nowhere in the corpus (nor in the
-     passing chunks).
+     passing chunks);
+  4. 问的内容 — when the question asks an amount, a duration, a year … (core.case.asked), a passing
+     sentence states it about the question's subject (the rule asked_attribute, core.answerability.asked;
+     no knob: refused with the code not_asked_attribute and 「资料里没有写“成立年份”」).
 Glossary synonyms count as their canonical terms. The measuring (`measure`) is knob-free and
 runs once per set of passing chunks; `judge` compares the measures with the knobs. The gate
 (core.answerability.gate) and the evaluation (core.evaluation.metrics) both call `judge`, so they cannot disagree.
@@ -21,9 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from core.answerability.asked import REASON_CODE, AskedCheck
 from core.answerability.glossary import Glossary
 from core.answerability.rules import ALL_RULES, RuleSet
 from core.answerability.terms import TermAnalyzer, credit
+from core.case.asked import AskedKinds, asked_kind, read_asked
 from core.knobs import LABELS, Knobs
 from core.language.text import normalize
 from core.retrieval.index import SearchIndex
@@ -54,25 +59,41 @@ def _weighted_share(credits: Mapping[Term, float]) -> float:
     return sum(t.weight * c for t, c in credits.items()) / total if total > 0 else 0.0
 
 
-def measure(terms: Sequence[Term], passing: Sequence[Hit], texts: Sequence[str] | None = None) -> Measures:
+def measure(terms: Sequence[Term], passing: Sequence[Hit], asked: AskedCheck | None = None,
+            texts: Sequence[str] | None = None) -> Measures:
     """Coverage, absent words and the words that carry or miss, for these passing chunks (`texts`: their
-    `_hit_text`, when the caller has them already)."""
+    `_hit_text`, when the caller has them already); with `asked` (the candidates measured for what the question
+    asks, the first `len(passing)` of them these chunks), whether a passing sentence carries it."""
     texts = [_hit_text(h) for h in passing] if texts is None else texts
     credits = {t: credit(t, texts) for t in terms}
     unknown = sorted((t for t in terms if not t.known and credits[t] == 0.0), key=lambda t: -t.weight)
     by_weight = sorted(terms, key=lambda t: -t.weight)
     uncovered = tuple(t for t in by_weight if credits[t] < 1.0)
+    missing = asked.missing(len(passing)) if asked is not None else ""
     return Measures(passing=len(passing), coverage=round(_weighted_share(credits), 4),
                     heaviest_unknown=unknown[0].weight if unknown else 0.0, unknown=tuple(unknown),
                     uncovered=uncovered,
-                    carrying=tuple(t.text for t in by_weight if credits[t] > 0.0))
+                    carrying=tuple(t.text for t in by_weight if credits[t] > 0.0),
+                    asked=asked.kinds if asked is not None else (),
+                    asked_missing=missing, asked_reason=asked.reason(missing) if missing else "")
 
 
-def prefix_measures(terms: Sequence[Term], ranked: Sequence[Hit]) -> tuple[Measures, ...]:
+def prefix_measures(terms: Sequence[Term], ranked: Sequence[Hit], asked: AskedCheck | None = None
+                    ) -> tuple[Measures, ...]:
     """`measure` for the first 0, 1, …, len(ranked) candidates: every passing set the knobs can pick. Each chunk is
     normalised once, not once per prefix (it was about a tenth of an ask's time in bench.load)."""
     texts = [_hit_text(h) for h in ranked]
-    return tuple(measure(terms, ranked[:j], texts[:j]) for j in range(len(ranked) + 1))
+    return tuple(measure(terms, ranked[:j], asked, texts[:j]) for j in range(len(ranked) + 1))
+
+
+def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Sequence[Hit],
+                kinds: AskedKinds, *, own_case: bool = False) -> AskedCheck | None:
+    """The decide stage of the rules switched on (core.answerability.rules): what the question asks (read with
+    `kinds`) measured on the ranked candidates; None when the rule is off or nothing checkable is asked.
+    `own_case`: the question asks a computation of the student's own case (core.case.intent.computation)."""
+    for rule in rules.at("decide"):
+        return rule.function(question, terms, read_asked(question, kinds), ranked, own_case=own_case)
+    return None
 
 
 def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequence[Hit], knobs: Knobs) -> Decision:
@@ -87,6 +108,8 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
     def sign(ok: bool) -> str:
         return "✓" if ok else "✗"
 
+    asked_ok = not m.asked_missing
+    asked_labels = "、".join(asked_kind(name).label_zh for name in m.asked)
     signals = (
         Signal("排序分", round(best, 4), threshold_ok, f"{m.passing} 个片段达到阈值",
                f"最高 {best:.3f} {'≥' if threshold_ok else '<'} {LABELS['threshold']} {knobs.threshold:.2f} "
@@ -99,14 +122,22 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
                f"{apart(m.heaviest_unknown, knobs.max_unknown_weight)} {'≤' if unknown_ok else '>'} "
                f"{knobs.max_unknown_weight:.2f} "
                f"{sign(unknown_ok)}"),
+        *((Signal("问的内容", 1.0 if asked_ok else 0.0, asked_ok, f"问的是{asked_labels}",
+                  (f"命中片段里有一句写了{asked_labels} ✓" if asked_ok else f"{m.asked_reason} ✗")),)
+          if m.asked else ()),
         Signal("领先第二名", round(lead, 4), True, "只计入综合分，不单独决定拒答", "—"),
     )
-    answerable = threshold_ok and coverage_ok and unknown_ok
+    answerable = threshold_ok and coverage_ok and unknown_ok and asked_ok
     # The summary score ranks questions (refusal ROC AUC): the top retrieval score plus its lead
     # over the runner-up, damped by missing coverage and by words the corpus never uses.
     evidence = min(1.0, max(0.0, (raw[0] if raw else 0.0) + lead))
     score = evidence * m.coverage ** 0.5 * (1.0 - m.heaviest_unknown / 2)
     reason = _reason(answerable, signals, best, knobs, m, terms)
+    only_asked = not asked_ok and threshold_ok and coverage_ok and unknown_ok
+    if only_asked:
+        reason = m.asked_reason
+    elif not asked_ok and not answerable:
+        reason += f"；{m.asked_reason}"
     if context:
         reason += f"；{_quote(list(context))}只出现在说明自身情况的分句里，没有计入"
     for term in (t for t in terms if t.typed):  # read by sound (core.answerability.message_rules.homophones)
@@ -114,7 +145,8 @@ def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequ
     return Decision(answerable=answerable, score=round(max(0.0, min(1.0, score)), 4), reason=reason,
                     signals=signals, uncovered_terms=tuple(t.text for t in m.uncovered),
                     carrying_terms=m.carrying, unknown_terms=tuple(t.text for t in m.unknown),
-                    coverage=m.coverage, terms=tuple(terms), context_terms=tuple(context))
+                    coverage=m.coverage, terms=tuple(terms), context_terms=tuple(context),
+                    reason_code=REASON_CODE if only_asked else "", asked=m.asked)
 
 
 

@@ -2,8 +2,9 @@
 
 `RULES` is the program: the analyzer (core.answerability.terms.TermAnalyzer) runs, at each stage of
 `STAGES`, the rules registered for that stage in the order they are listed here, and nothing else.
-The functions live in core.answerability.term_rules and core.answerability.message_rules; each stage has
-one call shape (`STAGES` says which). `RuleSet` says which rules are on; `parse_rules` reads the
+The functions live in core.answerability.term_rules and core.answerability.message_rules (the decide stage's one
+rule in core.answerability.asked, which the gate's measuring runs: core.answerability.decision.asked_check); each
+stage has one call shape (`STAGES` says which). `RuleSet` says which rules are on; `parse_rules` reads the
 XIAOE_ANSWERABILITY_RULES syntax (core.settings carries the value): empty (all on), `-recut,-units`
 (all but these), `none`, or an explicit list of the rules to keep on. An unknown name is refused with a
 Chinese message naming it. This module decides nothing itself and must not import the analyzer.
@@ -15,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.answerability import message_rules, term_rules
+from core.answerability import asked, message_rules, term_rules
 from core.errors import ConfigError
 
 ENV_NAME = "XIAOE_ANSWERABILITY_RULES"
@@ -31,6 +32,7 @@ STAGES = {
     "token": "(analyzer, token, glossary) -> pieces | None：重切一个粘连的词（第一条适用的生效）",
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
     "terms": "(question, terms) -> 背景词：这些词不计入关键词",
+    "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
 }
 
 
@@ -69,6 +71,8 @@ RULES: tuple[Rule, ...] = (
     Rule("resplit", "token", "粘在一起的虚词和资料词拆开：那本书 → 书", term_rules.resplit),
     Rule("numeral_topics", "weight", "一对一、一对二这类班型算关键词", term_rules.numeral_topics),
     Rule("self_description", "terms", "只出现在说自己情况的分句里的资料外的词不计入", term_rules.self_description),
+    Rule(asked.RULE_NAME, "decide", "问的是金额、时长、年份、人、地点……时，命中片段里要有一句写了它、且说的是问题问的那件事",
+         asked.check_asked),
 )
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in RULES)
 _SEPARATORS = re.compile(r"[\s,，、]+")

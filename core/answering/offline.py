@@ -36,7 +36,7 @@ class OfflineAnswerer(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
         parsed = parse_human_message(str(messages[-1].content))
-        text = compose_answer(parsed.question, parsed.references, kwargs.get("keywords", ()))
+        text = compose_answer(parsed.question, parsed.references, kwargs.get("keywords", ()), asked=kwargs.get("asked"))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
     def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,

@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 
 from core.answering.offline import OfflineAnswerer
 from core.answering.prompts import build_messages
+from core.checks.asked import off_question
 from core.checks.grounding import check_grounding
 from core.checks.references import check_refs
 from core.errors import InvalidQuestion, ModelError
@@ -76,7 +77,8 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None, *, usage: dict[str
     messages = build_messages(gate.question, [h.document for h in gate.hits])
     # The offline answerer also reads the decision's keywords (glossary forms included); a real
     # model gets only the prompt.
-    extra = {"keywords": gate.decision.terms} if gate.decision and isinstance(model, OfflineAnswerer) else {}
+    extra = ({"keywords": gate.decision.terms, "asked": gate.decision.asked}
+             if gate.decision and isinstance(model, OfflineAnswerer) else {})
     try:
         for chunk in model.stream(messages, **extra):
             meta = getattr(chunk, "usage_metadata", None) or {}
@@ -90,10 +92,11 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None, *, usage: dict[str
         raise as_model_error(error) from error
 
 
-def finish(gate: Gate, text: str, facts: SchoolFacts = NO_FACTS) -> RAGAnswer:
+def finish(gate: Gate, text: str, facts: SchoolFacts = NO_FACTS, *, by_model: bool = False) -> RAGAnswer:
     """Number the citations in order of first appearance, run every check on the whole text and
     build the answer with its reports. The references keep the order the model saw them in,
-    rearranged the same way as the numbers, so [n] always names the same chunk."""
+    rearranged the same way as the numbers, so [n] always names the same chunk. `by_model`: a chat model wrote
+    the text, so it is also checked for carrying what the question asks (core.checks.asked)."""
     text = text.strip()
     if not text:
         raise ModelError("模型返回了空回答，本次没有生成回答，问题已记录，请重试或转人工。", kind="empty_answer")
@@ -104,6 +107,8 @@ def finish(gate: Gate, text: str, facts: SchoolFacts = NO_FACTS) -> RAGAnswer:
     citations = check_refs(text, docs, require=not model_refused)
     grounding = None if model_refused else check_grounding(text, docs, gate.question, facts)
     problems = (*citations.problems, *(grounding.problems if grounding else ()))
+    off = off_question(text, gate.decision.asked) if by_model and gate.decision and not model_refused else None
+    problems = (*problems, off) if off is not None else problems
     # The passing candidates in the references' order: whoever reads [n] from the candidates (the queue, the
     # approval checks, approved answers' citations, 资料已更新) must find the chunk the answer cites.
     candidates = (*hits, *(h for h in gate.candidates if not h.passed))

@@ -1,6 +1,6 @@
 """What a question asks for, read once: the kind of answer it wants (an amount of money, a duration, a year …).
 
-`KINDS` is the program: `read_asked` looks for the asking words of every kind switched on, in the question as
+`ASKED_KINDS` is the program: `read_asked` looks for the asking words of every kind switched on, in the question as
 typed (folded: width, case, punctuation), longest word first wherever it stands, so 「几个人」 asks a headcount and
 not a count, and 「多少年成立」 a year and not a duration; a yes/no question is read by its own rule (`_yes_no`).
 The words are data (core/data/asked_kinds.txt); each kind is named, documented by an example, and switched
@@ -10,7 +10,7 @@ off by name (XIAOE_ASKED_KINDS: `-year,-person`, `none`, or the kinds to keep) s
 `states(sentence, kind)` says whether a sentence carries a kind: a figure with one of its units (「7 个工作日」 a
 duration, 「4200 元」 an amount, 「2015 年」 a year) or one of its words (「免费」 an amount, 「最长」 an upper bound).
 Three kinds have no such form — a yes/no, a way of doing something, a choice among options — any sentence
-about the question's subject may answer them (`Kind.checkable` is False).
+about the question's subject may answer them (`AskedKind.checkable` is False).
 
 Left out: the question's subject (the gate's terms say what it is about: core.answerability), the student's own
 figures (the student-case reader beside this one) and any school fact — these words say how people ask, never
@@ -30,7 +30,8 @@ from core.language.words import DATA
 
 ASKED_KINDS_ENV = "XIAOE_ASKED_KINDS"
 WORDS_FILE = "asked_kinds.txt"
-_NUMBER = r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万半几]+)"
+# A figure in digits or Chinese numerals; an ordinal (第一次) is no count.
+_NUMBER = r"(?<![第\d.])(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万半]+)"
 
 
 def _read_words(name: str = WORDS_FILE) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -74,6 +75,46 @@ def _stating(kind_name: str) -> Callable[[str], bool] | None:
 
 
 _YEAR_RE = re.compile(r"(?:1[89]|20)\d{2}\s*年|[零〇一二三四五六七八九]{4}\s*年")
+_CLOCK_RE = re.compile(r"\d{1,2}\s*[:：]\s*\d{2}")  # 9:00 (folding drops the colon, so it is read as typed)
+_TIME_WORDS = _stating("time")
+_CLOCK_WORDS = _stating("clock")
+
+
+def _states_time(text: str) -> bool:
+    """When: a clock time (9:00), a figure in 点/月/日/号, or a word such as 工作日 or 开课前."""
+    return bool(_CLOCK_RE.search(text)) or bool(_TIME_WORDS and _TIME_WORDS(text))
+
+
+def _states_clock(text: str) -> bool:
+    """What time or day: a clock time (9:00), a figure in 点/月/日/号, or a day of the week (「开课后」 is no hour)."""
+    return bool(_CLOCK_RE.search(text)) or bool(_CLOCK_WORDS and _CLOCK_WORDS(text))
+
+
+_PER_UNITS = _words("amount", "每")
+_PER_ALTERNATIVES = "|".join(map(re.escape, sorted(_PER_UNITS, key=len, reverse=True)))
+_PER_ASKED_RE = re.compile(rf"(?<![第\d])[一每单](?:{_PER_ALTERNATIVES})") if _PER_UNITS else None
+
+
+def per_unit(question: str) -> str:
+    """The unit a price is asked per (「一节课多少钱」 → 节课, 「每月学费多少」 → 月); "" when none."""
+    found = _PER_ASKED_RE.search(normalize(question)) if _PER_ASKED_RE else None
+    return found.group()[1:] if found else ""
+
+
+def states_rate(text: str, unit: str) -> bool:
+    """A price per `unit`: 「每课时 300 元」「300 元/课时」「一节课 300 元」."""
+    folded = normalize(text.replace("/", "每"))
+    units = f"(?:{_PER_ALTERNATIVES})"
+    return bool(re.search(rf"[一每单]{units}[^，。；]{{0,6}}{_NUMBER}\s*(?:元|块)|{_NUMBER}\s*(?:元|块)每{units}", folded))
+
+
+_ADDRESS_RE = re.compile(rf"\d+\s*(?:{'|'.join(map(re.escape, sorted(_words('place', '地址'), key=len, reverse=True)))})")
+PLACE_WORDS = frozenset(_words("place", "词"))
+
+
+def states_address(text: str) -> bool:
+    """Where a place itself is: a number with 号, 楼, 层 … (「校区在哪」 is not answered by 「到校区前台填写申请表」)."""
+    return bool(_ADDRESS_RE.search(normalize(text)))
 
 
 def _states_year(text: str) -> bool:
@@ -86,7 +127,7 @@ def _states_yes_no(_text: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Kind:
+class AskedKind:
     """One kind of thing a question asks for: its name (as settings and code say it), its Chinese label, how a
     refusal names it after the question's subject (`missing_zh`: 「{subject}年份」 → 「成立年份」), an example
     question, and whether a sentence's form can show it is stated (`checkable`)."""
@@ -103,39 +144,47 @@ class Kind:
         return self.states is not None and self.states is not _states_yes_no
 
     def missing(self, subject: str) -> str:
-        """What the documents do not state, in the consultant's words: 「成立年份」「保过班价格」."""
-        return self.missing_zh.format(subject=subject)
+        """What the documents do not state, in the consultant's words: 「成立年份」「保过班价格」 (「上课时间」, not
+        「上课时间时间」)."""
+        tail = self.missing_zh.removeprefix("{subject}")
+        return subject if tail and subject.endswith(tail) else self.missing_zh.format(subject=subject)
 
 
 # In the order a refusal names them when a question asks for several (an upper bound before the duration it bounds).
-KINDS: tuple[Kind, ...] = (
-    Kind("year", "年份", "{subject}年份", "启明英语是哪一年成立的", _states_year),
-    Kind("amount", "金额", "{subject}价格", "保过班多少钱", _stating("amount")),
-    Kind("upper", "上限", "{subject}最多多少", "保留学籍最长多久", _stating("upper")),
-    Kind("lower", "下限", "{subject}最少多少", "最少几个人开班", _stating("lower")),
-    Kind("headcount", "人数", "{subject}人数", "一个班几个人", _stating("headcount")),
-    Kind("count", "数量", "{subject}数量", "一个级别几节课", _stating("count")),
-    Kind("duration", "时长", "{subject}要多久", "退款多久到账", _stating("duration")),
-    Kind("time", "时间", "{subject}时间", "人工服务几点下班", _stating("time")),
-    Kind("person", "人", "{subject}是谁", "外教是哪位老师", _stating("person")),
-    Kind("place", "地点", "{subject}地点", "在哪里申请退费", _stating("place")),
-    Kind("reason", "原因", "{subject}原因", "教材费为什么不退", _stating("reason")),
-    Kind("way", "方式", "{subject}方式", "怎么转人工", None),
-    Kind("choice", "选择", "{subject}选哪个", "线上班和线下班选哪个", None),
-    Kind("yes_no", "是否", "{subject}", "分级测试收费吗", _states_yes_no),
+ASKED_KINDS: tuple[AskedKind, ...] = (
+    AskedKind("year", "年份", "{subject}年份", "启明英语是哪一年成立的", _states_year),
+    AskedKind("amount", "金额", "{subject}价格", "保过班多少钱", _stating("amount")),
+    AskedKind("upper", "上限", "{subject}最多多少", "保留学籍最长多久", _stating("upper")),
+    AskedKind("lower", "下限", "{subject}最少多少", "最少几个人开班", _stating("lower")),
+    AskedKind("age", "年龄", "{subject}年龄", "几岁可以报名", _stating("age")),
+    AskedKind("headcount", "人数", "{subject}人数", "一个班几个人", _stating("headcount")),
+    AskedKind("lessons", "课时数", "{subject}课时数", "一个级别几节课", _stating("lessons")),
+    AskedKind("count", "数量", "{subject}数量", "口语课一共有几级", _stating("count")),
+    AskedKind("duration", "时长", "{subject}要多久", "退款多久到账", _stating("duration")),
+    AskedKind("clock", "钟点或日子", "{subject}时间", "人工服务几点下班", _states_clock),
+    AskedKind("time", "时间", "{subject}时间", "什么时候可以申请退费", _states_time),
+    AskedKind("person", "人", "{subject}是谁", "外教是哪位老师", _stating("person")),
+    AskedKind("place", "地点", "{subject}地点", "在哪里申请退费", _stating("place")),
+    AskedKind("reason", "原因", "{subject}原因", "教材费为什么不退", _stating("reason")),
+    AskedKind("way", "方式", "{subject}方式", "怎么转人工", None),
+    AskedKind("choice", "选择", "{subject}", "分级测试是线上做还是去校区做", None),
+    AskedKind("yes_no", "是否", "{subject}", "分级测试收费吗", _states_yes_no),
 )
-KIND_NAMES: tuple[str, ...] = tuple(k.name for k in KINDS)
-_BY_NAME = {k.name: k for k in KINDS}
+ASKED_NAMES: tuple[str, ...] = tuple(k.name for k in ASKED_KINDS)
+_BY_NAME = {k.name: k for k in ASKED_KINDS}
 # Which kind each asking word reads as; one regex, longest word first (「几个人」 before 「几个」).
-_ASKING = {word: k.name for k in KINDS for word in _words(k.name, "问")}
+_ASKING = {word: k.name for k in ASKED_KINDS for part in ("问", "话题") for word in _words(k.name, part)}
+_TOPICS = frozenset(word for k in ASKED_KINDS for word in _words(k.name, "话题"))  # ask only outside a yes/no question
 _ASKING_RE = re.compile(_alternatives(tuple(_ASKING)))
+# Every kind's asking words, folded: they say how to ask, never what about (a topic word such as 免费 is content).
+ASKING_WORDS = frozenset(word for k in ASKED_KINDS for word in _words(k.name, "问"))
 # A yes/no question besides its words: an A-not-A (去不去, 有没有), a clause ending in 不 / 没 (「要交钱不」), or 么
 # where it is not part of 什么 / 怎么 / 这么 / 那么 / 多么 / 要么.
 _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _FINAL_NOT_RE = re.compile(r"\S(?:不|没|没有)\s*[？?！!。，,]*\s*$|(?<![什怎这那多要])么")
 
 
-def kind(name: str) -> Kind:
+def asked_kind(name: str) -> AskedKind:
     """The kind named `name` (KeyError for an unknown name)."""
     return _BY_NAME[name]
 
@@ -144,10 +193,10 @@ def kind(name: str) -> Kind:
 class AskedKinds:
     """The kinds switched on; `on(name)` is how callers ask (a typo in `name` raises)."""
 
-    enabled: frozenset[str] = frozenset(KIND_NAMES)
+    enabled: frozenset[str] = frozenset(ASKED_NAMES)
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.enabled) - set(KIND_NAMES))
+        unknown = sorted(set(self.enabled) - set(ASKED_NAMES))
         if unknown:
             raise ConfigError(_unknown_message(unknown))
 
@@ -161,7 +210,7 @@ class AskedKinds:
 
     @property
     def disabled(self) -> tuple[str, ...]:
-        return tuple(name for name in KIND_NAMES if name not in self.enabled)
+        return tuple(name for name in ASKED_NAMES if name not in self.enabled)
 
     @property
     def label(self) -> str:
@@ -173,21 +222,22 @@ class AskedKinds:
         return f"全部问法，除了 {'、'.join(self.disabled)}"
 
 
-ALL_KINDS = AskedKinds()
+ALL_ASKED = AskedKinds()
 _SEPARATORS = re.compile(r"[\s,，、]+")
 
 
 def _unknown_message(unknown: list[str]) -> str:
-    return (f"问法设置 {ASKED_KINDS_ENV} 里有不认识的类：{'、'.join(unknown)}。可用的类：{', '.join(KIND_NAMES)}。"
+    return (f"问法设置 {ASKED_KINDS_ENV} 里有不认识的类：{'、'.join(unknown)}。可用的类：{', '.join(ASKED_NAMES)}。"
             "写法：留空表示全部启用；“-year,-person”表示关掉这两类；“none”表示全部关掉；也可以直接列出要启用的类。")
 
 
-def parse_kinds(spec: str | None) -> AskedKinds:
+@lru_cache(maxsize=64)
+def parse_asked(spec: str | None) -> AskedKinds:
     """An AskedKinds from `spec` (empty: all; `-a,-b`: all but these; `none`; or the kinds to keep); raises
     ConfigError in Chinese on an unknown name or a mix of both forms."""
     items = [item for item in _SEPARATORS.split((spec or "").strip()) if item]
     if not items or items == ["all"]:
-        return ALL_KINDS
+        return ALL_ASKED
     if items == ["none"]:
         return AskedKinds(frozenset())
     off = [item[1:] for item in items if item.startswith("-")]
@@ -198,17 +248,20 @@ def parse_kinds(spec: str | None) -> AskedKinds:
     if off and keep:
         raise ConfigError(f"问法设置 {ASKED_KINDS_ENV}（{spec}）不能同时列出要关掉的类（带 -）和要启用的类："
                           "要么全部带 -（关掉这些），要么一个都不带（只启用这些）。")
-    return ALL_KINDS.without(*off) if off else AskedKinds(frozenset(keep))
+    return ALL_ASKED.without(*off) if off else AskedKinds(frozenset(keep))
 
 
 @dataclass(frozen=True)
 class Asked:
     """What one question asks for: the kinds in registry order, each with the word that asked it
-    (`words[i]` asked `kinds[i]`; 「」 for a yes/no read from its form, such as 「要交钱不」)."""
+    (`words[i]` asked `kinds[i]`; 「」 for a yes/no read from its form, such as 「要交钱不」), and the kinds a yes/no
+    question names as its topic (「线上线下价格一样吗」: whether, about an amount)."""
 
     question: str
     kinds: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()  # kinds a yes/no question names without asking them (价格一样吗: amount)
+    topic_words: tuple[str, ...] = ()  # the word that named each topic
 
     def __contains__(self, name: object) -> bool:
         return name in self.kinds
@@ -222,7 +275,8 @@ class Asked:
 
     @property
     def checkable(self) -> tuple[str, ...]:
-        """The kinds asked that a sentence's form can show (what an answer must carry)."""
+        """The kinds asked that a sentence's form can show (what an answer must carry). A yes/no question's topic
+        is not one: 「网课跟到校区上收费一样吗」 is answered by 「线上班与线下班同价」, which names neither 网课 nor 校区."""
         return tuple(name for name in self.kinds if _BY_NAME[name].checkable)
 
     @property
@@ -230,11 +284,14 @@ class Asked:
         return tuple(_BY_NAME[name].label_zh for name in self.kinds)
 
     def word(self, name: str) -> str:
-        """The word that asked kind `name` ("" when it was not asked or was read from the question's form)."""
-        return self.words[self.kinds.index(name)] if name in self.kinds else ""
+        """The word that asked kind `name`, or named it as a topic ("" when it was not asked or was read from the
+        question's form)."""
+        if name in self.kinds:
+            return self.words[self.kinds.index(name)]
+        return self.topic_words[self.topics.index(name)] if name in self.topics else ""
 
 
-def read_asked(question: str, kinds: AskedKinds = ALL_KINDS) -> Asked:
+def read_asked(question: str, kinds: AskedKinds = ALL_ASKED) -> Asked:
     """What `question` asks for, among the kinds switched on (see the module doc)."""
     return _read(question, kinds)
 
@@ -242,16 +299,63 @@ def read_asked(question: str, kinds: AskedKinds = ALL_KINDS) -> Asked:
 @lru_cache(maxsize=4096)
 def _read(question: str, kinds: AskedKinds) -> Asked:
     found: dict[str, str] = {}
-    for match in _ASKING_RE.finditer(normalize(question)):
-        name = _ASKING[match.group()]
-        if kinds.on(name):
-            found.setdefault(name, match.group())
+    typed = normalize(question)
+    for text in (typed, _A_NOT_A_RE.sub(r"\1", typed)):  # 要不要钱 asks about 要钱 too, as 要钱吗 does
+        for match in _ASKING_RE.finditer(text):
+            name = _ASKING[match.group()]
+            if kinds.on(name) and _asks(name, text, match.start(), match.end()):
+                found.setdefault(name, match.group())
     if kinds.on("yes_no") and "yes_no" not in found:
         form = _yes_no(question)
         if form is not None:
             found["yes_no"] = form
-    ordered = tuple(name for name in KIND_NAMES if name in found)
-    return Asked(question, ordered, tuple(found[name] for name in ordered))
+    topics: dict[str, str] = {}
+    if "yes_no" in found:  # 「线上线下价格一样吗」 asks whether, not how much: the amount is its topic
+        topics = {name: word for name, word in found.items() if word in _TOPICS}
+        found = {name: word for name, word in found.items() if word not in _TOPICS}
+    if found.get("choice") in _ALTERNATIVES:  # 「按上了多少节算还是按剩多少节算」: which of two, not how many
+        found = {name: word for name, word in found.items()
+                 if name == "choice" or not _same_clause(question, word, found["choice"])}
+    ordered = tuple(name for name in ASKED_NAMES if name in found)
+    named = tuple(name for name in ASKED_NAMES if name in topics)
+    return Asked(question, ordered, tuple(found[name] for name in ordered), named,
+                 tuple(topics[name] for name in named))
+
+
+# A bound (最长, 最少) asks only when a quantity's question word follows within this many characters: 「最长保留
+# 多久」 asks an upper bound, 「最高那个级别叫什么」 names the top level.
+BOUND_REACH = 6
+# 好几年, 十几个, 几十块, 学过几年, 那几个月, 某几种: a few, not a question; 第几 is an order, not a quantity.
+_INDEFINITE_BEFORE, _INDEFINITE_AFTER = "好十数某过了那这第", "十百千万"
+
+
+def _asks(name: str, text: str, start: int, end: int) -> bool:
+    """Whether the asking word at text[start:end] asks kind `name` there (see BOUND_REACH; 几 as 「a few」 does not)."""
+    if text[start] == "几" and ((start and text[start - 1] in _INDEFINITE_BEFORE)
+                                or text[start + 1:start + 2] in tuple(_INDEFINITE_AFTER)):
+        return False
+    follows = _words(name, "后接")
+    after = text[end:end + BOUND_REACH + 2].replace("第几", "")
+    return not follows or any(word in after[:BOUND_REACH + len(word)] for word in follows)
+
+
+_ALTERNATIVES = frozenset({"还是"})  # a choice between alternatives written out: what they name is not asked
+_CLAUSES_RE = re.compile(r"[。？?！!；;，,\s]+")
+
+
+def alternatives(question: str) -> tuple[str, str] | None:
+    """The two options of a choice written out (「分级测试是线上做还是要去校区做」 → 「分级测试是线上做」,
+    「要去校区做」): the clause's words before and after 还是, as typed; None without one."""
+    for clause in _CLAUSES_RE.split(question):
+        for word in _ALTERNATIVES:
+            before, found, after = clause.partition(word)
+            if found and before.strip() and after.strip():
+                return before.strip(), after.strip()
+    return None
+
+
+def _same_clause(question: str, word: str, other: str) -> bool:
+    return any(word in clause and other in clause for clause in map(normalize, _CLAUSES_RE.split(question)))
 
 
 def _yes_no(question: str) -> str | None:

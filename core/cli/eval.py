@@ -21,6 +21,7 @@ import json
 from core.assistant import open_assistant
 from core.cli.knobs import add_knob_flags, knobs_from_args
 from core.errors import ConfigError
+from core.evaluation.answer_texts import AnswerTexts, answer_texts
 from core.evaluation.metrics import (
     CORRECT_ANSWER,
     CORRECT_REFUSAL,
@@ -90,27 +91,32 @@ def run(args: argparse.Namespace) -> int:
     evaluation = reused.evaluation
     suggestion = suggest(evaluated, knobs.k, knobs)
     hints = {e.question: e.hint for e in explain_misses(evaluated, evaluation)}
+    stated = answer_texts(assistant, evaluation, reused.texts)
     name = args.set_path or "默认题集"
     saved = _save_run(args, assistant, evaluation, name, reused.answers) if args.save_run is not None else None
     if args.json:
         print(json.dumps({
             "set": name, "fingerprint": assistant.fingerprint, "knobs": knobs.to_dict(),
-            "glossary_entries": len(assistant.glossary or ()), "metrics": evaluation.metrics.to_dict(),
+            "glossary_entries": len(assistant.glossary or ()),
+            "metrics": {**evaluation.metrics.to_dict(), "fact_in_answer": stated.count},
             **({"reused": {str(evaluated.questions[i].line): a for i, a in reused.answers.items()}}
                if reused.answers else {}),
             "suggested": {**suggestion.knobs.to_dict(), "cost": suggestion.cost,
                           "plateaus": {k: list(v) for k, v in suggestion.plateaus.items()}},
             "questions": [{"question": q.question, "refused": g.refused, "expected": q.expectation,
-                           "outcome": o, "reason": row_reason(q, g), "gone": q.gone, "hint": hints.get(q.question, ""),
+                           "outcome": o, "reason": row_reason(q, g), "gone": q.gone,
+                           "reason_code": g.decision.reason_code if g.refused and g.decision else "",
+                           "answer": text, "fact_in_answer": fact, "hint": hints.get(q.question, ""),
                            "hits": [h.to_dict() for h in g.candidates]}
-                          for q, g, o in zip(evaluated.questions, evaluation.gates, evaluation.outcomes)],
+                          for q, g, o, text, fact in zip(evaluated.questions, evaluation.gates, evaluation.outcomes,
+                                                         stated.texts, stated.stated)],
             **({"saved_run": saved} if saved else {})},
             ensure_ascii=False, indent=2))
         return 0
     m = evaluation.metrics
     print(f"题集：{name}（{m.total} 题：应答 {m.answerable}，应拒 {m.unanswerable}）  资料指纹 {assistant.fingerprint}")
     print(f"闸门参数：{knobs.describe()}；同义词表 {len(assistant.glossary or ())} 条")
-    print(format_table(m))
+    print(format_table(m, stated))
     if gone := [q for q in evaluated.questions if q.gone]:
         print(f"其中 {len(gone)} 题{GONE_REASON}，按未答对计（把小节补回资料，或按现在的资料改题集）："
               + "；".join(f"第 {q.line} 行（{q.gone}）" for q in gone))
@@ -135,8 +141,9 @@ def _save_run(args: argparse.Namespace, assistant, evaluation, set_name: str, re
     return store().save(run).name
 
 
-def format_table(m: Metrics) -> str:
-    """The issue's two targets first, then every rate and outcome count, as plain-text columns."""
+def format_table(m: Metrics, stated: AnswerTexts | None = None) -> str:
+    """The issue's two targets first, then every rate and outcome count, as plain-text columns; with `stated`, how
+    many answerable questions got an answer whose text states the fact (core.evaluation.answer_texts)."""
     def share(part: int, whole: int) -> str:
         return f"{part}/{whole}（{part / whole:.1%}）" if whole else "—"
 
@@ -146,6 +153,7 @@ def format_table(m: Metrics) -> str:
     rows = [("判断正确", share(m.correct, m.total)),
             ("可答题答出且命中事实", share(m.count(CORRECT_ANSWER), m.answerable)),
             ("应拒答题已拒答", share(m.count(CORRECT_REFUSAL), m.unanswerable)),
+            *((("可答题回答里写出事实", share(stated.count, m.answerable)),) if stated is not None else ()),
             ("回答率", pct(m.answered_rate)), ("拒答精确率", pct(m.refusal_precision)),
             ("拒答 F1", pct(m.refusal_f1)), ("平衡准确率", pct(m.balanced_accuracy)), ("代价", f"{m.cost:g}")]
     rows += [(label, str(m.count(label))) for label in (FALSE_REFUSAL, FALSE_ANSWER, WRONG_SOURCE)]

@@ -73,6 +73,8 @@ class EvaluatedSet:
     coverage[q, j]    keyword coverage when the first j candidates pass (j = 0 … MAX_TOP_K);
     unknown[q, j]     heaviest absent word's weight, likewise;
     fact[q, j]        one of the first j candidates holds the fact;
+    carried[q, j]     a sentence of the first j candidates carries what the question asks (always true when it asks
+                      nothing a sentence's form shows: core.answerability.asked);
     has_terms[q]      the question has content words the decision can check.
     """
 
@@ -85,6 +87,7 @@ class EvaluatedSet:
     has_terms: np.ndarray
     should_refuse: np.ndarray
     decides: bool
+    carried: np.ndarray | None = None  # None: as if every question's asked kind were carried (sets built by hand)
     fingerprint: str = ""
     content_hash: str = ""
 
@@ -123,6 +126,7 @@ def from_retrievals(items: Sequence[LabelledQuestion], retrievals: Sequence[Retr
     values = np.full((n, MAX_TOP_K), _NONE)
     coverage, unknown = np.zeros((n, width)), np.zeros((n, width))
     fact = np.zeros((n, width), dtype=bool)
+    carried = np.ones((n, width), dtype=bool)
     has_terms = np.zeros(n, dtype=bool)
     for row, (question, r) in enumerate(zip(items, retrievals)):
         for i, hit in enumerate(r.candidates[:MAX_TOP_K]):
@@ -131,16 +135,17 @@ def from_retrievals(items: Sequence[LabelledQuestion], retrievals: Sequence[Retr
         last = min(len(r.candidates), MAX_TOP_K)
         fact[row, last + 1:] = fact[row, last]
         for j, m in enumerate(r.measures[:width]):
-            coverage[row, j], unknown[row, j] = m.coverage, m.heaviest_unknown
+            coverage[row, j], unknown[row, j], carried[row, j] = m.coverage, m.heaviest_unknown, not m.asked_missing
         if r.measures:
             coverage[row, len(r.measures):] = coverage[row, len(r.measures) - 1]
             unknown[row, len(r.measures):] = unknown[row, len(r.measures) - 1]
+            carried[row, len(r.measures):] = carried[row, len(r.measures) - 1]
         has_terms[row] = any(t.weight * t.specificity > 0 for t in r.terms)
     should_refuse = np.array([q.should_refuse for q in items], dtype=bool)
-    for array in (values, coverage, unknown, fact, has_terms, should_refuse):
+    for array in (values, coverage, unknown, fact, has_terms, should_refuse, carried):
         array.flags.writeable = False  # shared through caches: never mutated
     return EvaluatedSet(tuple(items), tuple(retrievals), values, coverage, unknown, fact, has_terms, should_refuse,
-                        decides=decides, fingerprint=fingerprint, content_hash=content_hash)
+                        decides=decides, fingerprint=fingerprint, content_hash=content_hash, carried=carried)
 
 
 @dataclass(frozen=True)
@@ -255,7 +260,8 @@ def answered_grid(evaluated: EvaluatedSet, knobs: Knobs, *, thresholds: np.ndarr
         answered = np.broadcast_to(passed[:, None, None, :], (len(t), len(c), len(u), len(rows)))
     else:
         cov, unk = evaluated.coverage[rows[None, :], j], evaluated.unknown[rows[None, :], j]
-        answered = ((passed & evaluated.has_terms[None, :])[:, None, None, :]
+        carried = evaluated.carried[rows[None, :], j] if evaluated.carried is not None else True
+        answered = ((passed & evaluated.has_terms[None, :] & carried)[:, None, None, :]
                     & (cov[:, None, None, :] >= c[None, :, None, None])
                     & (unk[:, None, None, :] <= u[None, None, :, None]))
     return answered, np.broadcast_to(fact[:, None, None, :], answered.shape)

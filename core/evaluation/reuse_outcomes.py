@@ -8,7 +8,7 @@ measures the gate alone, which is what calibration and the blind sets use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from core.answerability.gate import decide
 from core.assistant import Assistant
@@ -30,6 +30,7 @@ class Reused:
 
     evaluation: Evaluation
     answers: dict[int, int]  # question position → approved answer id
+    texts: dict[int, str] = field(default_factory=dict)  # question position → the approved answer's text
 
 
 def with_reuse(assistant: Assistant, evaluation: Evaluation) -> Reused:
@@ -37,6 +38,7 @@ def with_reuse(assistant: Assistant, evaluation: Evaluation) -> Reused:
     evaluated = evaluation.evaluated
     outcomes = list(evaluation.outcomes)
     answers: dict[int, int] = {}
+    texts: dict[int, str] = {}
     for i, (question, retrieval) in enumerate(zip(evaluated.questions, evaluated.retrievals)):
         reuse = assistant.reuse(retrieval, decide(retrieval, evaluation.knobs))
         if reuse is None or reuse.served is None:
@@ -48,8 +50,9 @@ def with_reuse(assistant: Assistant, evaluation: Evaluation) -> Reused:
         else:
             outcomes[i] = CORRECT_ANSWER if any(holds_fact(question, h) for h in hits) else WRONG_SOURCE
         answers[i] = reuse.answer.id
+        texts[i] = reuse.answer.text
     if not answers:
         return Reused(evaluation, answers)
     counts = [outcomes.count(o) for o in OUTCOMES]
     return Reused(replace(evaluation, outcomes=tuple(outcomes), metrics=metrics_from_counts(evaluation.knobs, counts)),
-                  answers)
+                  answers, texts)

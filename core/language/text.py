@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from core.language.words import DATA, RETRIEVAL_QUESTION_WORDS, read_words
+from core.language.words import RETRIEVAL_QUESTION_WORDS, read_words
 
 _DROP_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]", re.UNICODE)
@@ -207,21 +207,3 @@ def _folded_codes_simple(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def _codes(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-
-
-def _attributes() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    rows = []
-    for line in (DATA / "asked_attributes.txt").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.lstrip().startswith("#") and "：" in line:
-            name, words = line.split("：", 1)
-            rows.append((name.strip(), tuple(sorted(words.split(), key=len, reverse=True))))
-    return tuple(rows)
-
-
-ATTRIBUTES = _attributes()
-
-
-def asked(question: str) -> frozenset[str]:
-    """What the question asks for (时间, 方式, 金额 …: core/data/asked_attributes.txt), from its question words."""
-    text = normalize(question)
-    return frozenset(name for name, words in ATTRIBUTES if any(w in text for w in words))

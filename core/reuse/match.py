@@ -7,8 +7,8 @@ glossary form, with the offline answerer's graded credit for a word written with
 compares those: core.reuse.case). 「三级教材费多少」 against an approved 「三级学费多少 → 流利级（三级）学费 4800 元」
 scores little, as 教材费 is not mentioned.
 Worked example: new terms 学费 0.9 and 分期 1.0, the approved text mentions 学费 only: 0.9 / 1.9 = 0.47.
-The gate's terms leave question words out (weight 0), so what a question asks for — time, way, amount, place,
-number of people, reason (core/data/asked_attributes.txt) — is compared apart (`asks_other`).
+The gate's terms leave question words out (weight 0), so what a question asks for — an amount, a duration, a time,
+a way, a place, a headcount, a reason … (the one reader of it: core.case.asked) — is compared apart (`asks_other`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from core.answerability.terms import credit
 from core.case import case_facts
-from core.language.text import asked, normalize
+from core.case.asked import read_asked, states
+from core.language.text import normalize
 from core.values import Term
 from core.values.facts import NO_FACTS, SchoolFacts
 
@@ -39,49 +40,62 @@ def similarity(new_terms: Sequence[Term], mentioned: str, facts: SchoolFacts = N
     return round(sum(t.weight * credit(t, [mentioned], graded=True) for t in terms) / total, 4)
 
 
-# What an approved answer gives, by the form of its figures: an amount in 元, a span or a time of day, a headcount,
-# an upper or a lower bound (「每班不超过 8 人」 answers 「一个班最多几个人」; 「单笔最低 50 元」 does not answer
-# 「手续费最多收多少」).
-# A new question asking for one of these is asking what the answer already states (「流利级多少钱」 against an
-# approved 「三级学费多少 → 学费 4800 元」), even when the approved question did not use a question word for it.
+# What an approved answer gives, read by the same reader as the question (core.case.asked.states): an amount in 元,
+# a duration, a time of day, a headcount, an upper or a lower bound (「每班不超过 8 人」 answers 「一个班最多几个人」;
+# 「单笔最低 50 元」 does not answer 「手续费最多收多少」). A new question asking for one of these is asking what the
+# answer already states (「流利级多少钱」 against an approved 「三级学费多少 → 学费 4800 元」), even when the approved
+# question did not use a question word for it. A yes/no and a choice are compared apart (`asks_yes_no_instead`).
+_COMPARED = ("amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count", "person", "place",
+             "reason", "upper", "lower", "way")
 _N = r"(?:\d|(?<!第)[两三四五六七八九十])"  # a figure, in digits or Chinese numerals (一 and ordinals are no count)
-_STATED = (("金额", re.compile(rf"{_N}\s*元|免费")),
-           ("时间", re.compile(rf"{_N}\s*(?:分钟|小时|个工作日|工作日|天|周|个月|月|年)|\d{{1,2}}\s*[:：点]\s*\d{{0,2}}")),
-           ("人数", re.compile(rf"{_N}\s*(?:人|名)")),
-           ("上限", re.compile(r"最多|最高|最长|至多|不超过|不多于|以内")),
-           ("下限", re.compile(r"最低|最少|至少|不低于|不少于|起")),
-           ("数量", re.compile(rf"{_N}\s*(?:节|课时|次)")))  # lessons; weeks are a time (八周结课)
 # A rate (「每周上 2 课时」「每课时 45 分钟」) states how often or how long each, not the total asked for:
 # 「每周上 2 课时，八周结课」 gives a duration, not how many lessons a level has.
 _RATE = re.compile(rf"每(?:周|星期|天|日|次|课时|节课?|个?月)[^，。；、\d]{{0,3}}{_N}+(?:\.\d+)?\s*(?:课时|节|次|分钟|小时|天|周)")
 
 
+# Reuse compares a time of day and a time in general as one (「人工客服什么时候有人」 is 「人工服务几点开始」).
+_AS = {"clock": "time"}
+
+
+def asked(question: str) -> frozenset[str]:
+    """What a question asks for or, a yes/no question, is about (「收费吗」: an amount), among the kinds reuse
+    compares (core.case.asked.read_asked)."""
+    found = read_asked(question)
+    return frozenset(_AS.get(name, name) for name in (*found.kinds, *found.topics) if name in _COMPARED)
+
+
+# What an answer states by its figures or bounds; a place, a person or a reason in an answer (「原路退回」) says where
+# or who about its own question, never that it answers another one asking where (「退款要去哪里申请」).
+_STATED = ("amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count", "upper", "lower")
+
+
 def stated(answer: str) -> frozenset[str]:
-    """What kinds of thing the approved answer's text states (金额, 时间, 人数), read from its figures; a rate
-    (每周上 2 课时) is left out."""
+    """What kinds of thing the approved answer's text states (amount, duration, headcount …), read by the question
+    reader's `states`; a rate (每周上 2 课时) is left out."""
     text = _RATE.sub("", answer)
-    return frozenset(name for name, pattern in _STATED if pattern.search(text))
+    return frozenset(_AS.get(name, name) for name in _STATED if states(text, name))
 
 
 def asks_other(new: str, approved: str, answer: str = "") -> frozenset[str] | None:
     """None when the new question asks for nothing the approved question asked or its answer states; else what it
-    asks beyond them (「分级测试要多长时间」 时间 against 「分级测试要收费吗 → 免费」; 「能转线下吗？线下班每班几个人」
-    adds 人数 when the answer states no headcount)."""
+    asks beyond them (「分级测试要多长时间」 a duration against 「分级测试要收费吗 → 免费」; 「能转线下吗？线下班每班几个人」
+    adds a headcount when the answer states none)."""
     extra = asked(new) - asked(approved) - stated(answer)
     return extra or None
 
 
-# What a yes/no question looks like (「能直接升下一级吗」「要交钱不」); the quantities an answer is asked for.
-_YES_NO = re.compile(r"吗|能不能|可不可以|可以不|行不行|能否|是否|有没有|是不是|\S不[？?！!。]?$|没[？?！!。]?$")
-_QUANTITIES = frozenset({"时间", "金额", "人数", "数量"})
+# The quantities an answer is asked for.
+_QUANTITIES = frozenset({"amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count"})
 
 
 def asks_yes_no_instead(new: str, approved: str) -> frozenset[str] | None:
     """What the approved question asked for that the new one, a yes/no question, does not: its answer states a
     quantity the new question did not ask about (「一个级别要学多久 → 八周结课」 does not answer 「一个级别学完能直接
-    升下一级吗」). None when the new question asks for the same quantities, or is not a yes/no question."""
+    升下一级吗」). None when the new question asks for the same quantities, is not a yes/no question, or the approved
+    question was one too (「还能退吗？能退多少？」: its answer says yes or no first)."""
     missed = (asked(approved) & _QUANTITIES) - asked(new)
-    return missed if missed and _YES_NO.search(new.strip()) else None
+    yes_no_instead = "yes_no" in read_asked(new) and "yes_no" not in read_asked(approved)
+    return missed if missed and yes_no_instead else None
 
 
 # A negated ask (「小E不能帮我做哪些事」) asks for the opposite list of the plain one (「小E都能回答哪些问题」): a

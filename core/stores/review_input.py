@@ -81,8 +81,8 @@ def entry_from_answer(answer: RAGAnswer, *, origin: str, fingerprint: str, flagg
     if answer.grade is not None:  # the refusal reason below already carries a refusing verdict
         g = answer.grade
         found.insert(0, Problem("grader", f"模型判定{g.cost()}" if answer.refused else f"{g.describe()}；{g.cost()}"))
-    if answer.refused:
-        found.insert(0, Problem("refused", answer.reason or "模型认为参考资料不足以回答"))
+    if answer.refused:  # the gate's own code when one rule alone refused (资料没写问的内容), else 拒答
+        found.insert(0, Problem(answer.reason_code or "refused", answer.reason or "模型认为参考资料不足以回答"))
     entry = validated(question=answer.question, answer=answer.text, origin=origin, reasons=tuple(found),
                       threshold=answer.threshold, k=answer.k, candidates=tuple(answer.candidates),
                       fingerprint=fingerprint, flagged_by=flagged_by)

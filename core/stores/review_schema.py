@@ -198,6 +198,7 @@ REASON_LANES = (
     Lane("arithmetic", "计算错误", ("bad_arithmetic",)),
     Lane("uncited", "无出处陈述", ("uncited_claim",)),
     Lane("question", "与问题不符", ("question_mismatch",)),
+    Lane("off_question", "答非所问", ("off_question",)),
     Lane("stale", "资料已更新", ("stale_corpus", "contradicted_source")),
 )
 LANES = {lane.code: lane for lane in ORIGIN_LANES + REASON_LANES}

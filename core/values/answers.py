@@ -54,9 +54,15 @@ class RAGAnswer:
     def best_score(self) -> float:
         return max((h.score for h in self.candidates), default=0.0)
 
+    @property
+    def reason_code(self) -> str:
+        """Why the gate refused, as a code, when one rule alone refused (not_asked_attribute); else ""."""
+        return self.decision.reason_code if self.gate_refused and self.decision is not None else ""
+
     def to_dict(self) -> dict:
         return {"question": self.question, "refused": self.refused, "gate_refused": self.gate_refused,
-                "answer": self.text,
+                "answer": self.text, "reason_code": self.reason_code,
+                "asked": list(self.decision.asked) if self.decision is not None else [],
                 "threshold": self.threshold, "k": self.k, "model_called": self.model_called,
                 "reason": self.reason, "hits": [h.to_dict() for h in self.candidates],
                 "problems": [p.to_dict() for p in self.problems],

@@ -37,6 +37,8 @@ class Decision:
     coverage: float = 0.0
     terms: tuple[Term, ...] = ()
     context_terms: tuple[str, ...] = ()  # left out: only the asker's description of themselves holds them
+    reason_code: str = ""  # a refusal's code when one rule alone says why (not_asked_attribute), else ""
+    asked: tuple[str, ...] = ()  # what an answer must carry (core.case.asked kinds: amount, year …); () when nothing
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,12 @@ class Measures:
     unknown: tuple[Term, ...]  # absent from the corpus and from the passing chunks, heaviest first
     uncovered: tuple[Term, ...]  # not found in the passing chunks, heaviest first
     carrying: tuple[str, ...]
+    # What the question asks that a sentence must carry (core.answerability.asked): the kinds (amount, year),
+    # and, when no passing sentence carries one about the question's subject, the first such kind and the reason
+    # (「资料里没有写“成立年份”」); all empty when the question asks nothing a sentence's form shows, or the rule is off.
+    asked: tuple[str, ...] = ()
+    asked_missing: str = ""
+    asked_reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from core import assistant as composition
 from tests.app.test_ask_page import ask, texts
 
 REFUND = "我报的二级 交了4200 上了6节课 现在退能退多少"  # answered: coverage 84% at k=3
-IELTS = "你们的雅思保过班多少钱？"                      # refused: a word the corpus never uses, weight 1.00
+IELTS = "你们的雅思保过班能退费吗？"                  # refused: a word the corpus never uses, weight 1.00
 START = {"threshold": 0.0, "k": 3, "min_coverage": 0.67, "max_unknown_weight": 0.51}
 
 # (question, knob, value that flips it, the banner's head, the comparison line after the move)

@@ -274,6 +274,17 @@ def test_ask_page_marks_a_grader_answer_and_queues_it_in_its_lane(open_app, app_
     assert not any("模型判定" in t for t in texts(at.info))
 
 
+def test_ask_page_says_what_the_documents_do_not_state(open_app, monkeypatch):
+    # #40: a year question answered 「小E 是启明英语的助教[1]。」 under a green badge; now the gate refuses and says why
+    monkeypatch.setattr(composition, "stream_text", lambda *a, **k: pytest.fail("model called on a refusal"))
+    at = ask(open_app(), "启明英语是哪一年成立的？")
+    assert not at.exception
+    assert any(REFUSAL_TEXT in w for w in texts(at.warning))
+    assert "**拒答原因**：资料里没有写“成立年份”" in texts(at.markdown)
+    decision = next(t.value for t in at.table if "比较" in t.value.columns)
+    assert "资料里没有写“成立年份” ✗" in [re.sub(r"\\(.)", r"\1", c) for c in decision["比较"]]
+
+
 def test_ask_page_follow_up_reads_the_next_question_in_its_thread(open_app):
     at = ask(open_app(), "二级学费多少？")
     at.checkbox(key="ask_follow").check()

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from core.case.asked import (
-    ALL_KINDS,
-    KIND_NAMES,
-    KINDS,
+    ALL_ASKED,
+    ASKED_KINDS,
+    ASKED_NAMES,
     Asked,
     AskedKinds,
+    asked_kind,
     carried,
-    kind,
-    parse_kinds,
+    parse_asked,
     read_asked,
     states,
 )
@@ -25,17 +25,24 @@ from core.errors import ConfigError
     ("启明英语是哪一年成立的？", ("year",)),
     ("启明英语多少年成立的", ("year",)),             # 多少年成立 is a year, longer than 多少年 (a duration)
     ("退款多久能到账", ("duration",)),
-    ("人工服务几点下班", ("time",)),
+    ("人工服务几点下班", ("clock",)),
+    ("什么时候可以申请退费", ("time",)),
+    ("最小几岁可以报名", ("lower", "age")),
+    ("老学员打几折", ("amount",)),
     ("一个班几个人", ("headcount",)),                  # 几个人, not 几个 (a count)
-    ("一个级别几节课", ("count",)),
+    ("一个级别几节课", ("lessons",)),
+    ("口语课一共有几级", ("count",)),
     ("外教是谁", ("person",)),
     ("在哪里申请退费", ("place",)),
     ("教材费为什么不退", ("reason",)),
     ("怎么转人工", ("way",)),
     ("保留学籍最长多久", ("upper", "duration")),
     ("最少几个人开班", ("lower", "headcount")),
-    ("分级测试收费吗", ("amount", "yes_no")),
-    ("要交钱不", ("amount", "yes_no")),               # a clause ending in 不
+    ("二级价格", ("amount",)),                          # a topic word asks when the question is no yes/no
+    ("分级测试收费吗", ("yes_no",)),                    # … and not in one: whether, not how much
+    ("要交钱不", ("yes_no",)),                          # a clause ending in 不
+    ("保留学籍那几个月要交钱吗", ("yes_no",)),            # 那几 is 「those few」
+    ("口语最高能学到第几级", ("choice",)),               # 第几 is an order: no upper bound asked
     ("包不包括教材", ("yes_no",)),                     # A-not-A read from the data's words
     ("去不去线下都行", ("yes_no",)),                   # A-not-A read from the form
     ("能退么", ("yes_no",)),
@@ -70,7 +77,9 @@ def test_read_asked_returns_a_frozen_value():
     ("学校成立于 2015 年", "year", True),
     ("最长保留 6 个月", "year", False),               # a span of months is no year
     ("审核通过后，款项在 7 个工作日内原路退回", "duration", True),
-    ("人工服务时间为每天 9:00–21:00", "time", True),
+    ("人工服务时间为每天 9:00–21:00", "clock", True),
+    ("开课后 4 课时内，可以免费转班一次", "clock", False),  # after the start is no hour of the day
+    ("开课后 4 课时内，可以免费转班一次", "time", True),
     ("每班不超过 8 人", "headcount", True),
     ("每班不超过 8 人", "upper", True),
     ("每班不超过 8 人", "lower", False),
@@ -82,7 +91,7 @@ def test_states_reads_a_kind_from_a_sentence(sentence, name, expected):
 
 @pytest.mark.parametrize("name", ["way", "choice", "yes_no"])
 def test_kinds_without_a_form_are_not_checkable(name):
-    assert not kind(name).checkable and states("一共四级", name) is False
+    assert not asked_kind(name).checkable and states("一共四级", name) is False
 
 
 def test_carried_lists_the_checkable_kinds_a_sentence_states():
@@ -91,30 +100,30 @@ def test_carried_lists_the_checkable_kinds_a_sentence_states():
 
 
 def test_a_kind_switched_off_is_not_read():
-    assert read_asked("保留学籍最长多久", ALL_KINDS.without("upper")).kinds == ("duration",)
+    assert read_asked("保留学籍最长多久", ALL_ASKED.without("upper")).kinds == ("duration",)
 
 
 def test_the_refusal_names_the_missing_kind_after_the_subject():
-    assert kind("year").missing("成立") == "成立年份"
+    assert asked_kind("year").missing("成立") == "成立年份"
 
 
 @pytest.mark.parametrize("spec, disabled", [("", ()), ("all", ()), ("-year,-person", ("year", "person")),
-                                            ("none", KIND_NAMES)])
+                                            ("none", ASKED_NAMES)])
 def test_parse_kinds(spec, disabled):
-    assert set(parse_kinds(spec).disabled) == set(disabled)
+    assert set(parse_asked(spec).disabled) == set(disabled)
 
 
 def test_parse_kinds_keeps_only_the_listed_kinds():
-    assert parse_kinds("amount year").enabled == frozenset({"amount", "year"})
+    assert parse_asked("amount year").enabled == frozenset({"amount", "year"})
 
 
 @pytest.mark.parametrize("spec", ["-price", "amount,-year"])
 def test_parse_kinds_refuses_unknown_names_and_mixed_forms_in_chinese(spec):
     with pytest.raises(ConfigError, match="XIAOE_ASKED_KINDS"):
-        parse_kinds(spec)
+        parse_asked(spec)
 
 
 def test_every_kind_has_asking_words_or_a_form_and_an_example():
-    for k in KINDS:
+    for k in ASKED_KINDS:
         assert k.example_zh and k.label_zh and "{subject}" in k.missing_zh
         assert read_asked(k.example_zh, AskedKinds(frozenset({k.name}))).kinds == (k.name,), k.name

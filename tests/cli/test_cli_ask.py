@@ -112,6 +112,26 @@ def test_cli_ask_numbers_the_candidates_as_the_answer_cites_them(isolated_env, c
         assert listed[number.strip("[]")] == f"{source} · {heading}"
 
 
+def test_cli_ask_json_says_why_the_gate_refused_what_is_not_written(isolated_env, capsys):
+    # #40: 「小E 是启明英语的助教[1]。」 was the answer; no document states a year
+    assert main(["ask", "启明英语是哪一年成立的？", "--json", "--no-queue"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["refused"] and not data["model_called"]
+    assert (data["reason"], data["reason_code"], data["asked"]) == ("资料里没有写“成立年份”", "not_asked_attribute", ["year"])
+
+
+def test_cli_ask_queues_the_refusal_under_its_code(isolated_env, capsys):
+    from core.settings import Settings
+    from core.stores.db import open_database
+    from core.stores.review import ReviewStore
+
+    assert main(["ask", "小班多少钱一节", "--json"]) == 0
+    queued = json.loads(capsys.readouterr().out)["queued"]
+    item = ReviewStore(open_database(Settings.from_env().db_url)).get(queued)
+    assert item.origin == "refusal" and [(r.code, r.message) for r in item.reasons] == [
+        ("not_asked_attribute", "资料里没有写“小班价格”")]
+
+
 def test_cli_ask_conversation_reads_the_question_as_the_threads_next(isolated_env, capsys):
     from datetime import datetime
 

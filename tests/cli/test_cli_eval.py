@@ -167,3 +167,20 @@ def test_the_question_limit_can_only_be_lowered(monkeypatch):
 
     with pytest.raises(ConfigError, match="XIAOE_MAX_QUESTION_CHARS（5000）"):
         Settings.from_env({"XIAOE_MAX_QUESTION_CHARS": "5000"})
+
+
+def test_eval_reports_how_often_the_answer_itself_states_the_fact(capsys, tmp_path):
+    # 「二级学费多少」 is answered with 「进阶级（二级）：4200 元」, holding the key phrase; 「口语课一共几级」 is labelled
+    # with a phrase no answer says, so it is answered with the fact's chunk (正确回答) but not in the answer's words
+    path = tmp_path / "set.csv"
+    path.write_text("question,expected,section,key_phrase\n"
+                    "二级学费多少,01-口语课分级说明.md,,4200 元\n"
+                    "口语课一共几级,01-口语课分级说明.md,,四级|从低到高\n"
+                    "保过班多少钱,应拒答,,\n", encoding="utf-8")
+    data = run_json(capsys, str(path))
+    rows = {q["question"]: q for q in data["questions"]}
+    assert rows["二级学费多少"]["fact_in_answer"] and "4200 元" in rows["二级学费多少"]["answer"]
+    assert rows["保过班多少钱"]["reason_code"] == "not_asked_attribute" and rows["保过班多少钱"]["answer"] == ""
+    assert data["metrics"]["fact_in_answer"] == sum(q["fact_in_answer"] for q in data["questions"])
+    assert main(["eval", str(path)]) == 0
+    assert f"可答题回答里写出事实  {data['metrics']['fact_in_answer']}/2" in capsys.readouterr().out

@@ -12,7 +12,7 @@ from tests.e2e.test_ask_e2e import candidates_table
 pytestmark = pytest.mark.e2e
 
 REFUND = "我报的二级 交了4200 上了6节课 现在退能退多少"  # answered at the calibrated knobs (coverage 84%)
-IELTS = "你们的雅思保过班多少钱？"                      # refused: 「雅思」 is a word the corpus never uses
+IELTS = "你们的雅思保过班能退费吗？"                  # refused: 「雅思」 is a word the corpus never uses
 
 BACK = {"Home": "ArrowRight", "End": "ArrowLeft"}  # one notch away from the end the key jumps to
 

@@ -47,9 +47,9 @@ def test_a_question_without_weighted_words_fits_nothing():
 
 
 @pytest.mark.parametrize("new, approved, other", [
-    ("几点到几点可以找人工", "怎么叫人工", {"时间"}),
-    ("分级测试要多长时间", "分级测试要收费吗", {"时间"}),
-    ("能转到线下吗？线下班每班几个人", "能转到线下吗", {"人数"}),
+    ("几点到几点可以找人工", "怎么叫人工", {"time"}),
+    ("分级测试要多长时间", "分级测试要收费吗", {"duration"}),
+    ("能转到线下吗？线下班每班几个人", "能转到线下吗", {"headcount"}),
     ("人工客服什么时候有人", "人工服务几点开始", None),
     ("怎么转人工", "我想跟真人说话 要怎么操作", None),
     ("人工", "怎么转人工", None),  # asking for nothing in particular
@@ -61,19 +61,19 @@ def test_a_new_question_asking_for_something_else_is_not_the_same(new, approved,
 @pytest.mark.parametrize("new, approved, answer, other", [
     ("流利级多少钱啊", "三级学费多少", "流利级（三级）的单报学费是 4800 元。", None),  # the answer states an amount
     ("退课要扣多少手续费啊", "退费手续费怎么算的", "手续费为 5%，不低于 50 元。", None),
-    ("流利级多少钱啊", "三级学费多少", "学费按级别收取，见学费标准。", {"金额"}),  # no amount stated
-    ("分级测试要多长时间", "分级测试要收费吗", "分级测试免费。", {"时间"}),  # 免费 is an amount, not a time
-    ("一个班几个人", "一节课多长时间", "每课时 45 分钟。", {"人数"}),
-    ("一节课上多久", "一个班多少人", "每班不超过 8 人。", {"时间"}),
+    ("流利级多少钱啊", "三级的学费", "学费按级别收取，见学费标准。", {"amount"}),  # no amount stated
+    ("分级测试要多长时间", "分级测试要收费吗", "分级测试免费。", {"duration"}),  # 免费 is an amount, not a time
+    ("一个班几个人", "一节课多长时间", "每课时 45 分钟。", {"headcount"}),
+    ("一节课上多久", "一个班多少人", "每班不超过 8 人。", {"duration"}),
 ])
 def test_what_the_approved_answer_states_is_not_asked_beyond_it(new, approved, answer, other):
     assert asks_other(new, approved, answer) == (frozenset(other) if other else None)
-    assert asked("几点到几点可以找人工") == {"时间"}
+    assert asked("几点到几点可以找人工") == {"time"}
 
 
 @pytest.mark.parametrize("new, approved, answer, extra", [
-    ("退费手续费最多收多少？", "退费手续费最低收多少？", "退费手续费单笔最低 50 元。", {"上限"}),  # d159 was served
-    ("转班手续费最低收多少", "退费手续费最多收多少", "退费手续费最高 500 元。", {"下限"}),
+    ("退费手续费最多收多少？", "退费手续费最低收多少？", "退费手续费单笔最低 50 元。", {"upper"}),  # d159 was served
+    ("转班手续费最低收多少", "退费手续费最多收多少", "退费手续费最高 500 元。", {"lower"}),
 ])
 def test_a_maximum_is_not_answered_by_a_minimum_nor_the_other_way_round(new, approved, answer, extra):
     assert asks_other(new, approved, answer) == extra
@@ -85,7 +85,7 @@ def test_an_answer_stating_a_bound_answers_a_question_asking_for_it():
 
 def test_a_count_is_not_answered_by_a_duration():
     # v3r010 (third blind set) served 「每课时45分钟」 for 「每周上几节课」
-    assert asks_other("每周上几节课", "小E 每节课多长时间", "每课时45分钟。") == {"数量"}
+    assert asks_other("每周上几节课", "小E 每节课多长时间", "每课时45分钟。") == {"lessons"}
     assert asks_other("一个级别要上几节课", "一个级别要上多少节课", "每一级都是 16 课时。") is None
 
 
@@ -93,7 +93,7 @@ def test_a_yes_no_question_is_not_answered_by_the_quantity_another_question_aske
     from core.reuse.match import asks_yes_no_instead
 
     # d030 / v2r013: 「一个级别要学多久 → 八周结课」 does not answer whether one can move up
-    assert asks_yes_no_instead("一个级别学完能直接升下一级吗？", "一个级别要学多久才能结课？") == {"时间"}
+    assert asks_yes_no_instead("一个级别学完能直接升下一级吗？", "一个级别要学多久才能结课？") == {"duration"}
     assert asks_yes_no_instead("分级测试要交钱不", "分级测试收费吗") is None  # both ask the amount (收费/要钱)
     assert asks_yes_no_instead("一个班最多几个人", "一个班多少人") is None  # not a yes/no question
 
@@ -101,8 +101,8 @@ def test_a_yes_no_question_is_not_answered_by_the_quantity_another_question_aske
 # Found on the blind reuse set v4 (served to a question asking for something else):
 # v4r052 「一节课上多少分钟」 asks a time; v4r191 「一个级别一共上几节课」 asks a number of lessons.
 @pytest.mark.parametrize(("new", "approved", "answer", "extra"), [
-    ("一节课上多少分钟？", "一个级别一共几节课？", "每一级都是16课时。", {"时间"}),
-    ("一个级别一共上几节课？", "一个级别要上多长时间才能结课？", "每周上2课时，八周结课。", {"数量"}),
+    ("一节课上多少分钟？", "一个级别一共几节课？", "每一级都是16课时。", {"duration"}),
+    ("一个级别一共上几节课？", "一个级别要上多长时间才能结课？", "每周上2课时，八周结课。", {"lessons"}),
     ("一个级别要上几周", "一个级别要上多久", "每周上2课时，八周结课。", None),  # weeks are a time: the same question
     ("一个级别一共几节课", "口语课一个级别多少课时", "每一级都是16课时。", None),
 ])
@@ -111,10 +111,10 @@ def test_a_time_asked_in_minutes_or_weeks_and_a_rate_that_is_no_total(new, appro
 
 
 def test_a_rate_states_no_total_and_chinese_numerals_are_figures():
-    assert stated("每周上2课时，八周结课。") == {"时间"}  # 2 课时 a week is a rate, 八周 a duration
+    assert stated("每周上2课时，八周结课。") == {"duration"}  # 2 课时 a week is a rate, 八周 a duration
     assert stated("每课时 45 分钟。") == frozenset()
-    assert stated("每班不超过八人") == {"上限", "人数"}
-    assert stated("第一次转班免费") == {"金额"}  # an ordinal is no count
+    assert stated("每班不超过八人") == {"upper", "headcount"}
+    assert stated("第一次转班免费") == {"amount"}  # an ordinal is no count
 
 
 @pytest.mark.parametrize(("new", "approved", "opposite"), [

@@ -1,0 +1,241 @@
+"""The gate's rule `asked_attribute`: an answer must carry what is asked about the question's subject.
+
+A question asking for an amount, a duration, a year … (core.case.asked, the kinds a sentence's form can show) is
+answered only by a sentence that states that kind (「4200 元」, 「7 个工作日」, 「2015 年」) and is about the
+question's subject: where the sentence stands — its FAQ question, its lead, its paragraph and the chunk's heading —
+holds at least SUBJECT_SHARE of the subject's weight. The subject is the question's content words the corpus knows,
+less the words that ask (多少钱, 退到哪里); of a question of several clauses, the asking clause's words count too,
+and the better share wins. A word the corpus never uses is the absent-word signal's business, not this rule's.
+
+「保过班多少钱」: the passing chunks state amounts (「每次收取 100 元转班手续费」) but none holds enough of 保 and 班
+around it, so the gate refuses with 「资料里没有写“保过班价格”」. 「启明英语是哪一年成立的」: no passing sentence
+states a year at all. 「退款多久能到账」: 「款项在 7 个工作日内原路退回」 under 「退款多久能到账？」 qualifies.
+
+Knob-free: the shares are measured once per candidate at retrieval time (`AskedCheck`), and a prefix of passing
+chunks misses a kind when none of its chunks holds a qualifying sentence (`missing`). The offline answerer
+chooses only qualifying sentences (`qualifies`, core.answering.extractive); a model's answer is checked against
+the same kinds (core.checks.asked).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+
+from core.answerability.credit import credit
+from core.case.asked import (
+    ASKING_WORDS,
+    PLACE_WORDS,
+    Asked,
+    alternatives,
+    asked_kind,
+    per_unit,
+    states,
+    states_address,
+    states_rate,
+)
+from core.corpus.sentences import Sentence, reference_sentences
+from core.language.text import normalize
+from core.language.words import RETRIEVAL_QUESTION_WORDS
+from core.values import Hit, Term
+
+RULE_NAME = "asked_attribute"
+REASON_CODE = "not_asked_attribute"
+# A qualifying sentence's surroundings hold at least half the subject's weight (the even split: not tuned on a set;
+# bench.asked_ablation prints what other shares would do).
+SUBJECT_SHARE = 0.5
+# Question words inside a term (退到哪里, 收多少, 留多久) make it part of the asking, not of the subject.
+_ASKING_PARTS = tuple(sorted({w for w in RETRIEVAL_QUESTION_WORDS if w not in ("吗", "呢")} | ASKING_WORDS,
+                             key=len, reverse=True))
+_CLAUSE_RE = re.compile(r"[，,。！!？?；;\s]+")
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a question is about, as the gate's terms say it: the subject word sets to try (the asking clause's,
+    then the whole question's) and the words a refusal names (「保过班」, 「成立」)."""
+
+    sets: tuple[tuple[Term, ...], ...]
+    named: str
+
+    def share(self, context: str) -> float:
+        """The best share of one subject set's weight that `context` (normalised) holds, each word weighted as the
+        offline answerer weighs it: weight × specificity (a word most chunks use, such as 课时, says little)."""
+        best = 0.0
+        for terms in self.sets:
+            total = sum(t.weight * t.specificity for t in terms)
+            if total <= 0:
+                return 1.0  # nothing to be about: the kind alone decides
+            best = max(best, sum(t.weight * t.specificity * credit(t, [context], graded=True) for t in terms) / total)
+        return best
+
+
+def _subject_word(term: Term, asking: Sequence[str]) -> Term | None:
+    """The term as a subject word: None when it is only asking (多少钱) or part of the words that asked (课时 of
+    几课时, 块钱 of 几块钱); a glossary form without a question word when the typed word holds one (人工几点 →
+    人工服务时间)."""
+    text = normalize(term.text)
+    if text in ASKING_WORDS or any(text in word for word in asking):
+        return None
+    if not any(part in text for part in _ASKING_PARTS):
+        return term
+    forms = tuple(f for f in term.forms[1:] if not any(part in normalize(f) for part in _ASKING_PARTS))
+    return replace(term, text=forms[0], forms=forms) if forms else None
+
+
+def subject_of(question: str, terms: Sequence[Term], asked: Asked) -> Subject:
+    """The subject of `question` (see the module doc)."""
+    said = [w for w in (*asked.words, *asked.topic_words) if w]
+    whole = tuple(w for w in (_subject_word(t, said) for t in terms if t.weight > 0 and not t.is_number and t.known)
+                  if w)
+    words = [asked.word(name) for name in asked.checkable]
+    clauses = [c for c in _CLAUSE_RE.split(question) if c]
+    asking = [c for c in clauses if any(w and w in normalize(c) for w in words)]
+    # An elliptical asking clause (「扣不扣手续费？扣多少」) asks about what the clause before it names.
+    asking += [clauses[i - 1] for i, c in enumerate(clauses) if c in asking and i and _bare(c, terms, words)]
+    inside = tuple(t for t in whole if any(normalize(t.typed or t.text) in normalize(c) for c in asking))
+    sets = (inside, whole) if inside and inside != whole else (whole,)
+    return Subject(sets=sets, named=_named(question, terms, asked))
+
+
+def _bare(clause: str, terms: Sequence[Term], words: Sequence[str]) -> bool:
+    """Whether an asking clause names nothing but its asking words (「扣多少」)."""
+    rest = normalize(clause)
+    for word in words:
+        rest = rest.replace(word, "") if word else rest
+    return not any(normalize(t.typed or t.text) in rest for t in terms if t.weight > 0)
+
+
+def _named(question: str, terms: Sequence[Term], asked: Asked) -> str:
+    """The question's words the asked kind is about, as typed: the terms right after the asking word in its clause
+    (哪一年成立 → 成立), else those before it (保过班多少钱 → 保过班), spanning the characters between them."""
+    word = next((asked.word(name) for name in asked.checkable if asked.word(name)), "")
+    text = next((normalize(c) for c in _CLAUSE_RE.split(question) if word and word in normalize(c)), "")
+    at = text.find(word) if word else -1
+    if at < 0:
+        return ""
+    spans = []
+    for t in terms:
+        typed = normalize(t.typed or t.text)
+        if typed and typed not in ASKING_WORDS and (found := text.find(typed)) >= 0:
+            spans.append((found, found + len(typed)))
+    after = [s for s in spans if s[0] >= at + len(word)]
+    before = [s for s in spans if s[1] <= at]
+    if after:
+        first = min(after)
+        return text[first[0]:first[1]]
+    if before:
+        return text[min(s[0] for s in before):max(s[1] for s in before)]
+    return ""
+
+
+@dataclass(frozen=True)
+class AskedCheck:
+    """What one question asks that a sentence must carry, measured on each ranked candidate: `shares[i][k]` is the
+    best subject share of a sentence of candidate i stating `kinds[k]` (0 when none states it)."""
+
+    asked: Asked
+    subject: Subject
+    kinds: tuple[str, ...]
+    shares: tuple[tuple[float, ...], ...]
+    choice: str = ""  # the options of a choice written out, as a refusal names them (「线上还是校区」)
+
+    def missing(self, passing: int) -> str:
+        """The first kind (registry order) no sentence of the first `passing` candidates carries about the subject;
+        "" when each is carried (or nothing checkable is asked)."""
+        for k, name in enumerate(self.kinds):
+            if not any(row[k] >= SUBJECT_SHARE for row in self.shares[:passing]):
+                return name
+        return ""
+
+    def reason(self, name: str) -> str:
+        """「资料里没有写“成立年份”」: what the documents do not state, in the consultant's words."""
+        return f"资料里没有写“{asked_kind(name).missing(self.choice if name == 'choice' else self.subject.named)}”"
+
+
+def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequence[Hit], *,
+                own_case: bool = False) -> AskedCheck | None:
+    """The candidates measured for what `question` asks; None when it asks nothing a sentence's form can show.
+    A question asking a computation of the student's own case (`own_case`: a refund, a transfer's fee, a level
+    difference) asks for an amount worked out from a rule, not one a sentence states about its words: any passing
+    sentence stating an amount (COMPUTED_KINDS) carries it.
+
+    Fixes 「启明英语是哪一年成立的」 (no passing sentence states a year) and 「小班多少钱一节」 (the amounts stated
+    are for levels, not for 小班). Must not break 「退款多久能到账」: 「审核通过后 7 个工作日内原路退回」 under
+    「退款多久能到账？」 carries the duration.
+    """
+    options = _options(question, terms) if "choice" in asked else ()
+    kinds = asked.checkable + (("choice",) if options else ())
+    if not kinds:
+        return None
+    subject = subject_of(question, terms, asked)
+    computed = frozenset(COMPUTED_KINDS) if own_case else frozenset()
+    # Where a place itself is (「校区在哪」): only an address says it, not a sentence naming the place (到校区前台…).
+    address = "place" in kinds and any(normalize(t.text) in PLACE_WORDS for t in subject.sets[0])
+    # A price per lesson, per month … (「一节课多少钱」): only a price stated per that unit says it.
+    unit = per_unit(question) if "amount" in kinds and not own_case else ""
+
+    def carries(text: str, name: str) -> bool:
+        if name == "choice":  # a choice written out is answered by a sentence naming one of its options
+            return any(credit(option, [normalize(text)]) >= 1.0 for option in options)
+        if name == "amount" and unit:
+            return states_rate(text, unit)
+        return states_address(text) if name == "place" and address else states(text, name)
+
+    shares = tuple(_candidate_shares(hit, kinds, subject, computed, carries) for hit in ranked)
+    return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=shares,
+                      choice="还是".join(option.typed or option.text for option in options))
+
+
+def _options(question: str, terms: Sequence[Term]) -> tuple[Term, ...]:
+    """The two options of a choice written out, as terms: the last content word before 还是 and the first after it
+    (「分级测试是线上做还是要去校区做」 → 线上, 校区); () when either side has none."""
+    found = alternatives(question)
+    if found is None:
+        return ()
+    before, after = (normalize(side) for side in found)
+
+    def at(side: str, other: str, last: bool) -> Term | None:
+        """The content word of `side` nearest 还是 that `other` does not say too (「一起交还是分开交」: 一起, 分开)."""
+        placed = [(side.rfind(w) if last else side.find(w), t) for t in terms if t.weight > 0 and t.known
+                  for w in [normalize(t.typed or t.text)] if w and w in side and w not in other]
+        return (max(placed, key=lambda p: p[0]) if last else min(placed, key=lambda p: p[0]))[1] if placed else None
+
+    first, second = at(before, after, last=True), at(after, before, last=False)
+    return (first, second) if first is not None and second is not None and first != second else ()
+
+
+# What a computation of the student's own case works out (core.answering.calculate): an amount, within bounds.
+COMPUTED_KINDS = ("amount", "upper", "lower")
+
+
+def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed: frozenset[str],
+                      carries: Callable[[str, str], bool]) -> tuple[float, ...]:
+    best = [0.0] * len(kinds)
+    for sentence in reference_sentences(hit.text):
+        if sentence.example:  # a worked example's amounts are another student's, not a fact about the subject
+            continue
+        carried = [k for k, name in enumerate(kinds) if carries(sentence.text, name)]
+        if carried:
+            share = subject.share(surroundings(sentence, hit))
+            for k in carried:
+                best[k] = max(best[k], 1.0 if kinds[k] in computed else share)
+    return tuple(round(s, 4) for s in best)
+
+
+def surroundings(sentence: Sentence, hit: Hit) -> str:
+    """Where a sentence stands, normalised: its document (the file's name: 口语课分级说明), the chunk's heading, the
+    FAQ question it answers, its lead and its paragraph (「各级口语课的单报学费如下：」 says 学费 for 「进阶级（二级）：
+    4200 元」)."""
+    return normalize(f"{PurePosixPath(hit.source).stem}\n{hit.heading}\n{sentence.context}")
+
+
+def qualifies(sentence: Sentence, where: str, asked: Asked, subject: Subject) -> bool:
+    """Whether `sentence` answers what is asked: it states one of the checkable kinds asked and `where` it stands
+    (`surroundings`) holds enough of the subject. True for every sentence when nothing checkable is asked."""
+    kinds = asked.checkable
+    if not kinds:
+        return True
+    return any(states(sentence.text, name) for name in kinds) and subject.share(where) >= SUBJECT_SHARE

@@ -1,0 +1,96 @@
+"""The gate's rule asked_attribute: an answer must carry what is asked about the question's subject."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answerability.asked import REASON_CODE, SUBJECT_SHARE, Subject, check_asked, subject_of, surroundings
+from core.answerability.glossary import load_starter
+from core.assistant import build_assistant
+from core.case.asked import read_asked
+from core.corpus.sentences import reference_sentences
+from core.settings import Settings
+from core.values import Hit, Term
+
+GLOSSARY = load_starter()
+THE_ISSUES_THREE = ("保过班多少钱", "小班多少钱一节", "启明英语是哪一年成立的？")
+
+
+def gate(corpus_index, question: str, **settings):
+    """The one gate's decision at the shipped knobs, as the console composes it (starter glossary)."""
+    assistant = build_assistant(Settings(**settings), corpus_index, GLOSSARY)
+    return assistant.gate(assistant.retrieve(question))
+
+
+@pytest.mark.parametrize("question", THE_ISSUES_THREE)
+def test_the_three_questions_of_the_issue_are_refused_with_the_code(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.decision.reason_code == REASON_CODE
+    assert decided.reason.startswith("资料里没有写“")
+
+
+def test_the_refusal_names_what_the_documents_do_not_state(corpus_index):
+    assert gate(corpus_index, "启明英语是哪一年成立的？").reason == "资料里没有写“成立年份”"
+    assert gate(corpus_index, "保过班多少钱").reason == "资料里没有写“保过班价格”"
+
+
+def test_the_rule_switched_off_answers_them_as_before(corpus_index):
+    decided = gate(corpus_index, "启明英语是哪一年成立的？", answerability_rules="-asked_attribute")
+    assert not decided.refused and decided.decision.reason_code == ""
+
+
+def test_a_kind_switched_off_is_not_required(corpus_index):
+    assert not gate(corpus_index, "启明英语是哪一年成立的？", asked_kinds="-year").refused
+
+
+@pytest.mark.parametrize("question", ["退款多久能到账", "二级学费多少", "人工服务几点下班", "学籍最长能保留多久",
+                                      "一个班最多几个人", "手续费最低收多少", "去哪里申请退费呀 在App上能办吗"])
+def test_a_stated_fact_is_answered(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+    assert "问的内容" in [s.name_zh for s in decided.decision.signals]
+
+
+@pytest.mark.parametrize("question, reason", [
+    ("你们校区在哪里", "资料里没有写“校区地点”"),         # a place itself needs an address, not 「到校区前台…」
+    ("一节课多少钱", "资料里没有写“一节课价格”"),          # a price per lesson needs a price per lesson
+    ("分级测试是线上做还是要去校区做", "资料里没有写“线上还是校区”"),  # neither option is named
+    ("请问几岁可以报名口语课？", "资料里没有写“报名年龄”"),
+])
+def test_what_the_documents_do_not_state_is_refused(corpus_index, question, reason):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.reason == reason
+
+
+def test_a_computation_of_the_students_own_case_needs_an_amount_not_one_about_its_words(corpus_index):
+    # 「能退回多少钱」: the amount is worked out from the rule, so any passing sentence stating an amount carries it
+    assert not gate(corpus_index, "我交了4800报的三级，上了4次课不想上了，能退回多少钱").refused
+
+
+def term(text: str, weight: float = 1.0, specificity: float = 1.0, *forms: str) -> Term:
+    return Term(text, weight, (text, *forms), known=True, specificity=specificity)
+
+
+def test_the_subject_share_worked_by_hand():
+    # weight × specificity: 保 0.6 × 0.62 = 0.372, 班 0.7 × 0.44 = 0.308; a sentence holding 班 only holds
+    # 0.308 / 0.680 = 0.45 of the subject, under SUBJECT_SHARE: 「每次收取 100 元转班手续费」 is about 转班, not 保过班
+    subject = Subject(sets=((term("保", 0.6, 0.62), term("班", 0.7, 0.44)),), named="保过班")
+    assert subject.share("从第二次起每次收取100元转班手续费") == pytest.approx(0.308 / 0.680)
+    assert subject.share("从第二次起每次收取100元转班手续费") < SUBJECT_SHARE <= subject.share("保过班100元")
+
+
+def test_the_subject_leaves_out_the_words_that_ask_and_counts_the_asking_clause():
+    asked = read_asked("我家孩子测出来是三级，学费要交多少")
+    subject = subject_of("我家孩子测出来是三级，学费要交多少", (term("三级"), term("学费"), term("交多少")), asked)
+    assert [[t.text for t in s] for s in subject.sets] == [["学费"], ["三级", "学费"]]
+
+
+def test_a_sentence_is_read_where_it_stands():
+    hit = Hit(rank=1, source="01-口语课分级说明.md", heading="三、学费标准", chunk=0, start=0, end=0,
+              text="各级口语课的单报学费如下：\n\n进阶级（二级）：4200 元", score=1.0)
+    (sentence,) = reference_sentences(hit.text)
+    assert sentence.lead == "各级口语课的单报学费如下：" and "口语课分级说明" in surroundings(sentence, hit)
+
+
+def test_a_question_asking_nothing_a_sentence_shows_is_not_checked():
+    assert check_asked("怎么转人工", (term("人工"),), read_asked("怎么转人工"), ()) is None
