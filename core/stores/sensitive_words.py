@@ -87,6 +87,8 @@ class SensitiveStore:
         self.db = db
         self._clock = clock
         db.migrate(SENSITIVE_SCHEMA)
+        audit.ensure(db)
+        self._built: tuple[int, Matcher] | None = None
 
     kinds = KIND_LABELS  # what an entry can be, with its Chinese label
 
@@ -94,8 +96,6 @@ class SensitiveStore:
     def starter() -> bytes:
         """The shipped starter list as a CSV import reads it."""
         return starter_bytes()
-        audit.ensure(db)
-        self._built: tuple[int, Matcher] | None = None
 
     def version(self) -> int:
         with self.db.read("读取敏感词") as conn:
