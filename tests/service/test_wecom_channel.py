@@ -110,7 +110,7 @@ def test_wecom_acknowledgement_is_skipped_when_the_budget_is_low(rigs, wecom):
     rig.turn()
     sent = len(wecom.texts("u1"))
     wecom.advance(2)
-    rig.say("u1", "那学费多少钱？")  # the earlier parts still owed take the new budget
+    rig.say("u1", "入门级学费多少钱？")  # a new question (not a follow-up); the earlier parts still owed take the new budget
     assert dict(_states(rig, "u1"))[ACK] == SKIPPED
     assert rig.settings.hold_ack_text not in wecom.texts("u1")[sent:]
     skipped = rig.outbox.deliveries([_exchange(rig, "u1").message_id])[_exchange(rig, "u1").message_id][0]

@@ -28,6 +28,8 @@ TABLE = [
     ("link_question", True, True),
     ("mark_baseline", False, True),
     ("manage_keys", False, True),
+    ("manage_sensitive", False, True),
+    ("purge_conversations", False, True),
 ]
 
 
