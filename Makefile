@@ -24,8 +24,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not e2e" -k "not postgresql"
 
+# ruff on the whole repository, then mypy on core/ (the files and the ratchet list are in pyproject.toml).
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 # The docs' pictures: the browser tests save them only when XIAOE_SCREENSHOTS names a folder.
 screenshots: $(STAMP)

@@ -15,6 +15,7 @@ import functools
 import json
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from core.errors import ConfigError
 
@@ -54,7 +55,8 @@ class Knobs:
 
     def with_(self, **changes: float | int | None) -> Knobs:
         """A copy with the given knobs changed; None leaves a knob as it is."""
-        return replace(self, **{name: value for name, value in changes.items() if value is not None})
+        changed: dict[str, Any] = {name: value for name, value in changes.items() if value is not None}
+        return replace(self, **changed)
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)

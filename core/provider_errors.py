@@ -12,7 +12,7 @@ import json
 import re
 import socket
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from core.errors import ModelError
@@ -146,8 +146,9 @@ def _scrub_chain(error: BaseException) -> None:
 
     for item in _chain(error):
         item.args = tuple(scrub(a) if isinstance(a, str) else a for a in item.args)
-        if isinstance(getattr(item, "message", None), str):
-            item.message = scrub(item.message)  # openai.APIError keeps its own copy
+        message = getattr(item, "message", None)
+        if isinstance(message, str):
+            cast(Any, item).message = scrub(message)  # openai.APIError keeps its own copy
         if isinstance(item, openai.APIError):
             item.body = None  # the raw server reply may echo the key; the detail was taken already
 

@@ -273,10 +273,10 @@ class Settings(BaseSettings):
                             ("RATE_KEY_PER_MINUTE", self.rate_key_per_minute)):
             if not 0 <= value <= 1_000_000:
                 raise ConfigError(f"限流 XIAOE_{name}（{value}）必须在 0 到 1000000 之间（0 表示不限）。")
-        for name, value in (("SERVICE_LEASE_S", self.service_lease_s), ("WEBHOOK_LEASE_S", self.webhook_lease_s),
-                            ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
-            if not 0.5 <= value <= MAX_LEASE_S:  # also refuses nan
-                raise ConfigError(f"XIAOE_{name}（{value}）必须在 0.5 秒到 1 小时之间。")
+        for name, seconds in (("SERVICE_LEASE_S", self.service_lease_s), ("WEBHOOK_LEASE_S", self.webhook_lease_s),
+                              ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
+            if not 0.5 <= seconds <= MAX_LEASE_S:  # also refuses nan
+                raise ConfigError(f"XIAOE_{name}（{seconds}）必须在 0.5 秒到 1 小时之间。")
         self._check_wecom()
         self._check_conversations()
         return self

@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from core.answerability.asked import REASON_CODE, AskedCheck
 from core.answerability.glossary import Glossary
@@ -75,7 +76,7 @@ def measure(terms: Sequence[Term], passing: Sequence[Hit], asked: AskedCheck | N
                     uncovered=uncovered,
                     carrying=tuple(t.text for t in by_weight if credits[t] > 0.0),
                     asked=asked.kinds if asked is not None else (),
-                    asked_missing=missing, asked_reason=asked.reason(missing) if missing else "")
+                    asked_missing=missing, asked_reason=asked.reason(missing) if asked is not None and missing else "")
 
 
 def prefix_measures(terms: Sequence[Term], ranked: Sequence[Hit], asked: AskedCheck | None = None
@@ -92,7 +93,9 @@ def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Se
     `kinds`) measured on the ranked candidates; None when the rule is off or nothing checkable is asked.
     `own_case`: the question asks a computation of the student's own case (core.case.intent.computation)."""
     for rule in rules.at("decide"):
-        return rule.function(question, terms, read_asked(question, kinds), ranked, own_case=own_case)
+        # A decide rule returns an AskedCheck or None (the registry types functions of every stage alike).
+        return cast("AskedCheck | None", rule.function(question, terms, read_asked(question, kinds), ranked,
+                                                       own_case=own_case))
     return None
 
 

@@ -74,11 +74,11 @@ def paid_of(case: StudentCase, facts: SchoolFacts) -> tuple[float, Step | None] 
         return None
     if case.level is None:
         return None
-    tuition = facts.tuition_of(case.level)
-    if tuition is None:
+    level_tuition = facts.tuition_of(case.level)
+    if level_tuition is None:
         found = facts.missing_named(f"tuition:{case.level}")
         return found or Missing(f"tuition:{case.level}", f"{case.level}级的学费", "「<级别名>（N级）：N 元」")
-    return tuition.value[1], Step(_numeral(case.level), tuition.value[1], _src(tuition))
+    return level_tuition.value[1], Step(_numeral(case.level), level_tuition.value[1], _src(level_tuition))
 
 
 def refund(case: StudentCase, facts: SchoolFacts) -> Result:

@@ -67,7 +67,7 @@ def citer(hits: Sequence[Hit]) -> Callable[[Source], int | None]:
             if holds(hit, source):
                 return number
         sentence = _clean(source.sentence)
-        best = (7, None)
+        best: tuple[int, int | None] = (7, None)
         for number, hit in enumerate(hits, start=1):
             if hit.source == source.file:
                 text = "".join(hit.text.split())

@@ -21,6 +21,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -154,7 +155,7 @@ def grade(gate: Gate, model: BaseChatModel) -> Grade:
         except (NotImplementedError, TypeError, ValueError):
             runnable, structured = None, False
         if runnable is not None:
-            out = runnable.invoke(messages)
+            out = cast(dict, runnable.invoke(messages))  # include_raw=True: a dict, whatever the schema
             raw, parsed = out.get("raw"), out.get("parsed")
         else:
             raw, parsed = model.invoke(messages), None

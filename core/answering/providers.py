@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
+from pydantic import SecretStr
 
 from core.answering.deadline import DeadlineChatModel
 from core.answering.offline import OfflineAnswerer
@@ -44,7 +46,7 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
     from langchain_openai import ChatOpenAI  # late: ~0.5 s of imports the offline default never needs
 
     inner = ChatOpenAI(base_url=settings.llm_base_url, model=settings.llm_model,
-                       api_key=settings.llm_api_key or PLACEHOLDER_KEY,
+                       api_key=SecretStr(settings.llm_api_key or PLACEHOLDER_KEY),
                        temperature=settings.llm_temperature, timeout=settings.llm_timeout,
                        max_retries=settings.llm_max_retries,
                        # compatible servers speak Chat Completions, never OpenAI's Responses API
@@ -89,7 +91,7 @@ def test_connection(settings: Settings, which: str = "chat") -> ConnectionReport
     return ConnectionReport(True, latency, f"连接正常，用时 {latency} 毫秒；{detail}")
 
 
-test_connection.__test__ = False  # a library function, not a pytest test, despite its name
+cast(Any, test_connection).__test__ = False  # a library function, not a pytest test, despite its name
 
 _NOT_CONFIGURED = {
     "chat": "还没有配置回答模型（需要 XIAOE_LLM_BASE_URL 和 XIAOE_LLM_MODEL），当前使用内置的离线回答，不需要连接。",

@@ -9,7 +9,7 @@ place, core.assistant; nothing here decides whether to answer.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -77,7 +77,7 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None, *, usage: dict[str
     messages = build_messages(gate.question, [h.document for h in gate.hits])
     # The offline answerer also reads the decision's keywords (glossary forms included); a real
     # model gets only the prompt.
-    extra = ({"keywords": gate.decision.terms, "asked": gate.decision.asked}
+    extra: dict[str, Any] = ({"keywords": gate.decision.terms, "asked": gate.decision.asked}
              if gate.decision and isinstance(model, OfflineAnswerer) else {})
     try:
         for chunk in model.stream(messages, **extra):

@@ -374,7 +374,8 @@ def _yes_no(question: str) -> str | None:
 def states(text: str, name: str) -> bool:
     """Whether `text` carries kind `name` by its form (see the module doc); False for a kind that has no form."""
     found = _BY_NAME[name]
-    return bool(found.checkable and found.states(text))
+    states = found.states if found.checkable else None  # checkable: `states` is set
+    return bool(states is not None and states(text))
 
 
 def carried(text: str, asked: Asked) -> tuple[str, ...]:

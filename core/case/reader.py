@@ -8,6 +8,8 @@ so switching a kind off (XIAOE_CASE_KINDS, bench.case_kinds) switches it off for
 
 from __future__ import annotations
 
+from typing import cast
+
 from core.case.figures import HALF, LESSONS, LEVEL, MONEY, REMAINING, WEEKS, KindedFigure, question_figures
 from core.case.kinds import (
     ALL_KINDS,
@@ -73,7 +75,7 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
         if "remaining" in found else None
     half = "half" in found and any(k.role == HALF for k in figures)
     started = ("after" in found["started"]) if "started" in found else None
-    times = int(min(found["times"])) if "times" in found else None  # type: ignore[type-var]
+    times = int(min(cast("frozenset[float]", found["times"]))) if "times" in found else None  # the kind's figures
     level_list = levels_in_order(r) if "level" in found else ()
     target_list = targets(r) if "target" in found else []
     return StudentCase(levels=level_list, target=target_list[-1] if target_list else None, paid=paid, taken=taken,

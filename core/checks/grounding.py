@@ -61,7 +61,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if text[index] in _TERMINATORS:
             end = index + 1
             if text[index] != "\n":
-                end = _TRAILER_RE.match(text, end).end()
+                trailer = _TRAILER_RE.match(text, end)
+                assert trailer is not None  # the pattern matches the empty string
+                end = trailer.end()
             spans.append((start, end))
             start = index = end
         else:

@@ -59,6 +59,7 @@ def run_ask(args: argparse.Namespace) -> int:
         where = f"（已记入复核队列「模型故障」#{queued}）" if queued is not None else ""
         raise ModelError(f"{outcome.failure.message}{where}", kind=outcome.failure.kind)
     result = outcome.answer
+    assert result is not None  # an outcome without an answer is a failure, raised above
     if args.json:
         context = {"standalone": {"message": read.message, "question": read.question, "kind": read.kind,
                                   "rules": list(read.rules), "derived_from": read.derived_from or None}} if read else {}

@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         from core.cli.runs import actor, store
         from core.evaluation.runs import run_from_evaluation
 
+        assert result.evaluation is not None  # run_calibration keeps every question at the chosen knobs
         run = run_from_evaluation(args.save_run, result.assistant, result.evaluation, set_name="校准题集",
                                   set_version=None, actor=actor(), origin="calibrate")
         store().save(run)

@@ -127,7 +127,11 @@ def run_purge(args: argparse.Namespace) -> int:
         print("资料里没有写明对话记录保存多久（应有一句像「对话记录保存 90 天」的话），也没有设置 "
               "XIAOE_RETENTION_DAYS：不清除任何记录。请在资料里写明保存期，或设置 XIAOE_RETENTION_DAYS。")
         return 1
-    source = "XIAOE_RETENTION_DAYS" if settings.retention_days else f"资料「{facts.retention_days.source.sentence}」"
+    if settings.retention_days:
+        source = "XIAOE_RETENTION_DAYS"
+    else:
+        assert facts.retention_days is not None  # retention_in_force read the days from it
+        source = f"资料「{facts.retention_days.source.sentence}」"
     done = purge(open_database(settings.db_url), utcnow() - timedelta(days=days), actor="命令行（conversations purge）",
                  retention_days=days, dry_run=args.dry_run)
     if args.json:

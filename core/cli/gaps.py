@@ -16,6 +16,7 @@ import sys
 
 from core.assistant import open_assistant
 from core.gaps.board import analyse, collect, topic_label
+from core.gaps.grouping import Grouping
 from core.gaps.questions import group_questions, read_questions
 from core.settings import Settings
 from core.stores.db import open_database
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     assistant = open_assistant(settings, with_model=False)  # grouping needs the analyzer, never a model
     if args.file:
         rows = read_questions(args.file)
-        grouping = group_questions(assistant, [r.question for r in rows])
+        grouping: Grouping | None = group_questions(assistant, [r.question for r in rows])
         ids = [[rows[i].id] for i in range(len(rows))]
         texts = [r.question for r in rows]
         asked = [1] * len(rows)
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if not texts:
         print("复核队列里没有拒答、被驳回或标为「资料没写」的条目，没有可以分组的问题。")
         return 0
+    assert grouping is not None  # there are questions, so they were grouped
     for n, g in enumerate(grouping.groups, start=1):
         examples = " / ".join(_short(texts[m]) for m in g.members[:EXAMPLES])
         print(f"{n}. {topic_label(g)}\t{len(g.members)} 个问题，问了 {sum(asked[m] for m in g.members)} 次\t例：{examples}")

@@ -62,7 +62,8 @@ class ChineseArgumentParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("formatter_class", ChineseHelpFormatter)
         add_help = kwargs.pop("add_help", True)
-        super().__init__(*args, add_help=False, **kwargs)
+        kwargs["add_help"] = False
+        super().__init__(*args, **kwargs)
         self._positionals.title = "位置参数"
         self._optionals.title = "选项"
         if add_help:

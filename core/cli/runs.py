@@ -115,9 +115,9 @@ def format_comparison(c: RunComparison) -> str:
     if c.only_before or c.only_after:
         lines.append(f"\n只在 {a.name} 里的题 {len(c.only_before)} 道，只在 {b.name} 里的题 {len(c.only_after)} 道")
     lines.append(f"\n资料的变化：{len(c.files)} 个文件" + ("（资料相同）" if not c.files else ""))
-    for f in c.files:
-        lines.append(f"  {f.file}（{f.change}；版本 {f.before_version or '—'} → {f.after_version or '—'}）")
-        for s in f.sections:
+    for fc in c.files:
+        lines.append(f"  {fc.file}（{fc.change}；版本 {fc.before_version or '—'} → {fc.after_version or '—'}）")
+        for s in fc.sections:
             lines.append(f"    小节「{s.heading}」{s.change}")
             for row in s.diff[:MAX_DIFF_ROWS]:
                 if row.old_no is not None and row.kind != "相同":

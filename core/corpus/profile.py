@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import json
 import logging
 import re
@@ -37,8 +38,8 @@ SEPARATOR = "\x00"  # normalize() removes control characters, so no word can spa
 @functools.cache
 def profile_key() -> str:
     digest = hashlib.sha256()
-    for path in (*(Path(m.__file__) for m in (term_lexicon, term_words)), Path(__file__),
-                 *sorted(Path(term_words.__file__).resolve().parents[1].glob("data/*.txt"))):
+    for path in (*(Path(inspect.getfile(m)) for m in (term_lexicon, term_words)), Path(__file__),
+                 *sorted(Path(inspect.getfile(term_words)).resolve().parents[1].glob("data/*.txt"))):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     jieba_dir = Path(jieba.__file__).parent  # its dictionary and background IDF, by size (not read here)
     sizes = [(jieba_dir / name).stat().st_size for name in ("dict.txt", "analyse/idf.txt")]

@@ -51,7 +51,9 @@ def _distinct(questions: Iterable[str]) -> list[str]:
 
 def knob_flips(assistant: Assistant, questions: Iterable[str], before: Knobs, after: Knobs) -> Flips:
     """Each question retrieved once, gated at `before` and at `after`."""
-    to_refused, to_answered, checked = [], [], 0
+    to_refused: list[str] = []
+    to_answered: list[str] = []
+    checked = 0
     for question in _distinct(questions):
         try:
             retrieval = assistant.retrieve(question)
@@ -66,7 +68,9 @@ def knob_flips(assistant: Assistant, questions: Iterable[str], before: Knobs, af
 
 def glossary_flips(before: Assistant, after: Assistant, questions: Iterable[str]) -> Flips:
     """Each question through `before` and through `after` (the same knobs, another glossary)."""
-    to_refused, to_answered, checked = [], [], 0
+    to_refused: list[str] = []
+    to_answered: list[str] = []
+    checked = 0
     for question in _distinct(questions):
         try:
             was = before.gate(before.retrieve(question)).refused

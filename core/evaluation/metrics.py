@@ -191,7 +191,7 @@ class Metrics:
                     ("balanced_accuracy", self.balanced_accuracy))}}
 
 
-def metrics_from_counts(knobs: Knobs, counts: Sequence[int]) -> Metrics:
+def metrics_from_counts(knobs: Knobs, counts: Sequence[int] | np.ndarray) -> Metrics:
     ca, cr, fr, fa, ws = (int(c) for c in counts)
     answerable, unanswerable = ca + fr + ws, cr + fa
     total = answerable + unanswerable
@@ -340,7 +340,8 @@ def suggest(evaluated: EvaluatedSet, k: int, base: Knobs) -> Suggestion:
         thresholds, coverages, unknowns = GRID, np.array([knobs.min_coverage]), np.array([knobs.max_unknown_weight])
     else:
         thresholds, coverages, unknowns = SUGGEST_THRESHOLDS, SUGGEST_COVERAGES, SUGGEST_UNKNOWNS
-    best_cost, plateau = np.inf, []
+    best_cost = np.inf
+    plateau: list[tuple[float, float, float]] = []
     for t in thresholds:  # one threshold at a time keeps the arrays small (coverages × unknowns × questions)
         answered, fact = answered_grid(evaluated, knobs, thresholds=np.array([t]), coverages=coverages,
                                        unknowns=unknowns)

@@ -142,6 +142,7 @@ def _run_row(case: ReuseCase, settings: Settings) -> ReuseRow:
         store = ReviewStore(db)
         assistant = open_assistant(settings, with_model=False)
         outcome = assistant.respond(case.approved_question)
+        assert outcome.answer is not None  # without a model (with_model=False) nothing fails
         item_id = store.record(outcome) or store.enqueue(outcome.answer, origin="manual", flagged_by=EVALUATOR.label,
                                                           fingerprint=outcome.fingerprint)
         item = store.get(item_id)

@@ -43,14 +43,15 @@ def with_reuse(assistant: Assistant, evaluation: Evaluation) -> Reused:
         reuse = assistant.reuse(retrieval, decide(retrieval, evaluation.knobs))
         if reuse is None or reuse.served is None:
             continue
-        cited = {c.sha256 for c in reuse.answer.citations}
+        approved = reuse.served.answer
+        cited = {c.sha256 for c in approved.citations}
         hits = [h for h in retrieval.candidates if sha256_text(h.text) in cited]
         if question.should_refuse:
             outcomes[i] = FALSE_ANSWER
         else:
             outcomes[i] = CORRECT_ANSWER if any(holds_fact(question, h) for h in hits) else WRONG_SOURCE
-        answers[i] = reuse.answer.id
-        texts[i] = reuse.answer.text
+        answers[i] = approved.id
+        texts[i] = approved.text
     if not answers:
         return Reused(evaluation, answers)
     counts = [outcomes.count(o) for o in OUTCOMES]

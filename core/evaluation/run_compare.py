@@ -142,10 +142,11 @@ def compare(before: Run, after: Run, texts: Mapping[str, str]) -> RunComparison:
              for k in dict.fromkeys([*before.info.knobs, *after.info.knobs])
              if before.info.knobs.get(k) != after.info.knobs.get(k)}
     a, b = before.info, after.info
-    pairs = {"set": (_set_label(a), _set_label(b)), "answerer": (a.answerer, b.answerer),
-             "grader": (a.grader, b.grader), "reuse": (a.reuse, b.reuse),
-             "glossary": (a.glossary_fingerprint, b.glossary_fingerprint)}
-    settings = {k: v for k, v in pairs.items() if v[0] != v[1]}
+    setups: dict[str, tuple[object, object]] = {
+        "set": (_set_label(a), _set_label(b)), "answerer": (a.answerer, b.answerer),
+        "grader": (a.grader, b.grader), "reuse": (a.reuse, b.reuse),
+        "glossary": (a.glossary_fingerprint, b.glossary_fingerprint)}
+    settings = {k: v for k, v in setups.items() if v[0] != v[1]}
     if a.set_hash != b.set_hash and "set" not in settings:
         settings["set"] = (f"{_set_label(a)}（{a.set_hash[:8]}）", f"{_set_label(b)}（{b.set_hash[:8]}）")
     gloss_a, gloss_b = set(before.glossary), set(after.glossary)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from core.checks.references import extract_refs
 from core.gaps.grouping import Group, Grouping
@@ -169,7 +169,8 @@ def assemble(questions: Sequence[BoardQuestion], analysis: Analysis, gaps: GapSt
     topics = [BoardTopic(topic=stored[i], questions=members, near_miss=_most_common_target(members))
               for i, members in zip(ids, groups)]
     topics.sort(key=lambda t: (-t.askings, t.id))
-    closed = sorted((t for t in stored.values() if t.closed and t.merged_into is None), key=lambda t: t.closed_at, reverse=True)
+    closed = sorted((t for t in stored.values() if t.closed and t.merged_into is None),
+                    key=lambda t: cast(datetime, t.closed_at), reverse=True)  # closed: closed_at is set
     return Board(topics=tuple(topics), noise=tuple(filled[i] for i in analysis.grouping.noise), closed=tuple(closed))
 
 

@@ -265,7 +265,7 @@ def _shown(signals: Sequence[Signals]) -> dict[str, str]:
         for word, _weight, _absent, as_typed in s.words:
             counts = typed.setdefault(word, {})
             counts[as_typed] = counts.get(as_typed, 0) + 1
-    return {word: max(counts, key=counts.get) for word, counts in typed.items()}
+    return {word: max(counts, key=counts.__getitem__) for word, counts in typed.items()}
 
 
 def _terms(vectors: np.ndarray, names: list[str], shown: dict[str, str]) -> tuple[str, ...]:

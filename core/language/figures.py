@@ -107,7 +107,7 @@ def _is_lone_one_quantity(scan: str, start: int, end: int) -> bool:
         return True
     unit = _UNIT_RE.match(scan, end)
     # 「一点」 is far more often "a little" than "one o'clock".
-    return bool(unit) and unit.group().strip() != "点"
+    return unit is not None and unit.group().strip() != "点"
 
 
 def extract_figures(text: str) -> tuple[Figure, ...]:

@@ -245,8 +245,8 @@ def mask(text: str, known: Sequence[MaskEntry] = (), *, key: bytes = b"",
         return Masked(text)
     by_digest = {e.digest: e for e in known}
     numbers: dict[str, int] = {}
-    for entry in known:
-        numbers[entry.kind] = numbers.get(entry.kind, 0) + 1
+    for earlier in known:
+        numbers[earlier.kind] = numbers.get(earlier.kind, 0) + 1
     used: list[MaskEntry] = []
     new: list[MaskEntry] = []
     out: list[str] = []

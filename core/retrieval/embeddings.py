@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
+from pydantic import SecretStr
 
 from core.endpoints import PLACEHOLDER_KEY, check_base_url, check_call_limits
 from core.errors import ConfigError, ModelError
@@ -80,7 +81,7 @@ def make_embeddings(settings: Settings) -> ProviderEmbeddings:
     from langchain_openai import OpenAIEmbeddings  # late, as in make_chat_model
 
     inner = OpenAIEmbeddings(base_url=settings.embed_base_url, model=settings.embed_model,
-                             api_key=settings.embed_api_key or PLACEHOLDER_KEY,
+                             api_key=SecretStr(settings.embed_api_key or PLACEHOLDER_KEY),
                              check_embedding_ctx_length=False,
                              chunk_size=EMBED_BATCH, timeout=settings.llm_timeout,
                              max_retries=settings.llm_max_retries,

@@ -19,7 +19,7 @@ uses argpartition with a stable tie-break on insertion order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 from langchain_core.documents import Document
@@ -42,7 +42,8 @@ SAT_BLOCK = 1 << 20  # postings entries weighted per step in fit
 class Retriever(Protocol):
     """Scores every chunk for a query in one vectorised call (float32, one per chunk)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def scores(self, query: str) -> np.ndarray: ...
 
@@ -95,7 +96,7 @@ class LexicalRetriever:
             np.divide(part, denominator, out=part)
         idf = bm25_idf(np.diff(postings.indptr), n).astype(np.float32)
         return cls(terms=terms, idf=idf, postings=postings,
-                   ngram_range=tuple(ngram_range), k1=k1, b=b)
+                   ngram_range=cast("tuple[int, int]", tuple(ngram_range)), k1=k1, b=b)  # a list given too
 
     @property
     def n_chunks(self) -> int:
@@ -201,6 +202,7 @@ def build_index(chunks: list[Document] | tuple[Document, ...], embeddings: Embed
     """Index `chunks` (heading + text); with `embeddings` the dense cosine replaces the default."""
     chunks = tuple(chunks)
     texts = [index_text(c) for c in chunks]
+    retriever: Retriever | None
     if not chunks:
         retriever = None
     elif embeddings is None:

@@ -48,13 +48,15 @@ def write_npz(file: BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
             member = f"{name}.npy"
             info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_STORED
+            assert archive.fp is not None  # open for writing
             fixed = archive.fp.tell() + _LOCAL_HEADER + len(member.encode()) + 4 + _ZIP64_FIELD + header.tell()
             pad = -fixed % ALIGN
             info.extra = struct.pack("<HH", _PAD_FIELD, pad) + bytes(pad)
             with archive.open(info, "w", force_zip64=True) as out:
                 out.write(header.getvalue())
                 if array.size:
-                    out.write(memoryview(array.reshape(-1)).cast("B"))
+                    # numpy's stubs declare the buffer protocol only for Python 3.12+
+                    out.write(memoryview(array.reshape(-1)).cast("B"))  # type: ignore[arg-type]
 
 
 def read_npz(path: Path) -> dict[str, np.ndarray]:

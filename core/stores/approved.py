@@ -40,7 +40,15 @@ from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.language.text import question_key
 from core.reuse.case import differences
-from core.stores.db import Database, Migration, Schema, append_only, create_tables, insert_ignoring_duplicates
+from core.stores.db import (
+    Database,
+    Migration,
+    Schema,
+    append_only,
+    create_tables,
+    dialect_insert,
+    insert_ignoring_duplicates,
+)
 from core.stores.roles import SYSTEM_ACTOR, Authorize, User, require
 from core.values import ApprovedAnswer, Citation
 from core.values.facts import NO_FACTS, SchoolFacts
@@ -194,12 +202,8 @@ def _live(conn: Connection, where) -> Row | None:
 
 def _insert_live(conn: Connection):
     """INSERT … ON CONFLICT (question_key) WHERE status <> 'retired' DO NOTHING, on either engine."""
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(approved_answers).on_conflict_do_nothing(index_elements=[approved_answers.c.question_key],
-                                                           index_where=_LIVE)
+    return dialect_insert(conn, approved_answers).on_conflict_do_nothing(
+        index_elements=[approved_answers.c.question_key], index_where=_LIVE)
 
 
 def _acting_on(conn: Connection, user: User, answer_id: int, permission: str,
@@ -332,7 +336,7 @@ class ApprovedStore:
     def retire(self, user: User | None, answer_id: int, *, note: str = "", authorize: Authorize | None = None,
                ) -> ApprovedAnswer:
         """An admin stops an approved answer for good (it stays, with its history, never deleted)."""
-        require(user, "retire_answer")
+        user = require(user, "retire_answer")
         now = self._clock()
         with self.db.transaction("停用已审答案", immediate=True) as conn:
             actor, row = _acting_on(conn, user, answer_id, "retire_answer", authorize)
@@ -353,7 +357,7 @@ class ApprovedStore:
         when the student's case differs (core.reuse.case, read with the school's `facts`: other figures, a discount, a
         rough amount or what the amount includes are never the same question), or when the wording is already there.
         The link is in the answer's history."""
-        require(user, "link_question")
+        user = require(user, "link_question")
         question = (question or "").strip()
         if not question:
             raise InvalidReview("问题是空的，没有可以加入的问法。")

@@ -60,13 +60,15 @@ def ensure(db: Database) -> None:
     db.migrate(AUDIT_SCHEMA)
 
 
-def record(db: Database, actor: str, action: str, target: str, detail: str = "", *,
+def record(db: Database | None, actor: str, action: str, target: str, detail: str = "", *,
            conn: Connection | None = None, now: Callable[[], datetime] = utcnow) -> None:
-    """Append one line. With `conn`, it joins that transaction (call `ensure(db)` beforehand)."""
+    """Append one line. With `conn`, it joins that transaction (call `ensure(db)` beforehand; `db` may then be None);
+    without, it needs `db`."""
     values = _values(actor, action, target, detail, now())
     if conn is not None:
         conn.execute(audit_log.insert().values(**values))
         return
+    assert db is not None, "audit.record needs a database or a connection"
     ensure(db)
     with db.transaction("写入操作记录") as own:
         own.execute(audit_log.insert().values(**values))

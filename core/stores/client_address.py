@@ -117,7 +117,11 @@ def _trusted(address: str, trusted: Sequence[Network]) -> bool:
 
 
 def _within(inner: Network, outer: Network) -> bool:
-    return inner.version == outer.version and inner.subnet_of(outer)
+    if isinstance(inner, ipaddress.IPv4Network) and isinstance(outer, ipaddress.IPv4Network):
+        return inner.subnet_of(outer)
+    if isinstance(inner, ipaddress.IPv6Network) and isinstance(outer, ipaddress.IPv6Network):
+        return inner.subnet_of(outer)
+    return False  # different versions
 
 
 # Where a reverse proxy of the school's own network can be: private (RFC 1918, RFC 4193), shared (RFC 6598),

@@ -121,7 +121,7 @@ class ContradictionStore:
 
     def dismiss(self, user: User | None, contradiction_id: int, *, authorize: Authorize | None = None) -> None:
         """An admin says this sentence does not contradict the change: it is no longer listed nor flagged."""
-        require(user, "edit_corpus")
+        user = require(user, "edit_corpus")
         now = self._clock()
         with self.db.transaction("忽略资料前后矛盾", immediate=authorize is not None) as conn:
             who = authorize(conn, "edit_corpus").label if authorize is not None else user.label

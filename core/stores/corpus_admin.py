@@ -114,6 +114,7 @@ class CorpusAdmin:
         if not is_utf8(disk):  # opening its U+FFFD mojibake for editing would save it as a version
             raise CorpusError(f"资料文件「{path.name}」不是 UTF-8 编码，不能在线编辑（会把乱码存成新版本）。"
                               "请把它用 UTF-8 另存后，在「上传文件」里勾选「覆盖同名文件」上传。")
+        assert state.disk_sha256 is not None  # read from `disk`, which is there
         return disk_text(disk), state.disk_sha256
 
     def save(self, user: User, source: str, content: bytes | str, *, expected_sha256: str | None = None,
@@ -174,12 +175,13 @@ class CorpusAdmin:
     def _record(self, conn, user: User, name: str, state: FileState, disk: bytes | None, content_text: str,
                 new_bytes: bytes, action: str, now: datetime, repaired: int = 0) -> SaveResult:
         number = state.last_version
-        replaced_unreadable = state.disk_unrecorded and not is_utf8(disk)
+        unrecorded = disk if state.disk_unrecorded else None  # (`state` was read from `disk`: unrecorded means on disk)
+        replaced_unreadable = unrecorded is not None and not is_utf8(unrecorded)
         try:
-            if state.disk_unrecorded and not replaced_unreadable:  # changed outside the console: keep that state too
+            if unrecorded is not None and not replaced_unreadable:  # changed outside the console: keep that state too
                 number += 1
-                insert_version(conn, source=name, version=number, action="baseline", content=disk_text(disk),
-                               data=disk, actor=BASELINE_ACTOR, at=now)
+                insert_version(conn, source=name, version=number, action="baseline", content=disk_text(unrecorded),
+                               data=unrecorded, actor=BASELINE_ACTOR, at=now)
             number += 1
             insert_version(conn, source=name, version=number, action=action, content=content_text,
                            data=new_bytes, actor=user.username, at=now)

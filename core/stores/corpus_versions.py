@@ -114,7 +114,7 @@ def file_state(conn: Connection, source: str, disk: bytes | None) -> FileState:
                         .order_by(corpus_versions.c.version)).all()
     known = {r.sha256 for r in rows}
     disk_sha = sha256_hex(disk) if disk is not None else None
-    if disk_sha is not None and rows and disk_sha not in known and same_text(
+    if disk is not None and rows and disk_sha not in known and same_text(
             disk, content_of(conn, source, rows[-1].version)):
         known.add(disk_sha)  # the newest version as written here (a BOM or bad bytes were dropped on saving)
     return FileState(last_version=rows[-1].version if rows else 0,

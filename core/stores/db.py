@@ -17,10 +17,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     Column,
     Connection,
+    CursorResult,
     DateTime,
     Engine,
     Integer,
@@ -39,6 +41,10 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, Oper
 from core.clock import as_utc, utcnow  # noqa: F401 - re-exported for the stores
 from core.errors import StoreError
 from core.os_errors import os_reason
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects.postgresql import Insert as PgInsert
+    from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 
 MigrationStep = Callable[[Connection], None]
 
@@ -323,12 +329,25 @@ def insert_ignoring_duplicates(conn: Connection, table: Table, values: dict) -> 
     Whether the row went in is read from the row the insert returns (RETURNING), never from the driver's
     `rowcount`: psycopg reports -1 for an INSERT … ON CONFLICT, which read as "not inserted" and skipped the
     glossary's audit row on PostgreSQL."""
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    statement = insert(table).on_conflict_do_nothing().values(**values)
+    statement = dialect_insert(conn, table).on_conflict_do_nothing().values(**values)
     return conn.execute(statement.returning(*_key_columns(table))).first() is not None
+
+
+def dialect_insert(conn: Connection, table: Table) -> PgInsert | SqliteInsert:
+    """The engine's own INSERT for `table`, the one that has ON CONFLICT (PostgreSQL's or SQLite's)."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+        return pg_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+    return sqlite_insert(table)
+
+
+def inserted_id(result: CursorResult) -> int:
+    """The primary key the one row of an INSERT got. (SQLAlchemy types `inserted_primary_key` as optional because
+    other statements have none; after an INSERT it is always there.)"""
+    key = result.inserted_primary_key
+    assert key is not None, "inserted_id needs the result of an INSERT"
+    return key[0]
 
 
 def changed(conn: Connection, statement) -> int:

@@ -20,7 +20,7 @@ from core.clock import as_utc, utcnow
 from core.errors import ConfigError
 from core.knobs import Knobs
 from core.settings import Settings
-from core.stores.db import Database, Migration, Schema, append_only, create_tables, open_database
+from core.stores.db import Database, Migration, Schema, append_only, create_tables, inserted_id, open_database
 from core.stores.roles import Authorize
 
 MAX_ACTOR_CHARS = 100
@@ -146,7 +146,7 @@ class DefaultsStore:
                           old_k=old.k, new_k=knobs.k, old_min_coverage=old.min_coverage,
                           new_min_coverage=knobs.min_coverage, old_max_unknown_weight=old.max_unknown_weight,
                           new_max_unknown_weight=knobs.max_unknown_weight, metrics=payload, note=note)
-            new_id = conn.execute(default_changes.insert().values(**values)).inserted_primary_key[0]
+            new_id = inserted_id(conn.execute(default_changes.insert().values(**values)))
         return DefaultChange(id=new_id, **{**values, "metrics": json.loads(payload)})
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Row, select
 
 from core.errors import InvalidReview, StoreError
+from core.stores.db import inserted_id
 from core.stores.gap_schema import OPEN, gap_events, gap_members, gap_pins, gap_topics
 from core.stores.review_input import UNSTORABLE
 from core.stores.review_marks import gap_condition, question_hash
@@ -122,8 +123,8 @@ def create(conn: Connection, name: str, questions: Sequence[str], *, who: str, n
         raise InvalidReview(f"已经有叫「{name}」的话题（#{same}），请把问题移进那个话题，或给新话题换个名字。")
     if missing := _unknown(conn, wanted):
         raise _refuse_unknown(missing)
-    topic = conn.execute(gap_topics.insert().values(label=name, terms="", status=OPEN, created_at=now,
-                                                    named_by=who)).inserted_primary_key[0]
+    topic = inserted_id(conn.execute(gap_topics.insert().values(label=name, terms="", status=OPEN, created_at=now,
+                                                                named_by=who)))
     conn.execute(gap_events.insert().values(topic_id=topic, at=now, actor=who, action="create",
                                             detail=f"{name}（管理员新建，{len(wanted)} 个问题）"))
     _take_out(conn, wanted, set(open_rows), f"移到新话题 #{topic}", who, now)
@@ -134,7 +135,7 @@ def create(conn: Connection, name: str, questions: Sequence[str], *, who: str, n
 
 # --- helpers ------------------------------------------------------------------------------------------
 
-def lock_open(conn: Connection) -> dict[int, object]:
+def lock_open(conn: Connection) -> dict[int, Row]:
     """Every open topic's row by id, locked in id order until the transaction ends."""
     rows = conn.execute(select(gap_topics).where(gap_topics.c.closed_at.is_(None)).order_by(gap_topics.c.id)
                         .with_for_update())

@@ -15,13 +15,14 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
 from sqlalchemy import select
 
 from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.stores import gap_tidying as tidying
-from core.stores.db import Database, changed
+from core.stores.db import Database, changed, inserted_id
 from core.stores.gap_schema import (  # noqa: F401 - the board's vocabulary, re-exported
     DECLINED,
     EVENT_LABELS,
@@ -184,31 +185,35 @@ class GapStore:
                     if owner_of.get(key) is not None and owner_of[key] not in taken:
                         overlap[owner_of[key]] = overlap.get(owner_of[key], 0) + 1
                 if overlap:
-                    ids[i] = min(overlap, key=lambda t: (-overlap[t], t))
-                    taken.add(ids[i])
+                    topic_id = min(overlap, key=lambda t: (-overlap[t], t))
+                    ids[i] = topic_id
+                    taken.add(topic_id)
             if _unchanged(drafts, ids, open_rows, owner_of):  # the usual page view: nothing to write
-                return tuple(ids)
+                return tuple(cast(list[int], ids))  # _unchanged: every draft found its topic
             if open_ids:
                 conn.execute(gap_members.delete().where(gap_members.c.topic_id.in_(open_ids)))
-            for i, draft in enumerate(drafts):
-                if ids[i] is None:
-                    ids[i] = conn.execute(gap_topics.insert().values(
-                        label=draft.label, terms=" ".join(draft.terms), status=OPEN, created_at=now)).inserted_primary_key[0]
-                    conn.execute(gap_events.insert().values(topic_id=ids[i], at=now, actor=SYSTEM_ACTOR, action="create",
-                                                            detail=draft.label))
+            saved: list[int] = []
+            for found, draft in zip(ids, drafts):
+                if found is None:
+                    topic_id = inserted_id(conn.execute(gap_topics.insert().values(
+                        label=draft.label, terms=" ".join(draft.terms), status=OPEN, created_at=now)))
+                    conn.execute(gap_events.insert().values(topic_id=topic_id, at=now, actor=SYSTEM_ACTOR,
+                                                            action="create", detail=draft.label))
                 else:
-                    named = open_rows[ids[i]].named_by is not None  # an admin's name stays
-                    conn.execute(gap_topics.update().where(gap_topics.c.id == ids[i]).values(
+                    topic_id = found
+                    named = open_rows[topic_id].named_by is not None  # an admin's name stays
+                    conn.execute(gap_topics.update().where(gap_topics.c.id == topic_id).values(
                         terms=" ".join(draft.terms), **({} if named else {"label": draft.label})))
+                saved.append(topic_id)
                 seen: set[str] = set()
                 rows = []
                 for key, question in zip(draft.keys, draft.questions):
                     if key not in seen:
                         seen.add(key)
-                        rows.append({"topic_id": ids[i], "key": key, "question": question})
+                        rows.append({"topic_id": topic_id, "key": key, "question": question})
                 if rows:
                     conn.execute(gap_members.insert(), rows)
-        return tuple(ids)
+        return tuple(saved)
 
     # --- admin actions -----------------------------------------------------------------------
 
@@ -297,15 +302,16 @@ class GapStore:
 
 def _unchanged(drafts: Sequence[TopicDraft], ids: list[int | None], open_rows: dict, owner_of: dict[str, int]) -> bool:
     """True when every draft found its topic and each topic already holds exactly that draft's questions and label."""
-    if any(i is None for i in ids):
+    found = [i for i in ids if i is not None]
+    if len(found) < len(ids):
         return False
     held: dict[int, set[str]] = {}
     for key, topic_id in owner_of.items():
         held.setdefault(topic_id, set()).add(key)
-    if set(held) != set(ids):
+    if set(held) != set(found):
         return False
     return all(held[i] == set(d.keys) and open_rows[i].terms == " ".join(d.terms)
-               and (open_rows[i].label == d.label or open_rows[i].named_by is not None) for i, d in zip(ids, drafts))
+               and (open_rows[i].label == d.label or open_rows[i].named_by is not None) for i, d in zip(found, drafts))
 
 
 def _who(conn, authorize: Authorize | None, actor: str) -> str:

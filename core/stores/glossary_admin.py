@@ -17,7 +17,7 @@ from core.answerability.glossary import MAX_WORD_CHARS, Glossary, GlossaryEntry,
 from core.clock import utcnow
 from core.errors import InvalidGlossary, ProposalDecided
 from core.language.text import normalize
-from core.stores.db import Database, Migration, Schema, changed, create_tables, insert_ignoring_duplicates
+from core.stores.db import Database, Migration, Schema, changed, create_tables, insert_ignoring_duplicates, inserted_id
 from core.stores.glossary import GlossaryStore, glossary_changes, glossary_entries
 from core.stores.roles import Authorize, User, checked, require
 
@@ -133,8 +133,8 @@ class GlossaryAdmin:
             same = next((r.id for r in pending if (normalize(r.term), normalize(r.synonym)) == key), None)
             if same is not None:
                 return Submitted(term, synonym, same)
-            proposal_id = conn.execute(glossary_proposals.insert().values(
-                term=term, synonym=synonym, who=who, at=self._clock(), status="pending")).inserted_primary_key[0]
+            proposal_id = inserted_id(conn.execute(glossary_proposals.insert().values(
+                term=term, synonym=synonym, who=who, at=self._clock(), status="pending")))
         return Submitted(term, synonym, proposal_id)
 
     def proposals(self, status: str | None = "pending") -> tuple[Proposal, ...]:

@@ -25,7 +25,7 @@ trusted reverse proxy is found by core.stores.client_address.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import (
     Column,
@@ -43,8 +43,9 @@ from sqlalchemy import (
     select,
 )
 
+from core.clock import as_utc
 from core.stores import audit
-from core.stores.db import Migration, Schema, changed, create_tables
+from core.stores.db import Migration, Schema, changed, create_tables, dialect_insert
 from core.stores.roles import SYSTEM_ACTOR
 
 MAX_FAILURES = 5
@@ -154,7 +155,7 @@ class Guard:
                                 .order_by(login_guards.c.scope).with_for_update()).all()
             if len(rows) == len(keys):
                 break
-        self.until = {r.scope: _utc(r.locked_until) for r in rows if r.locked_until is not None}
+        self.until = {r.scope: as_utc(r.locked_until) for r in rows if r.locked_until is not None}
 
     def refusal(self) -> str | None:
         """The Chinese message of the first scope locked now, or None."""
@@ -250,14 +251,14 @@ def locked_until(conn: Connection, username: str, source: str | None, now: datet
     """When the latest lock that stops this name from this source ends, or None."""
     keys = [s.key for s in scopes(username, source)]
     values = conn.execute(select(login_guards.c.locked_until).where(login_guards.c.scope.in_(keys))).scalars()
-    live = [_utc(v) for v in values if v is not None and _utc(v) > now]
+    live = [as_utc(v) for v in values if v is not None and as_utc(v) > now]
     return max(live) if live else None
 
 
 def active_locks(conn: Connection, now: datetime) -> tuple[Lock, ...]:
     """Every lock (or wait) in force now, soonest to end last."""
     rows = conn.execute(select(login_guards).where(login_guards.c.locked_until.is_not(None))).all()
-    locks = [_as_lock(r.scope, _utc(r.locked_until)) for r in rows if _utc(r.locked_until) > now]
+    locks = [_as_lock(r.scope, as_utc(r.locked_until)) for r in rows if as_utc(r.locked_until) > now]
     return tuple(sorted(locks, key=lambda lock: (lock.until, lock.kind, lock.username or "", lock.source or ""),
                         reverse=True))
 
@@ -316,11 +317,8 @@ def _as_lock(scope: str, until: datetime) -> Lock:
 
 
 def _ensure_rows(conn: Connection, keys: list[str]) -> None:
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    conn.execute(insert(login_guards).on_conflict_do_nothing(), [{"scope": k, "locked_until": None} for k in keys])
+    conn.execute(dialect_insert(conn, login_guards).on_conflict_do_nothing(),
+                 [{"scope": k, "locked_until": None} for k in keys])
 
 
 def _message(scope: Scope, left: timedelta) -> str:
@@ -368,9 +366,3 @@ def _next_step(left: dict[str, int], *, waits_spent: bool = False) -> str:
 
 def _like(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)

@@ -8,13 +8,13 @@ core.sets.format and are re-exported here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
-from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, Text, UniqueConstraint, func, select
+from sqlalchemy import Column, DateTime, Integer, MetaData, Row, String, Table, Text, UniqueConstraint, func, select
 
 from core.clock import utcnow
 from core.errors import ConflictError, QuestionSetError
@@ -193,7 +193,7 @@ _INFO_COLUMNS = (question_set_versions.c.name, question_set_versions.c.version, 
                  question_set_versions.c.content_hash, question_set_versions.c.note)
 
 
-def _info(row: Mapping) -> SetVersion:
+def _info(row: Row) -> SetVersion:
     return SetVersion(name=row.name, version=row.version, author=row.author,
                       created_at=_utc(row.created_at),
                       question_count=row.question_count, content_hash=row.content_hash, note=row.note)

@@ -7,6 +7,7 @@ a version that moved is refused with `ConflictError` naming who moved it, never 
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -330,7 +331,8 @@ class ReviewStore:
     def counts(self) -> QueueCounts:
         """Counts per status, and per lane and status; an item counts once in every lane it is in."""
         with self.db.read("统计复核队列") as conn:
-            by_status = dict(conn.execute(select(items.c.status, func.count()).group_by(items.c.status)).all())
+            by_status: dict[str, int] = dict(
+                conn.execute(select(items.c.status, func.count()).group_by(items.c.status)).all())
             by_lane: dict[str, dict[str, int]] = {}
             for lane, status, n in conn.execute(
                     select(items.c.origin, items.c.status, func.count()).group_by(items.c.origin, items.c.status)):
@@ -412,13 +414,14 @@ class ReviewStore:
         with self.db.transaction("标记资料没写", immediate=authorize is not None) as conn:
             if authorize is not None:
                 who = authorize(conn, "review").label
+            assert who is not None  # refused above when neither the reviewer nor a session names who
             if not set_missing(conn, item_id, on=on, note=note, actor=who, at=self._clock()):
                 if conn.execute(select(items.c.id).where(items.c.id == item_id)).first() is None:
                     raise _not_found(item_id)
         return self.get(item_id)
 
     def record_fixes(self, item_ids: Iterable[int], *, actor: str, detail: str,
-                     authorize: Authorize | None = None) -> list[int]:
+                     authorize: Authorize | None = None) -> builtins.list[int]:  # `list` is a method here
         """A corpus version made these items' questions pass the gate: each gets the 资料已补充 mark and an
         event naming `detail` (file, version, fingerprint) in its history; a pending one is closed. One transaction."""
         who = person_name(actor, "操作人") or SYSTEM_ACTOR
@@ -595,9 +598,12 @@ class ReviewStore:
         if row.version != expected:
             last = conn.execute(select(events).where(events.c.item_id == item_id)
                                 .order_by(events.c.id.desc()).limit(1)).first()
+            # Every change of version writes an event; an item without one still gets the version message.
+            done = (f"已被 {last.actor} 处理（#{item_id}，{local(last.at):%m-%d %H:%M} "
+                    f"{ACTION_LABELS.get(last.action, last.action)}，现为「{STATUS_LABELS[row.status]}」）"
+                    if last is not None else f"已被别人处理（#{item_id}，现为「{STATUS_LABELS[row.status]}」）")
             return ConflictError(
-                f"该条目已被 {last.actor} 处理（#{item_id}，{local(last.at):%m-%d %H:%M} "
-                f"{ACTION_LABELS.get(last.action, last.action)}，现为「{STATUS_LABELS[row.status]}」）："
+                f"该条目{done}："
                 f"你看到的是第 {expected} 版，现在是第 {row.version} 版。你的操作没有保存，请刷新后再决定。")
         if view is not None and conn.execute(
                 select(items.c.id).where(items.c.id == item_id, *conditions(view))).first() is None:

@@ -131,7 +131,7 @@ def ask_counts(conn: Connection, ids: list[int]) -> dict[int, int]:
         return {}
     rows = conn.execute(select(review_asks.c.item_id, func.count()).where(
         review_asks.c.item_id.in_(ids), review_asks.c.counted.is_(True)).group_by(review_asks.c.item_id)).all()
-    found = dict(rows)
+    found: dict[int, int] = {item_id: count for item_id, count in rows}
     return {i: max(1, found.get(i, 0)) for i in ids}
 
 

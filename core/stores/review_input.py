@@ -118,9 +118,10 @@ def entry_from_outcome(outcome: Outcome, *, origin: str, extra_reasons: Sequence
     if outcome.answer is not None:
         return entry_from_answer(outcome.answer, origin=origin, fingerprint=outcome.fingerprint, flagged_by=None,
                                  extra_reasons=extra_reasons)
-    gate = outcome.gate
+    gate, failure = outcome.gate, outcome.failure
+    assert failure is not None  # an Outcome has exactly one of answer and failure
     return validated(question=gate.question, answer="", origin=origin,
-                     reasons=(Problem(outcome.failure.kind, outcome.failure.message), *extra_reasons),
+                     reasons=(Problem(failure.kind, failure.message), *extra_reasons),
                      threshold=gate.threshold, k=gate.k, candidates=tuple(gate.candidates),
                      fingerprint=outcome.fingerprint, flagged_by=None)
 

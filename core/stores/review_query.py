@@ -47,6 +47,7 @@ def in_lane(lane: Lane) -> ColumnElement[bool]:
     """An item is in a lane by its origin, or by one of its reasons' codes (a lane may be both)."""
     by_origin = items.c.origin == lane.code if lane.code in ORIGINS else None
     if not lane.codes:
+        assert by_origin is not None  # a lane without codes is an origin lane (core.stores.review_schema.Lane)
         return by_origin
     # `id IN (…)` counts an item with two citation problems once and is cheaper than COUNT(DISTINCT) over a
     # join (bench/queue_speed.py)

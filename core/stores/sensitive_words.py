@@ -141,14 +141,14 @@ class SensitiveStore:
 
     def add(self, user: User | None, word: str, category: str = "", kind: str = WORD) -> None:
         """Add a word (or whitelist a phrase), or change an existing one's category or kind."""
-        require(user, "manage_sensitive")
+        user = require(user, "manage_sensitive")
         word, category, kind = _checked(word, category, kind)
         with self.db.transaction("保存敏感词", immediate=True) as conn:
             if self._put(conn, user.label, word, category, kind) != "same":
                 self._bump(conn)
 
     def remove(self, user: User | None, word: str) -> None:
-        require(user, "manage_sensitive")
+        user = require(user, "manage_sensitive")
         with self.db.transaction("删除敏感词", immediate=True) as conn:
             found = conn.execute(select(sensitive_words).where(sensitive_words.c.word == (word or "").strip())).first()
             if found is None:
@@ -162,7 +162,7 @@ class SensitiveStore:
     def import_csv(self, user: User | None, data: bytes) -> Imported:
         """Rows word,category,kind (a header row is optional; kind word/whitelist or 敏感词/白名单, default word), all
         in one transaction; a bad row is skipped and named, the others are kept."""
-        require(user, "manage_sensitive")
+        user = require(user, "manage_sensitive")
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:

@@ -113,21 +113,24 @@ class SessionStore:
         with self.db.transaction("登录", immediate=True) as conn:
             guard = Guard(conn, key, source, now)
             current = self.accounts.credentials(conn, key)  # disabled or given a new password meanwhile?
-            account = current[0] if current else None
+            account, current_hash = current if current else (None, None)
             if account is not None and account.disabled:
                 audit.record(self.db, SYSTEM_ACTOR, "login_disabled", key,
                              f"已停用的账号尝试登录（密码{'正确' if right else '错误'}），已按密码错误拒绝",
                              conn=conn, now=lambda: now)
-            signed_in = right and account is not None and not account.disabled and current[1] == stored
+            signed_in = right and account is not None and not account.disabled and current_hash == stored
             guard.settle(ticket, right=signed_in)
+            user = None
             if signed_in:
+                assert account is not None and stored is not None  # a live account whose stored hash matched
                 if rehashed is not None:
                     self.accounts.store_rehash(conn, key, stored, rehashed)
-                self._open(conn, token, account.user, "password", now)
+                user = account.user
+                self._open(conn, token, user, "password", now)
         self._purge_if_due(now)
-        if not signed_in:
+        if user is None:  # not signed in
             raise AuthError(BAD_CREDENTIALS + ticket.next_step)
-        return Session(token=token, user=account.user, method="password", started_at=now, last_seen=now)
+        return Session(token=token, user=user, method="password", started_at=now, last_seen=now)
 
     def sign_in_sso(self, email: str, *, email_verified: bool | None = None) -> Session:
         """A session for the local account matching an SSO identity (email or user name).

@@ -49,7 +49,7 @@ def changed_chunks(item: ReviewItem, texts: Mapping[str, str | None]) -> tuple[H
     for a file that is gone). Chunks of files not in `texts` are taken as unchanged: a move of the chunk
     inside its file, or an edit elsewhere in the file, changes nothing a reviewer approved."""
     return tuple(h for h in cited_chunks(item) if h.source in texts
-                 and (texts[h.source] is None or h.text not in texts[h.source]))
+                 and ((text := texts[h.source]) is None or h.text not in text))
 
 
 def requeue_stale(db: Database, saved: Mapping[str, str | None], actor: str) -> list[int]:

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, func, select
 
 from core.clock import as_utc, utcnow
 from core.errors import StoreError
-from core.stores.db import Database, changed, insert_ignoring_duplicates
+from core.stores.db import Database, changed, insert_ignoring_duplicates, inserted_id
 from core.stores.exchange_schema import EXCHANGES_SCHEMA, conversations
 from core.stores.wecom_outbox import insert_parts
 from core.stores.wecom_schema import (
@@ -81,8 +81,8 @@ class WeComInbox:
     def record_event(self, open_kfid: str, token: str) -> int:
         """A callback saying `open_kfid` has news; its Token is kept for the pull."""
         with self.db.transaction("记录微信客服回调") as conn:
-            return conn.execute(wecom_events.insert().values(open_kfid=open_kfid, token=token[:200],
-                                                             received_at=self._clock())).inserted_primary_key[0]
+            return inserted_id(conn.execute(wecom_events.insert().values(open_kfid=open_kfid, token=token[:200],
+                                                                         received_at=self._clock())))
 
     def news(self, open_kfid: str) -> tuple[int, str]:
         """(the newest unconsumed callback's id, the newest Token still good), (0, "") when nothing is new."""

@@ -58,7 +58,7 @@ class Outcome:
     def kind(self) -> str:
         """refused (the gate, the grader or the model said no), judged (answered on the grader's yes),
         answered, or failed."""
-        if self.failure is not None:
+        if self.answer is None:  # then `failure` is set (__post_init__)
             return FAILED
         if self.answer.refused:
             return REFUSED
@@ -88,7 +88,7 @@ class Outcome:
     @property
     def model_called(self) -> bool:
         """True when a model was asked for an answer or a verdict (a failure counts: it was asked)."""
-        return self.failure is not None or self.answer.model_called or self.gate.grade is not None
+        return self.answer is None or self.answer.model_called or self.gate.grade is not None
 
     def to_dict(self) -> dict:
         body = self.answer.to_dict() if self.answer is not None else {

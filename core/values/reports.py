@@ -18,7 +18,8 @@ class Problem:
     compare: tuple[tuple[str, str, str], ...] = ()
 
     def to_dict(self) -> dict:
-        data = {"code": self.code, "message": self.message, "span": list(self.span) if self.span else None}
+        data: dict[str, object] = {"code": self.code, "message": self.message,
+                                   "span": list(self.span) if self.span else None}
         if self.compare:
             data["compare"] = [list(row) for row in self.compare]
         return data

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from langchain_core.documents import Document
 
+# The default of Hit.value, told apart by identity: a Hit built without a ranking score ranks by its retrieval score.
+_FROM_SCORE = float("nan")
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -23,10 +26,10 @@ class Hit:
     score: float
     passed: bool = False
     coverage: float | None = None  # this chunk's own keyword coverage, set by the ranking step
-    value: float | None = None  # the ranking score; the retrieval score when nothing reranked
+    value: float = _FROM_SCORE  # the ranking score; the retrieval score when nothing reranked
 
     def __post_init__(self) -> None:
-        if self.value is None:
+        if self.value is _FROM_SCORE or self.value is None:
             object.__setattr__(self, "value", self.score)
 
     @property
