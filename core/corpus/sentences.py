@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 from core.language.text import normalize
 
-_SENTENCE_RE = re.compile(r"[^。！？；\n]+[。！？；]?")
-_LABEL_RE = re.compile(r"^\s*[问答][:：]\s*")
+# A sentence runs to its end mark or the line's end; a FAQ line opens with its label (「问：」「答：」).
+SENTENCE_RE = re.compile(r"[^。！？；\n]+[。！？；]?")
+LABEL_RE = re.compile(r"^\s*[问答][:：]\s*")
 EXAMPLE_RE = re.compile(r"^\s*(?:示例|例如|比如|举例)")
 # Scope and purpose sentences of a document (「本说明介绍…」「为…特制定本制度」) say what a document is for, never
 # what the student asked: they never stand as an answer.
@@ -59,15 +60,15 @@ def reference_sentences(text: str) -> tuple[Sentence, ...]:
             if led:  # the paragraph a lead introduced has ended
                 lead, led = "", False
             continue
-        label = _LABEL_RE.match(line)
+        label = LABEL_RE.match(line)
         if label and line.lstrip().startswith("问"):
             question = line[label.end():]
             continue
         if not (label and line.lstrip().startswith("答")):
             question = ""
-        body = _LABEL_RE.sub("", line)
+        body = LABEL_RE.sub("", line)
         example = body.strip() if EXAMPLE_RE.match(body) else ""
-        for raw in _SENTENCE_RE.findall(body):
+        for raw in SENTENCE_RE.findall(body):
             piece = raw.strip()
             if piece.endswith(("：", ":")) and not label and len(normalize(piece)) >= MIN_CHARS \
                     and piece == body.strip():

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from langchain_core.documents import Document
 
 from core.corpus.loader import split_sections
+from core.corpus.sentences import LABEL_RE, SENTENCE_RE
 from core.facts.words import fact_words, has
 from core.language.figures import extract_figures, parse_chinese_numeral
 from core.language.money import Rounding
 from core.values.facts import Fact, Level, Missing, SchoolFacts, Source
 
-_SENTENCE_RE = re.compile(r"[^。！？；\n]+[。！？；]?")
-_LABEL_RE = re.compile(r"^\s*[问答][:：]\s*")
 # A FAQ answer's own yes/no before the rule it restates (「不能，教材费不在退费范围内」).
 _YES_NO_RE = re.compile(r"^(?:可以|不可以|不能|能|不会|会|一样|不包含|是的|是|不是)[，,]\s*")
 # 「<name>（<number>级）」: how the documents introduce a level (入门级, 启蒙班 …); the number in Chinese or Arabic numerals.
@@ -63,7 +62,7 @@ def document_lines(documents: Sequence[tuple[str, str]]) -> list[Line]:
                 line = raw.rstrip("\r\n")
                 if not line.strip() or line.lstrip().startswith(("问", "#")):
                     continue
-                label = _LABEL_RE.match(line)
+                label = LABEL_RE.match(line)
                 cut = label.end() if label else len(line) - len(line.lstrip())
                 yes_no = _YES_NO_RE.match(line, cut) if label else None
                 cut = yes_no.end() if yes_no else cut
@@ -76,7 +75,7 @@ def sentences(lines: Sequence[Line]) -> list[Line]:
     """Each line cut at 。！？；, offsets kept."""
     out = []
     for line in lines:
-        for match in _SENTENCE_RE.finditer(line.text):
+        for match in SENTENCE_RE.finditer(line.text):
             piece = match.group().strip()
             if piece:
                 start = line.start + match.start() + (len(match.group()) - len(match.group().lstrip()))
