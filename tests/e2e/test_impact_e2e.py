@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.knobs import calibrated
 from core.settings import Settings
 from core.stores.db import Database
 from core.stores.defaults import DefaultsStore
@@ -33,7 +34,7 @@ def test_impact_e2e_saving_defaults_lists_the_asked_question_that_would_flip(pag
     page.locator("[data-testid=stMetric]").first.wait_for()
     coverage = slider(page, "关键词覆盖下限")
     coverage.focus()
-    for _ in range(10):  # 0.67 → 0.77: above the question's 74%
+    for _ in range(round((0.77 - calibrated().min_coverage) * 100)):  # to 0.77: above the question's 74%
         coverage.press("ArrowRight")
     idle(page)
     actor = page.get_by_label("操作人")
