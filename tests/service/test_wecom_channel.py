@@ -159,6 +159,21 @@ def test_wecom_consultant_handoff_sends_the_notice_then_gives_the_session_to_a_p
     assert wecom.texts("u1")[-1] == rig.settings.handoff_text  # 小E does not answer a handed-off session
 
 
+def test_wecom_student_asking_for_a_person_is_told_and_the_session_goes_to_a_person(rigs, wecom):
+    # 「转人工」 typed by the student (#43) in WeChat: the handoff reply is sent and the WeCom session moves to the pool
+    # (it was neither: the channel sent nothing for a handed-off reply and never asked WeCom to transfer)
+    rig = rigs()
+    rig.turn()
+    rig.say("u1", QUESTION)
+    answered = len(wecom.texts("u1"))
+    rig.say("u1", "转人工")
+    rig.turn()
+    assert len(wecom.texts("u1")) == answered + 1
+    assert wecom.texts("u1")[-1].startswith(rig.settings.handoff_text)
+    assert wecom.session(KFID, "u1").state == 2  # the 待接入池: no 接待人员 configured
+    assert rig.desk.conversations.get(rig.inbox.conversation(KFID, "u1")).handed_off
+
+
 def test_wecom_held_answer_approved_after_48_hours_is_marked_and_never_sent(rigs, wecom):
     rig = rigs(release="all")
     rig.turn()
