@@ -182,7 +182,7 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
             return any(credit(option, [normalize(text)]) >= 1.0 for option in options)
         if name == "amount" and unit:
             return states_rate(text, unit)
-        return states_address(text) if name == "place" and address else states(text, name)
+        return states_address(text) if name == "place" and address else states(text, name, asked.word(name))
 
     shares = tuple(_candidate_shares(hit, kinds, subject, computed, carries) for hit in ranked)
     return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=shares,
@@ -233,9 +233,11 @@ def surroundings(sentence: Sentence, hit: Hit) -> str:
 
 
 def qualifies(sentence: Sentence, where: str, asked: Asked, subject: Subject) -> bool:
-    """Whether `sentence` answers what is asked: it states one of the checkable kinds asked and `where` it stands
-    (`surroundings`) holds enough of the subject. True for every sentence when nothing checkable is asked."""
+    """Whether `sentence` answers what is asked: it states one of the checkable kinds asked (in the units its asking
+    word names: 「几天」 is not answered by 「4 课时内」) and `where` it stands (`surroundings`) holds enough of the
+    subject. True for every sentence when nothing checkable is asked."""
     kinds = asked.checkable
     if not kinds:
         return True
-    return any(states(sentence.text, name) for name in kinds) and subject.share(where) >= SUBJECT_SHARE
+    stated = any(states(sentence.text, name, asked.word(name)) for name in kinds)
+    return stated and subject.share(where) >= SUBJECT_SHARE

@@ -190,7 +190,7 @@ def choose_sentences(question: str, references: tuple[tuple[int, str], ...], key
     kinds = found.checkable if asked is None else tuple(k for k in found.checkable if k in asked)
 
     def carries(text: str) -> bool:
-        return any(states(text, kind) for kind in kinds)
+        return any(states(text, kind, found.word(kind)) for kind in kinds)
 
     # Filler goes: a sentence of an answer holds a whole form of a content word of the question, or one of its
     # figures as written, or part of one while it states what is asked (the settling FAQ's answer stands whole:

@@ -9,6 +9,10 @@ off by name (XIAOE_ASKED_KINDS: `-year,-person`, `none`, or the kinds to keep) s
 
 `states(sentence, kind)` says whether a sentence carries a kind: a figure with one of its units (「7 个工作日」 a
 duration, 「4200 元」 an amount, 「2015 年」 a year) or one of its words (「免费」 an amount, 「最长」 an upper bound).
+A figure's unit is read once, longest first across every kind (「6 个月」 is 个月, a duration, never 个, a count), and
+carries only the kinds that list that unit. A question whose asking word names a unit of one of its kind's unit groups
+is answered only by a figure in that group (`named_units`): 「几天」 by a clock or calendar span — 「4 课时内」 answers
+「多久」, not 「几天」 — and 「多少道」 by a count of 道, not by 「一次」.
 Three kinds have no such form — a yes/no, a way of doing something, a choice among options — any sentence
 about the question's subject may answer them (`AskedKind.checkable` is False).
 
@@ -58,20 +62,69 @@ def _alternatives(words: tuple[str, ...]) -> str:
     return "|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w))))
 
 
+# Every kind's units in one regex, longest first: a figure's unit is read once, whatever kind asks (「6 个月」 is
+# 个月, a duration, and never 个, a count; 「18 周岁」 is an age, not 18 周).
+_ALL_UNITS = tuple({unit for (_, part), words in _WORDS.items() if part == "单位" for unit in words})
+_FIGURE_RE = re.compile(rf"{_NUMBER}\s*({_alternatives(_ALL_UNITS)})")
+
+
+@lru_cache(maxsize=4096)
+def figure_units(text: str) -> frozenset[str]:
+    """The units `text`'s figures are written in, each read longest-first across all kinds (「最长保留 6 个月」 →
+    {个月}; 「开课后 4 课时内」 → {课时内})."""
+    return frozenset(match.group(1) for match in _FIGURE_RE.finditer(normalize(text)))
+
+
+def _states_form(text: str, units: frozenset[str], word_re: re.Pattern[str] | None) -> bool:
+    return bool(units & figure_units(text)) or bool(word_re and word_re.search(normalize(text)))
+
+
+@lru_cache(maxsize=32)
+def _word_re(kind_name: str) -> re.Pattern[str] | None:
+    words = _words(kind_name, "词")
+    return re.compile(_alternatives(words)) if words else None
+
+
 def _stating(kind_name: str) -> Callable[[str], bool] | None:
-    """The generic `states` of a kind: a figure followed by one of its units, or one of its words."""
-    units, words = _words(kind_name, "单位"), _words(kind_name, "词")
-    if not units and not words:
+    """The generic `states` of a kind: a figure in one of its units (read longest-first across all kinds), or one of
+    its words."""
+    units, word_re = frozenset(_words(kind_name, "单位")), _word_re(kind_name)
+    if not units and word_re is None:
         return None
-    unit_re = re.compile(rf"{_NUMBER}\s*(?:{_alternatives(units)})") if units else None
-    word_re = re.compile(_alternatives(words)) if words else None
 
     def states(text: str) -> bool:
-        folded = normalize(text)
-        return bool((unit_re and unit_re.search(folded)) or (word_re and word_re.search(folded)))
+        return _states_form(text, units, word_re)
 
     states.__name__ = f"states_{kind_name}"
     return states
+
+
+# A kind's unit groups (`类名.单位组.名字：…`): units that answer each other. An asking word holding a unit of a
+# group wants a figure in that group: 几天 a clock or calendar span (not 「4 课时内」), 多少道 a count of 道 (not
+# 「一次」); a word holding none (多久, 有几个) takes any unit of its kind.
+def _unit_groups() -> dict[str, tuple[frozenset[str], ...]]:
+    """{kind: its unit groups, in file order}; a group's units must be units of its kind (ConfigError otherwise)."""
+    groups: dict[str, tuple[frozenset[str], ...]] = {}
+    for (kind_name, part), units in _WORDS.items():
+        if not part.startswith("单位组"):
+            continue
+        stray = sorted(set(units) - set(_words(kind_name, "单位")))
+        if stray:
+            raise ConfigError(f"{WORDS_FILE} 里 {kind_name}.{part} 的单位 {'、'.join(stray)} 不在 {kind_name}.单位 里："
+                              f"先把它们加进 {kind_name}.单位 那一行。")
+        groups[kind_name] = (*groups.get(kind_name, ()), frozenset(units))
+    return groups
+
+
+_GROUPS = _unit_groups()
+
+
+def named_units(kind_name: str, word: str) -> frozenset[str]:
+    """The units the asking `word` names through the kind's unit groups (几天 → 分钟 … 年; 几个级别 → 级, 个级别);
+    empty when it names none and any unit of the kind answers (多久, 有几个)."""
+    folded = normalize(word)
+    named = [group for group in _GROUPS.get(kind_name, ()) if folded and any(unit in folded for unit in group)]
+    return frozenset().union(*named)
 
 
 _YEAR_RE = re.compile(r"(?:1[89]|20)\d{2}\s*年|[零〇一二三四五六七八九]{4}\s*年")
@@ -371,13 +424,21 @@ def _yes_no(question: str) -> str | None:
     return None
 
 
-def states(text: str, name: str) -> bool:
-    """Whether `text` carries kind `name` by its form (see the module doc); False for a kind that has no form."""
+def states(text: str, name: str, word: str = "") -> bool:
+    """Whether `text` carries kind `name` by its form (see the module doc); False for a kind that has no form.
+    `word`, the word that asked it (Asked.word), narrows the units that answer when it names a unit group
+    (`named_units`: 「几天」 wants days, weeks or months, and 「4 课时内」 answers only a 「多久」)."""
     found = _BY_NAME[name]
-    states = found.states if found.checkable else None  # checkable: `states` is set
+    if not found.checkable:
+        return False
+    named = named_units(name, word) if word else frozenset()
+    if named:
+        return _states_form(text, named, _word_re(name))
+    states = found.states  # checkable: `states` is set
     return bool(states is not None and states(text))
 
 
 def carried(text: str, asked: Asked) -> tuple[str, ...]:
-    """The checkable kinds `asked` asks for that `text` states (in registry order)."""
-    return tuple(name for name in asked.checkable if states(text, name))
+    """The checkable kinds `asked` asks for that `text` states, each read against the word that asked it (in
+    registry order)."""
+    return tuple(name for name in asked.checkable if states(text, name, asked.word(name)))

@@ -94,3 +94,26 @@ def test_a_sentence_is_read_where_it_stands():
 
 def test_a_question_asking_nothing_a_sentence_shows_is_not_checked():
     assert check_asked("怎么转人工", (term("人工"),), read_asked("怎么转人工"), ()) is None
+
+
+# The three reading gaps asked_set_v1 showed (docs/answerability.md 「读法的三处修正」), on questions of our own.
+@pytest.mark.parametrize("question", [
+    "保留学籍一共能办几次",          # 1: 「最长保留 6 个月」 is a duration (个月), not a count (个)
+    "分级测试有多少道题",            # 2: 道 is a counter, so a count is asked … and 「做一次分级测试」 is no count of 道
+    "开课几天以内转班不要钱",        # 3: asked in days; 「开课后 4 课时内」 is a lesson window
+])
+def test_a_reading_gap_of_the_blind_set_is_refused(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.decision.reason_code == REASON_CODE, decided.reason
+
+
+@pytest.mark.parametrize("question", [
+    "开课多久以内转班不收钱",        # 「4 课时内」 still answers a generic 多久
+    "开课后几节课内能免费转班",      # … and a number of lessons (课时内 is listed under lessons too)
+    "退款几天能到账",                # a working day answers 几天
+    "一个级别要上几周",
+    "生病了学籍最多能保留几个月",    # 「6 个月」 is still a duration
+])
+def test_a_fact_stated_in_the_units_asked_is_still_answered(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason

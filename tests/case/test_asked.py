@@ -12,6 +12,8 @@ from core.case.asked import (
     AskedKinds,
     asked_kind,
     carried,
+    figure_units,
+    named_units,
     parse_asked,
     read_asked,
     states,
@@ -127,3 +129,87 @@ def test_every_kind_has_asking_words_or_a_form_and_an_example():
     for k in ASKED_KINDS:
         assert k.example_zh and k.label_zh and "{subject}" in k.missing_zh
         assert read_asked(k.example_zh, AskedKinds(frozenset({k.name}))).kinds == (k.name,), k.name
+
+
+# Gap 1 of asked_set_v1: a figure's unit is read longest-first across all kinds, and carries only the kinds that list it.
+@pytest.mark.parametrize("sentence, name, expected", [
+    ("最长保留 6 个月", "count", False),               # 个月, not 个: a span of months is no count
+    ("最长保留 6 个月", "duration", True),
+    ("提交后 3 个工作日内完成审核", "count", False),
+    ("每级一共 16 个课时", "count", False),              # 个课时 is lessons
+    ("每级一共 16 个课时", "lessons", True),
+    ("年满 18 周岁可以报名", "duration", False),         # 周岁, not 周
+    ("年满 18 周岁可以报名", "age", True),
+    ("一个班最多 3 个人", "headcount", True),            # 个人 is a headcount
+    ("可以免费转班一次", "count", True),                 # a count unit still states a count
+    ("开课后 4 课时内可以转班", "lessons", True),         # 课时内 is listed under lessons too
+    ("开课后 4 课时内可以转班", "duration", True),
+])
+def test_states_reads_a_figures_unit_longest_first_across_kinds(sentence, name, expected):
+    assert states(sentence, name) is expected
+
+
+def test_figure_units_are_the_longest_units_written():
+    assert figure_units("最长保留 6 个月，3 个工作日内审核，18 周岁") == frozenset({"个月", "个工作日", "周岁"})
+
+
+def test_a_span_of_months_does_not_answer_how_many_times():
+    assert carried("最长保留 6 个月", read_asked("学籍一共能保留几次")) == ()
+
+
+# Gap 2: common counters are count words and units (道, 家, 张, 份, 条, 所 …); 几位 / 几名 ask a headcount.
+@pytest.mark.parametrize("question, kinds", [
+    ("分级测试一共有多少道题", ("count",)),
+    ("你们一共有几家校区", ("count",)),
+    ("报名要填几张表", ("count",)),
+    ("要交几份材料", ("count",)),
+    ("转班规则一共有几条", ("count",)),
+    ("一个班有几位老师", ("headcount",)),
+    ("一个班有多少名学员", ("headcount",)),
+    ("一个班几个人", ("headcount",)),                   # still a headcount, not a count
+    ("一个级别几堂课", ("lessons",)),
+])
+def test_read_asked_reads_the_common_counters(question, kinds):
+    assert read_asked(question).kinds == kinds
+
+
+@pytest.mark.parametrize("sentence", ["分级测试共 30 道题", "全市有 5 家校区", "需要填写 2 张表"])
+def test_a_figure_in_a_counter_states_a_count(sentence):
+    assert states(sentence, "count")
+
+
+# Gap 3: an asking word naming a unit of a group wants a figure of that group (core/data/asked_kinds.txt 单位组).
+@pytest.mark.parametrize("sentence, word, expected", [
+    ("开课后 4 课时内，第一次转班免费", "几天", False),    # a lesson window is no span of days
+    ("开课后 4 课时内，第一次转班免费", "多久", True),     # … but answers a generic 多久
+    ("开课后 4 课时内，第一次转班免费", "多长时间", True),
+    ("学校在 3 个工作日内完成审核", "几天", True),         # a working day is a calendar unit
+    ("最长保留 6 个月", "几个月", True),
+    ("最长保留 6 个月", "多久", True),
+    ("分级测试用时约 20 分钟", "几分钟", True),
+])
+def test_a_duration_asked_in_calendar_units_wants_calendar_units(sentence, word, expected):
+    assert states(sentence, "duration", word) is expected
+
+
+@pytest.mark.parametrize("sentence, word, expected", [
+    ("报名前可以做一次免费的分级测试", "多少道", False),   # asked in 道: 一次 is no count of questions
+    ("分级测试共 30 道题", "多少道", True),
+    ("可以凭二级及以上医院的证明申请", "几次", False),     # asked in 次: 二级 is no number of times
+    ("可以免费转班一次", "几次", True),
+    ("口语课一共分为四级", "几个级别", True),               # 级 and 个级别 answer each other
+    ("口语课一共分为四级", "有几个", True),                 # a word naming no unit takes any count unit
+])
+def test_a_count_asked_in_a_counter_wants_that_counter(sentence, word, expected):
+    assert states(sentence, "count", word) is expected
+
+
+def test_named_units_reads_the_groups_of_the_data_file():
+    assert {"天", "工作日", "个月"} <= named_units("duration", "几天") and "课时内" not in named_units("duration", "几天")
+    assert named_units("duration", "多久") == frozenset() and named_units("count", "有几个") == frozenset()
+
+
+def test_carried_reads_each_kind_against_the_word_that_asked_it():
+    sentence = "开课后 4 课时内，第一次转班免费"
+    assert carried(sentence, read_asked("转班申请要几天才能办好")) == ()
+    assert carried(sentence, read_asked("开课多久以内转班不收钱")) == ("amount", "duration")
