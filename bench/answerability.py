@@ -125,9 +125,9 @@ def _counts(settings: Settings, groups) -> list[tuple[int, int, float]]:
     return out
 
 
-def report_ablation(settings: Settings, base: RuleSet) -> None:
-    """One row per term rule switched off (from `base`): the development sets, v6+v7, v8, v9 and v10."""
-    groups = [("开发集（7 份）", [f for _, f in (*CALIBRATION_SETS, *DEV_STUDENT_SETS)]),
+def report_ablation(settings: Settings, base: RuleSet, groups: list | None = None) -> None:
+    """One row per term rule switched off (from `base`): the development sets, v6+v7, v8, v9 and v10 (or `groups`)."""
+    groups = groups or [("开发集（7 份）", [f for _, f in (*CALIBRATION_SETS, *DEV_STUDENT_SETS)]),
               ("v6+v7", ["student_heldout_v6.csv", "student_heldout_v7.csv"]), ("v8", ["student_heldout_v8.csv"]),
               ("v9", ["student_heldout_v9.csv"]), ("v10", ["student_heldout_v10.csv"])]
     print(f"# 规则消融：每次关掉一条规则（现在的闸门和旋钮，初始同义词表；起点：{base.label}）\n")
@@ -135,23 +135,18 @@ def report_ablation(settings: Settings, base: RuleSet) -> None:
           "括号里是关掉这条规则后代价的变化，正数说明这条规则有用。\n")
     print("| 关掉的规则 | " + " | ".join(name for name, _ in groups) + " |")
     print("| --- | " + "--- | " * len(groups))
-    previous = os.environ.get(ENV_NAME)
-    try:
-        baseline = None
-        for rule in (None, *(r for r in RULES if base.on(r.name))):
-            rules = base if rule is None else base.without(rule.name)
-            os.environ[ENV_NAME] = ",".join(sorted(rules.enabled)) if rules.enabled else "none"
-            results = _counts(settings, groups)
-            baseline = baseline or results
-            cells = " | ".join(f"{fact} / {refused}（{cost - b[2]:+g}）"
-                               for (fact, refused, cost), b in zip(results, baseline))
-            label = "（不关，起点）" if rule is None else f"`{rule.name}` {rule.summary_zh}"
-            print(f"| {label} | {cells} |")
-    finally:
-        if previous is None:
-            os.environ.pop(ENV_NAME, None)
-        else:
-            os.environ[ENV_NAME] = previous
+    baseline = None
+    for rule in (None, *(r for r in RULES if base.on(r.name))):
+        rules = base if rule is None else base.without(rule.name)
+        # the Assistant reads its rules from the settings (read once at start), so each row passes its own: setting
+        # the environment variable here, as this did, changed nothing and printed +0 for every rule
+        switched = settings.with_(answerability_rules=",".join(sorted(rules.enabled)) if rules.enabled else "none")
+        results = _counts(switched, groups)
+        baseline = baseline or results
+        cells = " | ".join(f"{fact} / {refused}（{cost - b[2]:+g}）"
+                           for (fact, refused, cost), b in zip(results, baseline))
+        label = "（不关，起点）" if rule is None else f"`{rule.name}` {rule.summary_zh}"
+        print(f"| {label} | {cells} |")
 
 
 def main(argv: list[str] | None = None) -> int:
