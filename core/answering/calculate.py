@@ -81,6 +81,26 @@ def paid_of(case: StudentCase, facts: SchoolFacts) -> tuple[float, Step | None] 
     return level_tuition.value[1], Step(_numeral(case.level), level_tuition.value[1], _src(level_tuition))
 
 
+def limit_of(facts: SchoolFacts, level: int | None) -> tuple[float, Source, Step | None] | None:
+    """The lesson count beyond which no refund is accepted for `level`, the sentence stating the stop, and how the
+    count was found when another sentence gives it (a Step: the sentence stating the level's count, or half the
+    level's own lessons under the half rule); None when neither can be read."""
+    rule = facts.half_rule.source if facts.half_rule is not None else None
+    stated = facts.for_level("over_half", level)
+    if stated is not None and stated.value is not None:
+        if rule is None or stated.source == rule:
+            return stated.value, stated.source, None
+        return stated.value, rule, Step("", stated.value, (stated.source,))
+    lessons = facts.for_level("lessons_per_level", level)
+    if rule is not None and lessons is not None:
+        half = lessons.value / 2
+        name = facts.level_name(level) if level is not None else "每级"
+        total = format_number(lessons.value)
+        return half, rule, Step(f"{name}共 {total} 课时，一半是 {total} ÷ 2 = {format_number(half)} 课时", half,
+                                (lessons.source,))
+    return None
+
+
 def refund(case: StudentCase, facts: SchoolFacts) -> Result:
     """The refund for `case`: before the start, stopped, missing figures or facts, or computed step by step."""
     rules = _src(facts.refund_formula, facts.fee_rule)
@@ -99,22 +119,31 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
         amount, step = paid
         return Result(REFUND, WHOLE, final=amount, word=FINAL_REFUND, rules=_src(facts.before_start), paid=step,
                       extra=extra, paid_said=case.paid)
-    over = facts.over_half
-    limit = (over.value, over.source) if over is not None else None
+    level = case.level
+    found_limit = limit_of(facts, level)
+    limit = found_limit[:2] if found_limit is not None else None
+    note = found_limit[2] if found_limit is not None else None
     if case.taken is not None and limit is not None and case.taken > limit[0]:
-        return Result(REFUND, STOPPED, taken=case.taken, limit=limit, extra=extra)
+        return Result(REFUND, STOPPED, taken=case.taken, limit=limit, limit_note=note, extra=extra)
+    per_week = facts.for_level("lessons_per_week", level)
     if case.taken is None and not case.half and case.remaining is None \
-            and (case.weeks is None or facts.lessons_per_week is None):
+            and (case.weeks is None or per_week is None):
         needs.append(NEED_TAKEN)
+    lessons = facts.for_level("lessons_per_level", level)
+    if level is None and lessons is None and facts.differs("lessons_per_level"):
+        needs.append(NEED_LEVEL)  # the levels' lessons differ: which level decides the total
     if needs:
-        return Result(REFUND, NEEDS, rules=rules, needs=tuple(needs), taken=case.taken, limit=limit, extra=extra)
+        return Result(REFUND, NEEDS, rules=rules, needs=tuple(needs), taken=case.taken, limit=limit, limit_note=note, extra=extra)
     missing = _missing(facts, "refund_formula", "lessons_per_level", "over_half")
-    if missing or facts.refund_formula is None or facts.lessons_per_level is None or limit is None:
+    if lessons is None and not missing and level is not None:
+        missing = (facts.missing_named(f"lessons_per_level:{level}")
+                   or Missing(f"lessons_per_level:{level}", f"{facts.level_name(level)}的课时数", "「<级别名>（N级）N 课时」"),)
+    if missing or facts.refund_formula is None or lessons is None or limit is None:
         return Result(REFUND, MISSING_FACTS, rules=rules, missing=missing, extra=extra)
     amount, paid_step = paid  # type: ignore[misc]
-    total = facts.lessons_per_level.value
+    total = lessons.value
     steps: list[Step] = []
-    total_src = _src(facts.lessons_per_level)
+    total_src = _src(lessons)
     if case.half:
         taken = total / 2
         steps.append(Step(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}", taken, total_src))
@@ -122,15 +151,15 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
         taken = total - case.remaining
         steps.append(Step(f"已上课时 = {format_number(total)} − {format_number(case.remaining)} = {format_number(taken)}",
                           taken, total_src))
-    elif case.taken is None and case.weeks is not None and facts.lessons_per_week is not None:
-        rate = facts.lessons_per_week.value  # 「上了两周」: the documents' lessons a week
+    elif case.taken is None and case.weeks is not None and per_week is not None:
+        rate = per_week.value  # 「上了两周」: the documents' lessons a week
         taken = case.weeks * rate
         steps.append(Step(f"已上课时 = {format_number(case.weeks)} 周 × {format_number(rate)} 课时 = {format_number(taken)}",
-                          taken, _src(facts.lessons_per_week)))
+                          taken, _src(per_week)))
     else:
         taken = case.taken or 0.0
     if taken > limit[0]:
-        return Result(REFUND, STOPPED, taken=taken, limit=limit, steps=tuple(steps), paid=paid_step, extra=extra,
+        return Result(REFUND, STOPPED, taken=taken, limit=limit, limit_note=note, steps=tuple(steps), paid=paid_step, extra=extra,
                       paid_said=case.paid)
     remaining = total - taken
     steps.append(Step(f"剩余课时 = {format_number(total)} − {format_number(taken)} = {format_number(remaining)}",
@@ -170,11 +199,14 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
     steps.append(Step(f"{final_expr} = {format_number(final)} 元，{FINAL_REFUND} {format_number(final)} 元", final,
                       _src(facts.refund_formula)))
     return Result(REFUND, COMPUTED, final=final, word=FINAL_REFUND, steps=tuple(steps), rules=rules, paid=paid_step,
-                  taken=taken, limit=limit, extra=extra, paid_said=case.paid)
+                  taken=taken, limit=limit, limit_note=note, extra=extra, paid_said=case.paid)
 
 
 def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
-    """Which transfer this is decides the fee; without it the rules are quoted as they are (None)."""
+    """Which transfer this is decides the fee; without it the rules are quoted as they are (None). Asked for the
+    total of several transfers, the sum of each one's fee (`transfer_total`)."""
+    if case.transfers is not None and case.transfers >= 2:
+        return transfer_total(case.transfers, case.taken, facts)
     times = case.times
     if times is None or (facts.transfer_fee is None and facts.free_transfer is None):
         return None
@@ -190,6 +222,33 @@ def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
         return Result(TRANSFER, COMPUTED, final=0.0, word=FINAL_FEE, rules=_src(facts.free_transfer), times=times,
                       steps=(Step("", 0.0, _src(facts.free_transfer)),))
     return None
+
+
+def transfer_total(count: int, taken: float | None, facts: SchoolFacts) -> Result | None:
+    """The fees of transfers 1 … `count` added up: the first free within the window (`taken`, when said, within it),
+    each from the n-th on the stated fee. None (the rules quoted as they are) when the documents do not say what one
+    of them costs (a first transfer after the window, or one between the free first and the n-th)."""
+    fee, free = facts.transfer_fee, facts.free_transfer
+    if fee is None:
+        return None
+    first_paid, amount = fee.value
+    free_ok = free is not None and (taken is None or taken <= free.value)
+    if any(k < first_paid and not (k == 1 and free_ok) for k in range(1, count + 1)):
+        if free is not None and taken is not None and taken > free.value:
+            return Result(TRANSFER, BEYOND, rules=_src(free), taken=taken, limit=(free.value, free.source), times=1)
+        return None
+    steps: list[Step] = []
+    if first_paid > 1:
+        steps.append(Step(f"第 1 次在开课后 {format_number(free.value)} 课时内，免费", 0.0, _src(free)))  # type: ignore[union-attr]
+    paid_count = count - first_paid + 1
+    paid_total = round_amount(paid_count * amount, rounding(facts))
+    span = f"第 {first_paid} 次" if paid_count == 1 else f"第 {first_paid}–{count} 次"
+    steps.append(Step(f"{span}每次 {format_number(amount)} 元，{paid_count} × {format_number(amount)} = "
+                      f"{format_number(paid_total)} 元", paid_total, _src(fee)))
+    parts = " + ".join(format_number(step.value or 0.0) for step in steps)
+    steps.append(Step(f"{parts} = {format_number(paid_total)}", paid_total, _src(free, fee)))
+    return Result(TRANSFER, COMPUTED, final=paid_total, word=FINAL_FEE, rules=_src(free, fee), times=count,
+                  steps=tuple(steps))
 
 
 def difference(case: StudentCase, facts: SchoolFacts) -> Result | None:

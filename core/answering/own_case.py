@@ -43,6 +43,7 @@ def sources(result: Result) -> tuple[Source, ...]:
     found += [*(result.paid.sources if result.paid else ())]
     if result.limit is not None:
         found.append(result.limit[1])
+    found += [*(result.limit_note.sources if result.limit_note else ())]
     return tuple(dict.fromkeys(found))
 
 
@@ -110,6 +111,23 @@ def _note(result: Result, w: _Words) -> str:
     return f"你没说实付多少，按{step.text}单报学费算：{w.quote(source)}"
 
 
+def _limit(result: Result, w: _Words) -> str:
+    """「10 课时」, with the sentence giving the count for the student's level when the stop's sentence does not say
+    it: 「12 课时（卓越级（五级）总课时 24，即已上超过 12 课时[1]）」; a count derived from the level's lessons is worked
+    out in its own sentence before (`_half`)."""
+    threshold = format_number(result.limit[0])  # type: ignore[index]
+    note = result.limit_note
+    if note is None or note.text:
+        return f"{threshold} 课时"
+    return f"{threshold} 课时（{w.clause(note.sources[0])}）"
+
+
+def _half(result: Result, w: _Words) -> str:
+    """「卓越级共 24 课时，一半是 24 ÷ 2 = 12 课时[1]。」 when the limit is half the level's own lessons."""
+    note = result.limit_note
+    return f"{_spaced(note.text)}{w.marks(note.sources)}。" if note is not None and note.text else ""
+
+
 def _refund(result: Result, w: _Words) -> str:
     rules = result.rules
     parts = ("按资料：" + "，其中".join(w.clause(r) for r in rules) + "。") if rules and result.outcome != WHOLE else ""
@@ -129,13 +147,13 @@ def _refund(result: Result, w: _Words) -> str:
         lead = ""
         if derived:
             lead = _note(result, w) + f"按你的数字：{derived}{w.marks(s for st in result.steps for s in st.sources)}。"
-        return (lead + f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(threshold)} 课时："
+        return (lead + _half(result, w) + f"你已上 {format_number(result.taken)} 课时，超过了 {_limit(result, w)}："
                 + w.clause(stop) + w.textbook(result) + "。")
     if result.outcome == NEEDS:
         needs = "、".join(result.needs)
         if result.taken is not None and result.limit is not None:  # 「刚好上完第 8 节」: still refundable
             threshold, stop = result.limit
-            condition = (f"你已上 {format_number(result.taken)} 课时，没有超过 {format_number(threshold)} 课时，"
+            condition = (_half(result, w) + f"你已上 {format_number(result.taken)} 课时，没有超过 {_limit(result, w)}，"
                          f"可以退费（超过 {format_number(threshold)} 课时后不再受理退费）{w.marks([stop])}。")
             remark = w.remark(result)
             return parts + condition + w.missing(needs, formula) + (("另外" + w.clause(remark) + "。") if remark else "")
@@ -145,7 +163,7 @@ def _refund(result: Result, w: _Words) -> str:
         return parts + w.missing(needs, formula) + stops
     # COMPUTED
     threshold, stop = result.limit  # type: ignore[misc]
-    condition = (f"你已上 {format_number(result.taken)} 课时，没有超过 {format_number(threshold)} 课时，可以退费"
+    condition = (_half(result, w) + f"你已上 {format_number(result.taken)} 课时，没有超过 {_limit(result, w)}，可以退费"
                  f"（超过 {format_number(threshold)} 课时后不再受理退费）{w.marks([stop])}。")
     cited = [*rules, *(s for step in result.steps for s in step.sources), *(result.paid.sources if result.paid else ())]
     return (_note(result, w) + parts + condition + "按你的数字：" + "，".join(_spaced(s.text) for s in result.steps)
@@ -158,6 +176,11 @@ def _transfer(result: Result, w: _Words) -> str:
         window = result.limit[0]  # type: ignore[index]
         return w.quote(rule) + (f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(window)} 课时，"
                                 "资料没有写这时第一次转班怎样收费，请转人工确认。")
+    if len(result.steps) > 1:  # the total of several transfers: each one's fee, then the sum
+        *each, total = result.steps
+        return ("".join(w.quote(r) for r in result.rules) + f"你一共转 {result.times} 次："
+                + "；".join(_spaced(step.text) for step in each)
+                + f"；{result.times} 次一共：{result.word} {_spaced(total.text)} 元{w.marks(total.sources)}。")
     if not result.final:
         return w.quote(rule) + f"你这是第一次转班：{result.word}免费{w.marks([rule])}。"
     return w.quote(rule) + f"你这是第 {result.times} 次转班：{result.word} {format_number(result.final)} 元{w.marks([rule])}。"

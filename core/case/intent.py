@@ -49,7 +49,7 @@ def computation(case: StudentCase, question: str) -> str | None:
         return None
     if wants_difference(case, question):
         return DIFFERENCE
-    if wants_transfer(question):
+    if wants_transfer(question) or case.transfers is not None:  # 「要换4次班 加起来多少」
         return TRANSFER
     if wants_refund(question):
         return REFUND

@@ -33,6 +33,8 @@ _CLOCK_PART_RE = re.compile(alt("day_part"))
 _CLOCK_AFTER_RE = re.compile(alt("clock_after"))
 _LEVEL_COUNT_RE = re.compile(rf"(?<![第每])({_NUM}{{1,2}})\s*个\s*级(?:别)?")
 _DISCOUNT_RATE_RE = re.compile(r"(?:打了?|按|是)?\s*([一二三四五六七八九\d]{1,2}(?:\.\d)?)\s*折(?!扣)")
+# 「要转3次班」「换两次」: how many transfers in all (not 转过2次, transfers so far; not 第3次, which one).
+_COUNT_RE = re.compile(rf"(?<!第){alt('moved')}(?!过)了?\s*({_NUM}{{1,2}})\s*[次回]")
 _BEFORE_COUNT_RE = re.compile(rf"{alt('moved')}过\s*({_NUM}{{1,2}})\s*[次回]")  # 转过2次: the next is the 3rd
 _HALF_RE = re.compile(rf"{alt('half_verb')}{alt('half_done', optional=True)}\s*{alt('half_adverb', optional=True)}\s*一半")
 _BOOK, _BOOK_STRICT = alt("book"), alt("book_strict")
@@ -260,6 +262,14 @@ def times(r: Reading) -> Iterable[object]:
     return set()
 
 
+def transfer_count(r: Reading) -> Iterable[object]:
+    """转几次 — 「这学期要转3次班…一共多少」: how many transfers the student asks the total fee of (only with a word
+    asking for a total, 「一共」「加起来」: otherwise 「转两次」 is which transfer, read by `times`)."""
+    if not said(r.text, "sum_asked"):
+        return set()
+    return {n for m in _COUNT_RE.finditer(r.text) if (n := number(m.group(1))) >= 2}
+
+
 def age(r: Reading) -> Iterable[object]:
     """年龄 — 「12 岁」."""
     return {m.group(1) for m in _AGE_RE.finditer(r.text)}
@@ -325,6 +335,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("weeks", "周数", weeks),
     Kind("started", "是否已开课", started),
     Kind("times", "第几次", times),
+    Kind("transfer_count", "转几次", transfer_count),
     Kind("age", "年龄", age),
     Kind("adult", "是否成年", minor),
     Kind("span", "时长", span),

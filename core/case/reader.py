@@ -76,11 +76,12 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
     half = "half" in found and any(k.role == HALF for k in figures)
     started = ("after" in found["started"]) if "started" in found else None
     times = int(min(cast("frozenset[float]", found["times"]))) if "times" in found else None  # the kind's figures
+    count = int(max(cast("frozenset[float]", found["transfer_count"]))) if "transfer_count" in found else None
     level_list = levels_in_order(r) if "level" in found else ()
     target_list = targets(r) if "target" in found else []
     return StudentCase(levels=level_list, target=target_list[-1] if target_list else None, paid=paid, taken=taken,
                        half=half, weeks=weeks, started=started, with_textbook=paid is not None and "with_textbook" in found,
-                       remaining=remaining, times=times or None, unpaid_reason=unpaid_reason, facts=dict(found))
+                       remaining=remaining, times=times or None, transfers=count, unpaid_reason=unpaid_reason, facts=dict(found))
 
 
 def label(kind: str) -> str:

@@ -109,7 +109,7 @@ def worked_figures(text: str, spans: Sequence[tuple[int, int]], facts: SchoolFac
             span = (f.span[0] + start, f.span[1] + start)
             side = next((s for s in calculations if s.span[0] <= span[0] and span[1] <= s.span[1]), None)
             after_divide = text[:span[0]].rstrip().endswith(("÷", "/", "／"))
-            total = facts.lessons_per_level.value if facts.lessons_per_level else None
+            total = facts.lessons_per_level.largest if facts.lessons_per_level else None
             kinded = classify(sentence, f, in_formula=side is not None, after_divide=after_divide,
                               levels=facts.level_numbers or None, max_lessons=total)
             if kinded is None:

@@ -19,10 +19,11 @@ from langchain_core.documents import Document
 
 from core.corpus.loader import split_sections
 from core.corpus.sentences import LABEL_RE, SENTENCE_RE
+from core.facts.per_level import figure_in, read_per_level
 from core.facts.words import fact_words, has
 from core.language.figures import extract_figures, parse_chinese_numeral
 from core.language.money import Rounding
-from core.values.facts import Fact, Level, Missing, SchoolFacts, Source
+from core.values.facts import Fact, Level, Missing, PerLevel, SchoolFacts, Source
 
 # A FAQ answer's own yes/no before the rule it restates (「不能，教材费不在退费范围内」).
 _YES_NO_RE = re.compile(r"^(?:可以|不可以|不能|能|不会|会|一样|不包含|是的|是|不是)[，,]\s*")
@@ -159,25 +160,28 @@ def tuition(lines: Sequence[Line], _: Sequence[Line], known: tuple[Level, ...]) 
     return {"tuition": tuple(out[n] for n in sorted(out))} if out else {}
 
 
-def lessons_per_level(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -> Found:
-    """「每一级都是 16 课时」."""
-    for s in sents:
-        if has(s.text, "lessons_per_level") and not has(s.text, "lessons_per_week"):
-            value = _figure_after(s.text, "", "课时")
-            if value is not None:
-                return {"lessons_per_level": Fact("lessons_per_level", value, s.source)}
-    return {}
+def lessons_per_level(_: Sequence[Line], sents: Sequence[Line], known: tuple[Level, ...]) -> Found:
+    """「每一级都是 16 课时」「一级至四级每级 20 课时」「卓越级（五级）为 24 课时」: each level's lessons
+    (core.facts.per_level), and the weeks to finish a level when stated (「十周结课」)."""
+    lessons = figure_in("课时")
+    found = read_per_level(sents, known, "lessons_per_level",
+                           lambda clause: None if has(clause, "lessons_per_week") else lessons(clause),
+                           "per_level_link", "lessons_per_level")
+    weeks = read_per_level(sents, known, "weeks_per_level", figure_in("周", before="weeks_per_level"),
+                           "per_level_link", "weeks_per_level")
+    out: Found = {"lessons_per_level": found} if found else {}
+    return {**out, "weeks_per_level": weeks} if weeks else out
 
 
-def lessons_per_week(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -> Found:
-    """「每周上 2 课时」: the lesson count after the week word."""
-    for s in sents:
-        for word in fact_words()["lessons_per_week"]:
-            if word in s.text:
-                value = _figure_after(s.text, word, "课时")
-                if value is not None:
-                    return {"lessons_per_week": Fact("lessons_per_week", value, s.source)}
-    return {}
+def lessons_per_week(_: Sequence[Line], sents: Sequence[Line], known: tuple[Level, ...]) -> Found:
+    """「每周上 2 课时」: the lesson count after the week word, for every level or the levels a sentence names."""
+    picks = [figure_in("课时", after=word) for word in fact_words()["lessons_per_week"]]
+
+    def pick(clause: str) -> tuple[float, int] | None:
+        return next((found for p in picks if (found := p(clause)) is not None), None)
+
+    found = read_per_level(sents, known, "lessons_per_week", pick, "per_week_link", "lessons_per_week")
+    return {"lessons_per_week": found} if found else {}
 
 
 def refund_formula(lines: Sequence[Line], _: Sequence[Line], __: tuple[Level, ...]) -> Found:
@@ -225,14 +229,23 @@ def textbook(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) ->
     return out
 
 
-def over_half(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -> Found:
-    """「已上课时超过总课时的一半（即超过 8 课时）后，不再受理退费」: the lesson count after which no refund."""
+def over_half(lines: Sequence[Line], sents: Sequence[Line], known: tuple[Level, ...]) -> Found:
+    """「已上课时超过总课时的一半（即超过 8 课时）后，不再受理退费」: the rule (`half_rule`) and the lesson count after
+    which no refund, when stated: for every level (after 一半), or per level in the sentences that follow it on its
+    line (「一级至四级总课时 20，即已上超过 10 课时；卓越级（五级）…即已上超过 12 课时」). Without a stated count the limit is
+    half the level's own lessons (core.answering.calculate)."""
     for s in sents:
-        if has(s.text, "over_half") and has(s.text, "over_half_stop"):
-            word = fact_words()["over_half"][0]
-            value = _figure_after(s.text, word, "课时")
-            if value is not None:
-                return {"over_half": Fact("over_half", value, s.source)}
+        if not (has(s.text, "over_half") and has(s.text, "over_half_stop")):
+            continue
+        word = fact_words()["over_half"][0]
+        value = _figure_after(s.text, word, "课时")
+        common = Fact("over_half", value, s.source) if value is not None else None
+        following = [t for t in sents if t.file == s.file and t.start >= s.start
+                     and any(line.start <= s.start < line.end and t.end <= line.end for line in lines)]
+        stated = read_per_level(following, known, "over_half", figure_in("课时", after=fact_words()["over_half_more"][0]),
+                                "over_half_link", "")
+        own = stated.own if stated is not None else ()
+        return {"over_half": PerLevel(common, own), "half_rule": Fact("half_rule", True, s.source)}
     return {}
 
 
@@ -326,7 +339,9 @@ class FactReader:
 READERS: tuple[FactReader, ...] = (
     FactReader("levels", levels, (("levels", "级别名称和编号", "「<级别名>（一级）、<级别名>（二级）…」"),)),
     FactReader("tuition", tuition, (("tuition", "各级学费", "「<级别名>（N级）：N 元」"),)),
-    FactReader("lessons_per_level", lessons_per_level, (("lessons_per_level", "每级课时数", "「每一级都是 N 课时」"),)),
+    FactReader("lessons_per_level", lessons_per_level, (("lessons_per_level", "每级课时数", "「每一级都是 N 课时」"),
+                                                        ("weeks_per_level", "每级上几周", "「N 周结课」")),
+               optional=("weeks_per_level",)),
     FactReader("lessons_per_week", lessons_per_week, (("lessons_per_week", "每周课时数", "「每周上 N 课时」"),)),
     FactReader("refund_formula", refund_formula,
                (("refund_formula", "开课后退费公式", "「可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费」"),)),
@@ -336,7 +351,8 @@ READERS: tuple[FactReader, ...] = (
     FactReader("textbook", textbook, (("textbook_fee", "教材费", "「教材费每级 N 元」"),
                                       ("textbook_not_refunded", "教材费不退", "「教材费不在退费范围内」"))),
     FactReader("over_half", over_half,
-               (("over_half", "不再受理退费的课时", "「已上课时超过总课时的一半（即超过 N 课时）后，不再受理退费」"),)),
+               (("over_half", "不再受理退费的课时", "「已上课时超过总课时的一半（即超过 N 课时）后，不再受理退费」"),
+                ("half_rule", "超过一半不再退费", "「已上课时超过总课时的一半后，不再受理退费」")), optional=("half_rule",)),
     FactReader("before_start", before_start, (("before_start", "开课前退费", "「开课前申请退费的，学费全额退还」"),)),
     FactReader("transfers", transfers, (("free_transfer", "免费转班的课时范围", "「开课后 N 课时内，可以免费转班一次」"),
                                         ("transfer_fee", "转班手续费", "「从第 N 次转班起，每次收取 N 元转班手续费」"))),
@@ -367,6 +383,11 @@ def read_facts(documents: Sequence[tuple[str, str]]) -> SchoolFacts:
         if level.number not in tuition_of:
             missing.append(Missing(f"tuition:{level.number}", f"{level.name}的学费",
                                    f"「{level.name}（{level.number}级）：N 元」"))
+    lessons: PerLevel | None = found.get("lessons_per_level")  # type: ignore[assignment]
+    for level in found.get("levels", ()) if lessons is not None else ():  # type: ignore[attr-defined]
+        if lessons.of(level.number) is None:  # type: ignore[union-attr]
+            missing.append(Missing(f"lessons_per_level:{level.number}", f"{level.name}的课时数",
+                                   f"「{level.name}（{level.number}级）N 课时」"))
     return SchoolFacts(**found, missing=tuple(missing), files=tuple(name for name, _ in documents))  # type: ignore[arg-type]
 
 

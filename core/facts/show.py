@@ -7,13 +7,15 @@ from typing import Any
 from core.facts.reader import LABELS
 from core.language.figures import format_number
 from core.language.money import Rounding
-from core.values.facts import Fact, SchoolFacts
+from core.values.facts import Fact, PerLevel, SchoolFacts
 
 
 def _shown(fact: Fact) -> str:
     value = fact.value
     if fact.name == "tuition":
         return f"{format_number(value[1])} 元"
+    if fact.name == "weeks_per_level":
+        return f"{format_number(value)} 周"
     if fact.name in ("lessons_per_level", "lessons_per_week", "over_half", "free_transfer"):
         return f"{format_number(value)} 课时"
     if fact.name in ("fee_minimum", "textbook_fee"):
@@ -50,11 +52,26 @@ def fact_rows(facts: SchoolFacts) -> list[dict[str, Any]]:
         if name in ("levels", "tuition"):
             continue
         fact = getattr(facts, name)
+        if isinstance(fact, PerLevel):
+            rows += _per_level_rows(facts, name, fact)
+            continue
         if fact is None:
             continue
         value = fact.value
         plain = value.described if isinstance(value, Rounding) else list(value) if isinstance(value, tuple) else value
         rows.append({"name": name, "label": LABELS[name], "value": plain, "shown": _shown(fact), **fact.source.to_dict()})
+    return rows
+
+
+def _per_level_rows(facts: SchoolFacts, name: str, found: PerLevel) -> list[dict[str, Any]]:
+    """A per-level fact: the value for every level (`name`), then each level's own (`name:N`, 「卓越级：24 课时」)."""
+    rows: list[dict[str, Any]] = []
+    if found.common is not None and found.common.value is not None:
+        rows.append({"name": name, "label": LABELS[name], "value": found.common.value, "shown": _shown(found.common),
+                     **found.common.source.to_dict()})
+    for number, fact in found.own:
+        rows.append({"name": f"{name}:{number}", "label": f"{facts.level_name(number)}的{LABELS[name].removeprefix('每级')}", "level": number,
+                     "value": fact.value, "shown": _shown(fact), **fact.source.to_dict()})
     return rows
 
 

@@ -20,6 +20,7 @@ class StudentCase:
     with_textbook: bool = False  # the amount paid includes the textbook fee
     remaining: float | None = None  # lessons left (还剩十节没上)
     times: int | None = None  # which transfer this is (第二次, 已经转过一次 → 2)
+    transfers: int | None = None  # how many transfers in all, when the total fee is asked (要转3次班，一共多少 → 3)
     unpaid_reason: str = ""  # why the tuition paid is unknown though the level is said: a discount, a rough amount
     facts: dict[str, frozenset[object]] = field(default_factory=dict, compare=False)  # every kind read, {kind: values}
 
@@ -31,7 +32,8 @@ class StudentCase:
     @property
     def states_figures(self) -> bool:
         """Whether the question states a figure of the student's own (开课前 alone is a general question)."""
-        return any(v is not None for v in (self.paid, self.taken, self.weeks, self.target, self.times, self.remaining)) \
+        return any(v is not None for v in (self.paid, self.taken, self.weeks, self.target, self.times, self.remaining,
+                                     self.transfers)) \
             or bool(self.levels) or self.half
 
 
@@ -73,6 +75,7 @@ class Result:
     missing: tuple = ()  # Missing
     taken: float | None = None  # lessons attended (said or derived)
     limit: tuple | None = None  # (lessons, Source) of the over-half stop, or the free transfer's window
+    limit_note: Step | None = None  # how the stop's count was found when another sentence gives it (its level's)
     times: int | None = None
     extra: tuple = ()  # Sources stated after the result (the textbook fee is not refunded)
     fee_note: tuple = ()  # (Source,) of the transfer fee when the question does not say which transfer it is

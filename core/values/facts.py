@@ -51,6 +51,29 @@ class Level:
 
 
 @dataclass(frozen=True)
+class PerLevel:
+    """A fact whose value may differ by level, as the documents state it: one value for every level (`common`,
+    「每一级都是 16 课时」), values for some levels (`own`, 「卓越级（五级）24 课时」: (level number, Fact) each), or both;
+    a level's own value wins over the common one. Each Fact's value is the plain number, its source the sentence."""
+
+    common: Fact | None = None
+    own: tuple[tuple[int, Fact], ...] = ()
+
+    def of(self, level: int | None) -> Fact | None:
+        """The fact for `level`: its own, else the common one (None when neither is stated)."""
+        return next((f for n, f in self.own if n == level), None) or self.common
+
+    @property
+    def facts(self) -> tuple[Fact, ...]:
+        """Every value stated, the common one first."""
+        return ((self.common,) if self.common is not None else ()) + tuple(f for _, f in self.own)
+
+    @property
+    def largest(self) -> float | None:
+        return max((f.value for f in self.facts), default=None)
+
+
+@dataclass(frozen=True)
 class Missing:
     """A fact the documents do not state: its name, what it is, and the kind of sentence that would state it."""
 
@@ -65,15 +88,17 @@ class SchoolFacts:
 
     levels: tuple[Level, ...] = ()
     tuition: tuple[Fact, ...] = ()  # value: (level number, amount)
-    lessons_per_level: Fact | None = None  # value: lessons
-    lessons_per_week: Fact | None = None  # value: lessons
+    lessons_per_level: PerLevel | None = None  # value: lessons (each level's, or one for all)
+    lessons_per_week: PerLevel | None = None  # value: lessons
+    weeks_per_level: PerLevel | None = None  # value: weeks to finish a level, when the documents state it
     refund_formula: Fact | None = None  # value: (result name, expression in words)
     fee_rule: Fact | None = None  # value: (fee name, base expression in words)
     fee_rate: Fact | None = None  # value: a fraction (0.05 for 5%)
     fee_minimum: Fact | None = None  # value: amount
     textbook_fee: Fact | None = None  # value: amount per level
     textbook_not_refunded: Fact | None = None  # value: True
-    over_half: Fact | None = None  # value: the lesson count beyond which no refund is accepted
+    over_half: PerLevel | None = None  # value: the lesson count beyond which no refund is accepted
+    half_rule: Fact | None = None  # value: True (no refund once more than half the level's lessons are attended)
     before_start: Fact | None = None  # value: True (a full refund before the course starts)
     free_transfer: Fact | None = None  # value: the lesson window of the free first transfer
     transfer_fee: Fact | None = None  # value: (from which transfer on, amount each time)
@@ -101,6 +126,38 @@ class SchoolFacts:
 
     def missing_named(self, name: str) -> Missing | None:
         return next((m for m in self.missing if m.name == name), None)
+
+    def per_level(self, name: str) -> PerLevel | None:
+        """The per-level fact `name` (lessons_per_level, lessons_per_week, weeks_per_level, over_half)."""
+        found = getattr(self, name)
+        return found if isinstance(found, PerLevel) else None
+
+    def for_level(self, name: str, level: int | None) -> Fact | None:
+        """The per-level fact `name` for `level`; for an unknown level (None), the value when every level has the
+        same one (the common value when no level states its own), else None (see `differs`)."""
+        found = self.per_level(name)
+        if found is None:
+            return None
+        if level is not None:
+            return found.of(level)
+        values = self.by_level(name)
+        if not values:
+            return found.common
+        distinct = {f.value for f in values.values() if f is not None}
+        if len(distinct) != 1:
+            return None
+        value = distinct.pop()
+        return found.common if found.common is not None and found.common.value == value else \
+            next(f for f in values.values() if f is not None)
+
+    def by_level(self, name: str) -> dict[int, Fact | None]:
+        """{level number: its fact} for every level the documents name (empty when they name none)."""
+        found = self.per_level(name)
+        return {lv.number: found.of(lv.number) if found else None for lv in self.levels}
+
+    def differs(self, name: str) -> bool:
+        """Whether the per-level fact `name` has different values for different levels."""
+        return len({f.value for f in self.by_level(name).values() if f is not None}) > 1
 
 
 NO_FACTS = SchoolFacts()

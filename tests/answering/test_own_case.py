@@ -119,7 +119,7 @@ def test_read_case(question, level, target, paid, taken, times):
 
 def test_no_amount_without_the_rule_that_stops_a_refund_the_missing_fact_is_named():
     # Without the over-half rule, 12 of 16 attended would get 「可退 1140 元」: the missing fact is named instead.
-    facts = replace(shipped_facts(), over_half=None,
+    facts = replace(shipped_facts(), over_half=None, half_rule=None,
                     missing=(Missing("over_half", "不再受理退费的课时", "「…（即超过 N 课时）后，不再受理退费」"),))
     text = compute_answer("三级 交了4800 上了12次课 退多少", facts)
     assert "可退 " not in text and "资料里没有写明「不再受理退费的课时」" in text

@@ -94,3 +94,29 @@ def test_a_fact_the_documents_lose_is_named_by_xiaoe_facts_and_by_the_answer(tmp
     answer = open_assistant(Settings.from_env(), with_model=False).ask("我报的二级 交了4200 上了6节课 现在退能退多少")
     assert "资料里没有写明「每级课时数」" in answer.text and "可退 " not in answer.text
     assert not answer.computes_own_amount
+
+
+# A fifth level with more lessons than the others, and the over-half rule without its count (half the level's own).
+PER_LEVEL_EDITS = {
+    LEVELS: [("商务级（四级）。", "商务级（四级）、大师级（五级）。"),
+             ("商务级（四级）：5600 元", "商务级（四级）：5600 元\n大师级（五级）：7200 元"),
+             ("每一级都是 16 课时", "一级至四级每级都是 16 课时；大师级（五级）为 24 课时")],
+    RULES: [("（即超过 8 课时）", "")],
+}
+
+
+def test_per_level_lessons_show_in_xiaoe_facts_json_and_decide_the_answer(tmp_path, monkeypatch, capsys):
+    corpus = edited_corpus(tmp_path / "corpus", PER_LEVEL_EDITS)
+    monkeypatch.setenv("XIAOE_CORPUS_DIR", str(corpus))
+    monkeypatch.setenv("XIAOE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("XIAOE_REUSE", "off")
+    assert main(["facts", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = {row["name"]: row for row in data["facts"]}
+    assert [rows[f"lessons_per_level:{n}"]["value"] for n in range(1, 6)] == [16, 16, 16, 16, 24]
+    assert rows["lessons_per_level:5"]["sentence"] == "大师级（五级）为 24 课时，每课时 45 分钟。"
+    assert rows["lessons_per_level:5"]["label"] == "大师级的课时数" and data["missing"] == []
+    # 大师级, 10 of 24 attended (not over 12): 7200 × 14 ÷ 24 = 4200; fee 5% = 210; 3990
+    answer = open_assistant(Settings.from_env(), with_model=False).ask("我报的大师级 交了7200 上了10节课 能退多少")
+    assert "可退 3990 元" in answer.text and "没有超过 12 课时" in answer.text, answer.text
+    assert answer.computes_own_amount and not answer.problems
