@@ -12,7 +12,7 @@ from core.assistant import open_assistant
 from core.settings import Settings
 from core.stores.db import Database
 from core.stores.review import ReviewStore
-from tests.e2e.conftest import doc_shot
+from tests.e2e.conftest import act_until_visible, doc_shot
 from tests.gaps.conftest import INSTALMENTS, INVOICES
 
 pytestmark = pytest.mark.e2e
@@ -46,9 +46,14 @@ def open_topic(page, idle, server, words):
 
 def fix(page, idle, topic, sentence: str) -> str:
     """去补充资料 → the section editor on the Sources page → add `sentence` → save; the flash message."""
-    topic.get_by_role("button", name="去补充资料").click()
-    idle(page)
-    page.get_by_text("去补充资料：").wait_for()
+    button, heading = topic.get_by_role("button", name="去补充资料"), page.get_by_text("去补充资料：")
+
+    def open_editor() -> None:  # a click landing during the expander's rerun can be lost on a busy machine: click again
+        if button.first.is_visible() and not heading.first.is_visible():
+            button.first.click()
+            idle(page)
+
+    assert act_until_visible(open_editor, heading, tries=3, timeout_ms=20_000), "去补充资料 never opened the editor"
     editor = page.get_by_label("小节内容")
     editor.fill(editor.input_value() + "\n\n" + sentence)
     editor.blur()
