@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from core.case.asked import read_asked
-from core.conversations.standalone import level_spans
+from core.conversations.swaps import level_spans
 from core.conversations.words import slot_groups
 from core.language.figures import extract_figures
 from core.values.conversations import FOLLOW_UP, Standalone

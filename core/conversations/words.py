@@ -1,10 +1,13 @@
 """The words the follow-up reader uses (core/data/followup_words.txt), read once: openers and closers of a message that
-does not stand on its own, courtesy, filler, the generic asking words, and the groups of interchangeable words."""
+does not stand on its own, courtesy, filler, words pointing back, the generic asking and predicate words, and the
+groups of interchangeable words — plus one group the student-case reader already knows: the stage of the course
+(「开课前」「还没开课」 / 「开课后」「开课了」, core.case.words), so the two readers never disagree on it."""
 
 from __future__ import annotations
 
 from functools import cache
 
+from core.case.words import words as case_words
 from core.language.words import DATA
 
 WORDS_FILE = "followup_words.txt"
@@ -31,6 +34,12 @@ def number(name: str) -> int:
     return int(words(name)[0])
 
 
+STARTED = "started"  # the course's stage, read with core.case's words 「before」 and 「after」
+
+
+@cache
 def slot_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(group name, its words) for every 「slot.<name>」 line, in file order."""
-    return tuple((name.removeprefix("slot."), listed) for name, listed in table().items() if name.startswith("slot."))
+    """(group name, its words) for every 「slot.<name>」 line, in file order, then the course's stage."""
+    listed = [(name.removeprefix("slot."), ws) for name, ws in table().items() if name.startswith("slot.")]
+    stage = tuple(sorted(set(case_words("before")) | set(case_words("after")), key=lambda w: (-len(w), w)))
+    return (*listed, (STARTED, stage))

@@ -1,0 +1,244 @@
+"""The swaps that turn a follow-up into a standalone question: each puts the message's changed part into the previous
+standalone question, in the order of `SWAPS` (core.conversations.standalone runs them).
+
+- `level`: the level, named as the documents name it (core.facts) or 「N级」 of a level they have;
+- `slots`: each group of interchangeable words (fee type, class type, matter, kind of transfer, channel, reason:
+  core/data/followup_words.txt) and the course's stage (「开课前」/「开课后」, core.case's words). When the previous
+  question compares two words of a group (「线上班和线下班价格一样吗」), naming one of them swaps nothing;
+- `figures`: the student's own figures, every kind the student-case reader reads with a number (amount, lessons
+  taken or left, weeks, days, which time, months, age, transfers made: core.case.spans); lessons taken with no lesson
+  count before replace the stage word (「还没开课」 + 「那上了3节呢」), else the student's clause goes in front;
+- `asked`: a rest that only asks (it names at most `bare_ask` characters besides asking, predicate and filler words)
+  keeps the previous question's subject and asks its own thing (「退费怎么申请？」 + 「多久到账？」 → 「退费多久到账？」);
+  a rest that points back (「也是吗」) keeps what the previous question asked.
+A word with no counterpart in the previous question waits (`pending`): `asked` takes it with the rest, else it goes in
+front (「学费多少」 + 「那三级呢」 → 「三级学费多少」).
+
+Left out: whether the message is a follow-up at all (core.conversations.standalone), any model, storage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from core.case import question_figures
+from core.case.asked import read_asked
+from core.case.figures import LESSONS, LEVEL
+from core.case.spans import figure_spans
+from core.conversations.words import STARTED, number, slot_groups, words
+from core.values.facts import SchoolFacts
+
+PUNCT = "？?。！!，,；;、 \t"
+END = "？?。！!"
+_YES_NO_TAIL = re.compile(r"(?:不|没|没有)$")
+
+Span = tuple[int, int, str]
+
+
+@dataclass
+class Draft:
+    """One rewrite under way: the previous question being edited, what is left of the message, what goes in front."""
+
+    question: str
+    rest: str
+    facts: SchoolFacts
+    front: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)  # words with no counterpart: in front, unless `asked` takes them
+    rules: list[str] = field(default_factory=list)
+    clause: bool = False  # the front is a clause of the student's own (「我上了6节」), not a word
+
+
+def compact(text: str) -> str:
+    return re.sub(r"\s+", "", text).strip(PUNCT)
+
+
+def find(text: str, candidates: tuple[str, ...]) -> list[Span]:
+    """Where the words stand in `text`, longest first, never overlapping, in text order."""
+    taken: list[Span] = []
+    for word in sorted({w for w in candidates if w}, key=len, reverse=True):  # an empty word would match forever
+        start = text.find(word)
+        while start >= 0:
+            end = start + len(word)
+            if all(end <= s or start >= e for s, e, _ in taken):
+                taken.append((start, end, word))
+            start = text.find(word, end)
+    return sorted(taken)
+
+
+def without(text: str, listed: tuple[str, ...]) -> str:
+    return _blank(text, find(text, listed))
+
+
+def strip_marks(text: str, openers: tuple[str, ...], closers: tuple[str, ...]) -> str:
+    """`text` without one opening word (那, 那么 …) and one closing word (呢 …)."""
+    body = text.strip().strip("，,")
+    for word in openers:
+        if body.startswith(word):
+            body = body[len(word):].lstrip("，, ")
+            break
+    trimmed = body.rstrip(END + " ")
+    for word in closers:
+        if trimmed.endswith(word):
+            return trimmed[:-len(word)]
+    return body
+
+
+def _replace(text: str, old: list[Span], new: list[str]) -> str:
+    """`old` spans replaced by `new` words: pairwise when they are as many, else the last old one by the last new."""
+    pairs = list(zip(old, new, strict=True)) if len(old) == len(new) else [(old[-1], new[-1])]
+    for (start, end, _), word in sorted(pairs, reverse=True):
+        text = text[:start] + word + text[end:]
+    return text
+
+
+def _blank(text: str, spans: list[Span]) -> str:
+    for start, end, _ in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    return text
+
+
+def asks(text: str) -> bool:
+    """`text` asks something: a kind the what-is-asked reader reads (core.case.asked), or an asking word it gives
+    no kind (「要什么证明」)."""
+    return bool(read_asked(text).words) or bool(find(text, words("asks")))
+
+
+def own_words(text: str, also: tuple[str, ...] = ()) -> str:
+    """What `text` names besides asking, predicate, pointing-back and filler words (and `also`): its own subject."""
+    found = read_asked(text)
+    listed = (words("asking") + words("asks") + words("predicate") + words("anaphor") + words("filler")
+              + found.words + found.topic_words + also)
+    rest = compact(without(text, listed))
+    return _YES_NO_TAIL.sub("", rest) if "yes_no" in found.kinds else rest
+
+
+def _swap_words(draft: Draft, name: str, in_message: list[Span], in_question: list[Span]) -> None:
+    new = [word for _, _, word in in_message]
+    if not new:
+        return
+    named = {w for _, _, w in in_question}
+    if len(named) >= 2 and set(new) <= named:
+        return  # the previous question compares them (「线上班和线下班价格一样吗」): nothing to swap
+    if in_question:
+        draft.rest = _blank(draft.rest, in_message)
+        if [w for _, _, w in in_question] != new:
+            draft.question = _replace(draft.question, in_question, new)
+    else:
+        draft.pending.extend(new)
+    draft.rules.append(name)
+
+
+def level_spans(text: str, facts: SchoolFacts) -> list[Span]:
+    """The levels `text` names: the documents' names (and their aliases), or 「N级」 of a level the documents have."""
+    names = tuple(w for lv in facts.levels for w in lv.words)
+    spans = find(text, names)
+    numbered = [(k.figure.span[0], k.figure.span[1], k.figure.text) for k in
+                question_figures(text, facts.level_numbers or None) if k.kind == LEVEL]
+    return sorted(spans + [s for s in numbered if all(s[1] <= a or s[0] >= b for a, b, _ in spans)])
+
+
+def level(draft: Draft) -> None:
+    """「二级学费多少？」 + 「那三级呢」 → 「三级学费多少？」."""
+    _swap_words(draft, "level", level_spans(draft.rest, draft.facts), level_spans(draft.question, draft.facts))
+
+
+def slots(draft: Draft) -> None:
+    """Each group of interchangeable words: 「三级学费多少」 + 「教材费呢」 → 「三级教材费多少」; 「开课前退费能全退吗」 +
+    「开课后呢」 → 「开课后退费能全退吗」."""
+    for group, listed in slot_groups():
+        _swap_words(draft, f"slot.{group}", find(draft.rest, listed), find(draft.question, listed))
+
+
+def _figures(text: str, facts: SchoolFacts) -> dict[tuple[str, str], list[Span]]:
+    out: dict[tuple[str, str], list[Span]] = {}
+    for f in figure_spans(text, facts.level_numbers or None):
+        if f.kind != LEVEL:  # levels are `level`'s
+            out.setdefault((f.kind, f.role), []).append((f.start, f.end, f.text))
+    return out
+
+
+def figures(draft: Draft) -> None:
+    """The student's own figures: 「我报了二级，上了4节课，能退多少？」 + 「那我上了6节呢」 → 「…上了6节课…」; a
+    figure the previous question lacks brings the student's clause in front (「我上了6节，退费怎么算」)."""
+    in_question = _figures(draft.question, draft.facts)
+    for (kind, role), in_message in _figures(draft.rest, draft.facts).items():
+        name = f"figures.{kind}" + (f".{role}" if role else "")
+        if (kind, role) in in_question:
+            draft.question = _replace(draft.question, in_question[(kind, role)], [w for _, _, w in in_message])
+            draft.rest = _blank(draft.rest, in_message)
+            draft.rules.append(name)
+            continue
+        clause = compact(strip_marks(draft.rest, words("opener"), words("closer")))
+        for word in words("condition"):  # 「要是上了5节」: the student's clause is 「上了5节」
+            clause = clause.removeprefix(word)
+        stage = find(draft.question, dict(slot_groups())[STARTED]) if kind == LESSONS and not role else []
+        if stage:  # 「还没开课」 was the lessons taken in words: the new count replaces it
+            draft.question = _replace(draft.question, stage[-1:], [clause])
+        else:
+            draft.front.append(clause)
+            draft.clause = draft.clause or compact(without(clause, words("filler"))) != in_message[0][2]
+        draft.rest = ""
+        draft.rules.append(name)
+        return
+
+
+def _anchors(text: str, facts: SchoolFacts) -> list[Span]:
+    """What a question names that a follow-up can swap: levels, interchangeable words, the student's figures."""
+    groups = tuple(w for _, listed in slot_groups() for w in listed)
+    return sorted(level_spans(text, facts) + find(text, groups)
+                  + [(f.start, f.end, f.text) for f in figure_spans(text, facts.level_numbers or None)])
+
+
+def _cut_words(text: str) -> tuple[str, ...]:
+    return words("asking") + words("asks") + words("predicate") + read_asked(text).words
+
+
+def _clause_subject(clause: str, facts: SchoolFacts) -> str:
+    """One clause's subject: up to the first predicate or asking word after the first thing it names (leading
+    predicate words dropped: 「可以跳级吗」 → 「跳级」); with nothing named, the clause without those words."""
+    anchors = _anchors(clause, facts)
+    if not anchors:
+        return without(clause, _cut_words(clause))
+    masked = "".join(" " if any(s <= i < e for s, e, _ in anchors) else c for i, c in enumerate(clause))
+    cut = next((s for s, _, _ in find(masked, _cut_words(clause)) if s >= anchors[0][1]), len(clause))
+    lead = [s for s in find(masked[:anchors[0][0]], _cut_words(clause))]
+    start = lead[-1][1] if lead and not compact(masked[lead[-1][1]:anchors[0][0]]) else 0
+    return clause[start:cut]
+
+
+def subject(question: str, facts: SchoolFacts) -> str:
+    """What the previous question is about: its clauses but the last, then the last clause's subject
+    (`_clause_subject`), with the matters named after the cut kept (「工作调动保留学籍要啥证明」 → 「工作调动保留学籍」;
+    「在前台能申请退费吗」 → 「在前台退费」; 「我报的二级，交了4200，能退多少」 → 「我报的二级，交了4200」)."""
+    text = strip_marks(question, words("opener"), ()).rstrip(END + " ")
+    parts = re.split(r"([，,；;])", text)
+    head, last = "".join(parts[:-1]), parts[-1]
+    kept = _clause_subject(last, facts)
+    matters = [w for _, _, w in find(last, dict(slot_groups()).get("matter", ())) if w not in kept]
+    kept = compact(kept + "".join(matters))
+    return compact(head) + "，" if head and not kept else compact(head + kept)
+
+
+def asked(draft: Draft) -> None:
+    """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
+    rest = compact(strip_marks(draft.rest, words("opener"), ()))
+    if not rest or not asks(rest):
+        return
+    if find(rest, words("anaphor")) and read_asked(rest).kinds in ((), ("yes_no",)):
+        return  # 「线上班也是吗」: the previous question's asking stands
+    if len(own_words(rest, tuple(draft.pending))) > number("bare_ask"):
+        return  # it names a subject of its own
+    draft.question = subject(draft.question, draft.facts) + rest.rstrip(END) + "？"
+    draft.rest = ""
+    draft.pending.clear()
+    draft.rules.append("asked")
+
+
+SWAPS: tuple[tuple[str, Callable[[Draft], None]], ...] = (
+    ("level", level),
+    ("slots", slots),
+    ("figures", figures),
+    ("asked", asked),
+)
