@@ -114,8 +114,9 @@ def taken_of(case: StudentCase, lessons: Fact | None, per_week: Fact | None) -> 
         if case.half:
             taken = total / 2
             return taken, [Step(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}", taken, _src(lessons))]
-        taken = total - case.remaining  # type: ignore[operator]
-        return taken, [Step(f"已上课时 = {format_number(total)} − {format_number(case.remaining)} = {format_number(taken)}",
+        left = case.remaining or 0.0  # not None here: no half, so the lessons left were said
+        taken = total - left
+        return taken, [Step(f"已上课时 = {format_number(total)} − {format_number(left)} = {format_number(taken)}",
                             taken, _src(lessons))]
     if case.taken is not None:
         return case.taken, []
