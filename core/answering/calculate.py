@@ -21,9 +21,12 @@ from core.values.case import BEYOND, COMPUTED, MISSING_FACTS, NEEDS, RULE_ONLY, 
 from core.values.facts import Fact, Missing, SchoolFacts, Source
 
 FINAL_REFUND, FINAL_PAY, FINAL_BACK, FINAL_FEE = "可退", "需补", "可退差价", "转班手续费"
-NEED_PAID = "实付学费（或报的级别）"
-NEED_TAKEN = "已上课时（是否已开课）"
-NEED_LEVEL, NEED_TARGET = "现在的级别", "要转到哪一级"
+# The figures a student may leave out, each named as the documents do and as a student would answer it.
+NEED_PAID = "实付学费（你实付多少）"
+NEED_TAKEN = "已上课时（上了几节课）"
+NEED_TAKEN_OR_START = "已上课时（上了几节课，或是否已开课）"
+NEED_LEVEL, NEED_TARGET = "现在的级别（报的是哪一级）", "要转到哪一级"
+NEED_TIMES = "第几次转班（之前转过几次）"
 
 
 def calculate(computation: str, case: StudentCase, facts: SchoolFacts) -> Result | None:
@@ -70,9 +73,9 @@ def paid_of(case: StudentCase, facts: SchoolFacts) -> tuple[float, Step | None] 
                              tuition, _src(facts.textbook_fee))
     if case.paid is not None:
         return case.paid, None
-    if case.unpaid_reason:  # a discount without its amount, or a rough amount: the single price is not what they paid
-        return None
-    if case.level is None:
+    # The level's single price is what they paid only when they say so (「原价报的」): a student who does not say what
+    # they paid may have paid another price (a discount, a group rate), and a wrong amount is worse than a question.
+    if case.unpaid_reason or not case.full_price or case.level is None:
         return None
     level_tuition = facts.tuition_of(case.level)
     if level_tuition is None:
@@ -101,6 +104,30 @@ def limit_of(facts: SchoolFacts, level: int | None) -> tuple[float, Source, Step
     return None
 
 
+def taken_of(case: StudentCase, lessons: Fact | None, per_week: Fact | None) -> tuple[float, list[Step]] | None:
+    """The lessons attended: said (上了6节), or worked out with its step from the level's lessons (上了一半, 还剩十节没
+    上) or the documents' lessons a week (上了两周); None when neither the student nor the documents give it."""
+    if case.half or (case.taken is None and case.remaining is not None):
+        if lessons is None:
+            return None
+        total = lessons.value
+        if case.half:
+            taken = total / 2
+            return taken, [Step(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}", taken, _src(lessons))]
+        left = case.remaining or 0.0  # not None here: no half, so the lessons left were said
+        taken = total - left
+        return taken, [Step(f"已上课时 = {format_number(total)} − {format_number(left)} = {format_number(taken)}",
+                            taken, _src(lessons))]
+    if case.taken is not None:
+        return case.taken, []
+    if case.weeks is not None and per_week is not None:
+        rate = per_week.value
+        taken = case.weeks * rate
+        return taken, [Step(f"已上课时 = {format_number(case.weeks)} 周 × {format_number(rate)} 课时 = {format_number(taken)}",
+                            taken, _src(per_week))]
+    return None
+
+
 def refund(case: StudentCase, facts: SchoolFacts) -> Result:
     """The refund for `case`: before the start, stopped, missing figures or facts, or computed step by step."""
     rules = _src(facts.refund_formula, facts.fee_rule)
@@ -123,13 +150,18 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
     found_limit = limit_of(facts, level)
     limit = found_limit[:2] if found_limit is not None else None
     note = found_limit[2] if found_limit is not None else None
-    if case.taken is not None and limit is not None and case.taken > limit[0]:
-        return Result(REFUND, STOPPED, taken=case.taken, limit=limit, limit_note=note, extra=extra)
     per_week = facts.for_level("lessons_per_week", level)
-    if case.taken is None and not case.half and case.remaining is None \
-            and (case.weeks is None or per_week is None):
-        needs.append(NEED_TAKEN)
     lessons = facts.for_level("lessons_per_level", level)
+    # The lessons attended, said or worked out (上了一半, 还剩十节没上, 上了两周): more than the limit stops the refund
+    # whatever else is missing.
+    derived = taken_of(case, lessons, per_week)
+    taken, steps = derived if derived is not None else (None, [])
+    paid_step = paid[1] if paid is not None else None
+    if taken is not None and limit is not None and taken > limit[0]:
+        return Result(REFUND, STOPPED, taken=taken, limit=limit, limit_note=note, steps=tuple(steps),
+                      paid=paid_step, extra=extra, paid_said=case.paid)
+    if taken is None and not case.half and case.remaining is None and (case.weeks is None or per_week is None):
+        needs.append(NEED_TAKEN if case.started else NEED_TAKEN_OR_START)
     if level is None and lessons is None and facts.differs("lessons_per_level"):
         needs.append(NEED_LEVEL)  # the levels' lessons differ: which level decides the total
     if needs:
@@ -138,29 +170,11 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
     if lessons is None and not missing and level is not None:
         missing = (facts.missing_named(f"lessons_per_level:{level}")
                    or Missing(f"lessons_per_level:{level}", f"{facts.level_name(level)}的课时数", "「<级别名>（N级）N 课时」"),)
-    if missing or facts.refund_formula is None or lessons is None or limit is None:
+    if missing or facts.refund_formula is None or lessons is None or limit is None or taken is None:
         return Result(REFUND, MISSING_FACTS, rules=rules, missing=missing, extra=extra)
     amount, paid_step = paid  # type: ignore[misc]
     total = lessons.value
-    steps: list[Step] = []
     total_src = _src(lessons)
-    if case.half:
-        taken = total / 2
-        steps.append(Step(f"已上课时 = {format_number(total)} ÷ 2 = {format_number(taken)}", taken, total_src))
-    elif case.taken is None and case.remaining is not None:  # 「还剩十节没上」
-        taken = total - case.remaining
-        steps.append(Step(f"已上课时 = {format_number(total)} − {format_number(case.remaining)} = {format_number(taken)}",
-                          taken, total_src))
-    elif case.taken is None and case.weeks is not None and per_week is not None:
-        rate = per_week.value  # 「上了两周」: the documents' lessons a week
-        taken = case.weeks * rate
-        steps.append(Step(f"已上课时 = {format_number(case.weeks)} 周 × {format_number(rate)} 课时 = {format_number(taken)}",
-                          taken, _src(per_week)))
-    else:
-        taken = case.taken or 0.0
-    if taken > limit[0]:
-        return Result(REFUND, STOPPED, taken=taken, limit=limit, limit_note=note, steps=tuple(steps), paid=paid_step, extra=extra,
-                      paid_said=case.paid)
     remaining = total - taken
     steps.append(Step(f"剩余课时 = {format_number(total)} − {format_number(taken)} = {format_number(remaining)}",
                       remaining, total_src))
@@ -205,11 +219,15 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
 def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
     """Which transfer this is decides the fee; without it the rules are quoted as they are (None). Asked for the
     total of several transfers, the sum of each one's fee (`transfer_total`)."""
-    if case.transfers is not None and case.transfers >= 2:
-        return transfer_total(case.transfers, case.taken, facts)
-    times = case.times
-    if times is None or (facts.transfer_fee is None and facts.free_transfer is None):
+    if facts.transfer_fee is None and facts.free_transfer is None:
         return None
+    if case.transfers is not None and case.transfers >= 2:
+        if case.transfers_from is None:  # 「再转两次」 without the transfers made: which ones they are is asked for
+            return Result(TRANSFER, NEEDS, rules=_src(facts.free_transfer, facts.transfer_fee), needs=(NEED_TIMES,))
+        return transfer_total(case.transfers, case.taken, facts, first=case.transfers_from)
+    times = case.times
+    if times is None:  # the fee depends on which transfer this is: asked for, never assumed to be the first
+        return Result(TRANSFER, NEEDS, rules=_src(facts.free_transfer, facts.transfer_fee), needs=(NEED_TIMES,))
     if facts.transfer_fee is not None and times >= facts.transfer_fee.value[0]:
         fee = facts.transfer_fee.value[1]
         return Result(TRANSFER, COMPUTED, final=fee, word=FINAL_FEE, rules=_src(facts.transfer_fee), times=times,
@@ -224,31 +242,34 @@ def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
     return None
 
 
-def transfer_total(count: int, taken: float | None, facts: SchoolFacts) -> Result | None:
-    """The fees of transfers 1 … `count` added up: the first free within the window (`taken`, when said, within it),
-    each from the n-th on the stated fee. None (the rules quoted as they are) when the documents do not say what one
-    of them costs (a first transfer after the window, or one between the free first and the n-th)."""
+def transfer_total(count: int, taken: float | None, facts: SchoolFacts, *, first: int = 1) -> Result | None:
+    """The fees of transfers `first` … `first + count − 1` added up: the first free within the window (`taken`, when
+    said, within it), each from the n-th on the stated fee. None (the rules quoted as they are) when the documents do
+    not say what one of them costs (a first transfer after the window, or one between the free first and the n-th)."""
     fee, free = facts.transfer_fee, facts.free_transfer
     if fee is None:
         return None
     first_paid, amount = fee.value
+    last = first + count - 1
     free_ok = free is not None and (taken is None or taken <= free.value)
-    if any(k < first_paid and not (k == 1 and free_ok) for k in range(1, count + 1)):
-        if free is not None and taken is not None and taken > free.value:
+    if any(k < first_paid and not (k == 1 and free_ok) for k in range(first, last + 1)):
+        if free is not None and taken is not None and taken > free.value and first == 1:
             return Result(TRANSFER, BEYOND, rules=_src(free), taken=taken, limit=(free.value, free.source), times=1)
         return None
     steps: list[Step] = []
-    if first_paid > 1:
+    if first == 1 and first_paid > 1:
         steps.append(Step(f"第 1 次在开课后 {format_number(free.value)} 课时内，免费", 0.0, _src(free)))  # type: ignore[union-attr]
-    paid_count = count - first_paid + 1
+    start = max(first, first_paid)
+    paid_count = last - start + 1
     paid_total = round_amount(paid_count * amount, rounding(facts))
-    span = f"第 {first_paid} 次" if paid_count == 1 else f"第 {first_paid}–{count} 次"
+    span = f"第 {start} 次" if paid_count == 1 else f"第 {start}–{last} 次"
     steps.append(Step(f"{span}每次 {format_number(amount)} 元，{paid_count} × {format_number(amount)} = "
                       f"{format_number(paid_total)} 元", paid_total, _src(fee)))
     parts = " + ".join(format_number(step.value or 0.0) for step in steps)
-    steps.append(Step(f"{parts} = {format_number(paid_total)}", paid_total, _src(free, fee)))
-    return Result(TRANSFER, COMPUTED, final=paid_total, word=FINAL_FEE, rules=_src(free, fee), times=count,
-                  steps=tuple(steps))
+    total_text = f"{parts} = {format_number(paid_total)}" if len(steps) > 1 else format_number(paid_total)
+    steps.append(Step(total_text, paid_total, _src(free, fee) if first == 1 else _src(fee)))
+    return Result(TRANSFER, COMPUTED, final=paid_total, word=FINAL_FEE, rules=_src(free, fee) if first == 1 else _src(fee),
+                  times=count, first_transfer=first, steps=tuple(steps))
 
 
 def difference(case: StudentCase, facts: SchoolFacts) -> Result | None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 
 from core.answering.calculate import FINAL_REFUND, calculate
 from core.case import ALL_KINDS, KindSet, read_case
-from core.case.intent import BEFORE_START, DIFFERENCE, REFUND, TRANSFER, computation
+from core.case.intent import BEFORE_START, DIFFERENCE, REFUND, TRANSFER, asks_amount, computation
 from core.language.figures import format_number
 from core.values.case import BEFORE_START as WHOLE
 from core.values.case import BEYOND, COMPUTED, MISSING_FACTS, NEEDS, RULE_ONLY, STOPPED, Result
@@ -32,7 +32,10 @@ def compute(question: str, facts: SchoolFacts, kinds: KindSet = ALL_KINDS) -> Re
     """The result of the computation `question` asks for, from the school facts; None when it asks none."""
     case = read_case(question, facts, kinds)
     chosen = computation(case, question)
-    return calculate(chosen, case, facts) if chosen else None
+    result = calculate(chosen, case, facts) if chosen else None
+    if result is not None and result.computation == TRANSFER and result.outcome == NEEDS and not asks_amount(question):
+        return None  # 「上了两节 还能转班吗」 asks no fee: the rules answer it, no figure is missing
+    return result
 
 
 def sources(result: Result) -> tuple[Source, ...]:
@@ -108,7 +111,7 @@ def _note(result: Result, w: _Words) -> str:
     if result.paid_said is not None:  # 「连教材一共交了 4480」
         return (f"你交的 {format_number(result.paid_said)} 元含教材费，{w.clause(source)}，"
                 f"{_spaced(step.text)} 元。")
-    return f"你没说实付多少，按{step.text}单报学费算：{w.quote(source)}"
+    return f"你是按单报学费（原价）交的，按{step.text}的学费算：{w.quote(source)}"
 
 
 def _limit(result: Result, w: _Words) -> str:
@@ -171,19 +174,29 @@ def _refund(result: Result, w: _Words) -> str:
 
 
 def _transfer(result: Result, w: _Words) -> str:
+    if result.outcome == NEEDS:
+        return "".join(w.quote(r) for r in result.rules) + w.missing("、".join(result.needs), result.rules[-1])
     rule = result.rules[0]
     if result.outcome == BEYOND:
         window = result.limit[0]  # type: ignore[index]
         return w.quote(rule) + (f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(window)} 课时，"
                                 "资料没有写这时第一次转班怎样收费，请转人工确认。")
+    if result.first_transfer > 1:  # 「转过一次 再转两次」: every one of them pays the fee (core.answering.calculate)
+        total = result.steps[-1]
+        each = format_number((total.value or 0.0) / (result.times or 1))
+        return ("".join(w.quote(r) for r in result.rules) + f"你之前转过 {result.first_transfer - 1} 次，之后再转 "
+                f"{result.times} 次，每次 {each} 元{w.marks([rule])}：{result.times} × {each} = {_spaced(total.text)} 元，"
+                f"{result.word} {_spaced(total.text)} 元{w.marks(total.sources)}。")
     if len(result.steps) > 1:  # the total of several transfers: each one's fee, then the sum
-        *each, total = result.steps
+        *each_step, total = result.steps
         return ("".join(w.quote(r) for r in result.rules) + f"你一共转 {result.times} 次："
-                + "；".join(_spaced(step.text) for step in each)
+                + "；".join(_spaced(step.text) for step in each_step)
                 + f"；{result.times} 次一共：{result.word} {_spaced(total.text)} 元{w.marks(total.sources)}。")
     if not result.final:
         return w.quote(rule) + f"你这是第一次转班：{result.word}免费{w.marks([rule])}。"
-    return w.quote(rule) + f"你这是第 {result.times} 次转班：{result.word} {format_number(result.final)} 元{w.marks([rule])}。"
+    times = result.times or 0
+    which = f"你这是第 {times} 次转班" if times <= 2 else f"你之前转过 {times - 1} 次，这次是第 {times - 1} + 1 = {times} 次转班"
+    return w.quote(rule) + f"{which}：{result.word} {format_number(result.final)} 元{w.marks([rule])}。"
 
 
 def _difference(result: Result, w: _Words) -> str:

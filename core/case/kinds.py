@@ -36,6 +36,8 @@ _DISCOUNT_RATE_RE = re.compile(r"(?:打了?|按|是)?\s*([一二三四五六七�
 # 「要转3次班」「换两次」: how many transfers in all (not 转过2次, transfers so far; not 第3次, which one).
 _COUNT_RE = re.compile(rf"(?<!第){alt('moved')}(?!过)了?\s*({_NUM}{{1,2}})\s*[次回]")
 _BEFORE_COUNT_RE = re.compile(rf"{alt('moved')}过\s*({_NUM}{{1,2}})\s*[次回]")  # 转过2次: the next is the 3rd
+# 「再转两次」「还要转两次」: transfers to come after those made.
+_MORE_RE = re.compile(rf"{alt('more_verb')}\s*{alt('moved')}(?!过)\s*({_NUM}{{1,2}})\s*[次回]")
 _HALF_RE = re.compile(rf"{alt('half_verb')}{alt('half_done', optional=True)}\s*{alt('half_adverb', optional=True)}\s*一半")
 _BOOK, _BOOK_STRICT = alt("book"), alt("book_strict")
 _RECEIVED_RE = re.compile(rf"{_BOOK}{alt('book_adverb', optional=True)}{alt('get')}{alt('got')}|"
@@ -49,10 +51,14 @@ _WITH_RE = re.compile(rf"{alt('with_joiner')}\s*{_BOOK}(?:费)?|{_BOOK_STRICT}(?
 _BOOK_AMOUNT_RE = re.compile(rf"{_BOOK}(?:费)?\s*{alt('paid_verb', optional=True)}\s*(?:\d|[二两三四五六七八九]|一(?![共起下]))")
 # An amount that is the textbook's own price (「教材那280」「那280的书本费」), not what the student paid.
 _BOOK_BEFORE_RE = re.compile(rf"{_BOOK}(?:费)?{alt('book_said_as', optional=True)}\s*$")
-_BOOK_AFTER_RE = re.compile(rf"^\s*(?:元|块)?(?:钱)?(?:的|那)?(?:本)?{_BOOK}")
+# Right after the figure (「280的书本费」); after a space only the textbook's fee named (「那 280 书本费」) and not after
+# an amount paid: in 「交了5080 教材已经领了」「学费4800 教材280」 the next clause is about the textbook.
+_BOOK_AFTER_RE = re.compile(rf"^(?:元|块)?(?:钱)?(?:的|那)?(?:本)?{_BOOK}|^\s+{_BOOK_STRICT}费")
+_PAID_BEFORE_RE = re.compile(rf"(?:学费|实付|{alt('paid_verb')})\s*$")
 _ROUGH_AFTER_RE = re.compile(rf"^\s*(?:元|块)?\s*(?!{alt('rough_not_after')}){alt('rough_after')}")
 _ROUGH_BEFORE_RE = re.compile(rf"{alt('rough_before')}\s*{alt('paid_verb', optional=True)}\s*$")
-_CLAUSE_RE = re.compile(r"[\s,，。；;！!？?、]+")
+_CLAUSE_RE = re.compile(r"[\s,，。；;！!？?、（）()]+")
+_LIST_PRICE_RE = re.compile(rf"{alt('list_price')}\s*(?:是|为|[:：])?\s*$")
 _LATIN_LEVEL = r"(?:level|(?<![A-Za-z])L)\s*(\d{1,2})(?![0-9])"
 _SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
@@ -124,12 +130,18 @@ def levels_in_order(reading: Reading) -> tuple[int, ...]:
 
 
 def targets(reading: Reading) -> list[int]:
+    """The levels named after a word of moving (「转到四级」); without one, the second of exactly two levels when the
+    question asks for their difference (「现在上会话级 老师说可以上演讲级 要补多少差价」)."""
     _, _, target_re = _level_patterns(reading.facts.levels)
     out = []
     for match in target_re.finditer(reading.text):
         found = level_number(match.group(1), reading.facts)
         if found is not None:
             out.append(found)
+    if not out and said(reading.text, "two_level_move"):
+        named = levels_in_order(reading)
+        if len(named) == 2:
+            out.append(named[1])
     return out
 
 
@@ -137,7 +149,10 @@ def targets(reading: Reading) -> list[int]:
 
 def textbook_price(text: str, span: tuple[int, int]) -> bool:
     """Whether the figure at `span` is the textbook's price the student mentions, not an amount they paid."""
-    return bool(_BOOK_BEFORE_RE.search(text[max(0, span[0] - 8):span[0]]) or _BOOK_AFTER_RE.match(text[span[1]:span[1] + 8]))
+    before = text[max(0, span[0] - 8):span[0]]
+    after = _BOOK_AFTER_RE.match(text[span[1]:span[1] + 8])
+    return bool(_BOOK_BEFORE_RE.search(before) or (after and not (after.group(0)[:1].isspace()
+                                                                     and _PAID_BEFORE_RE.search(before))))
 
 
 def rough(text: str, span: tuple[int, int]) -> bool:
@@ -153,9 +168,18 @@ def includes_textbook(text: str) -> bool:
     return bool(_WITH_RE.search(text)) and not _BOOK_AMOUNT_RE.search(text)
 
 
+def list_price(text: str, span: tuple[int, int]) -> bool:
+    """Whether the figure at `span` is a single price the student quotes (「原价4800」「标价是5600」) while saying a
+    discount elsewhere (「打了九折」「联报的」): then it is not what they paid."""
+    if not _LIST_PRICE_RE.search(text[max(0, span[0] - 8):span[0]]):
+        return False
+    return any(said(c, "discount") or _DISCOUNT_RATE_RE.search(c) for c in _CLAUSE_RE.split(text)
+               if not said(c, "discount_request"))
+
+
 def own_money(reading: Reading) -> list[KindedFigure]:
     return [k for k in reading.figures if k.kind == MONEY and not k.role
-            and not textbook_price(reading.text, k.figure.span)]
+            and not textbook_price(reading.text, k.figure.span) and not list_price(reading.text, k.figure.span)]
 
 
 # -- the kinds ----------------------------------------------------------------------------------------------------
@@ -243,18 +267,43 @@ def started(r: Reading) -> Iterable[object]:
     return set()
 
 
+def _past_clause(text: str, at: int) -> bool:
+    """Whether the clause holding position `at` tells a transfer already made (「第一次是开课后第2节转的」「第二次交过
+    钱了」), not the one asked about (「第一次转的话要钱吗」 asks)."""
+    start = max((m.end() for m in _CLAUSE_RE.finditer(text, 0, at)), default=0)
+    end = next((m.start() for m in _CLAUSE_RE.finditer(text, at)), len(text))
+    return said(text[start:end].replace("的话", ""), "past_transfer")
+
+
+def made_transfers(text: str) -> float:
+    """How many transfers the question says were made: 「转过3次」 (3), or the last told in a clause about a past one
+    (「第二次交过钱了」: 2); 0 when it says none."""
+    made = 0.0
+    for match in _TIMES_RE.finditer(text):
+        if match.group(1) and _past_clause(text, match.start()):
+            made = max(made, number(match.group(1)))
+    done = _BEFORE_COUNT_RE.search(text)
+    if done and number(done.group(1)) > 0:
+        made = max(made, number(done.group(1)))
+    return made
+
+
 def times(r: Reading) -> Iterable[object]:
-    """第几次 — 「第二次转班」「头一回」(1)、「已经转过一次」「又要转」(2)、「转过两次了」(3)、「之前没转过」(1)."""
-    out = set()
+    """第几次 — 「第二次转班」「头一回」(1)、「已经转过一次」「又要转」(2)、「转过两次了」(3)、「之前没转过」(1).
+    The transfer asked about comes after every one the student tells as made: 「已经转过3次班了（第一次是开课后第2节
+    转的），现在想第4次转」 is the 4th, 「转过两次了，第一次免费转的，第二次交过钱了」 the 3rd (a 第N次 in a clause telling
+    a past transfer counts as made). A 第N次 asked about that comes before the transfers made is read as nothing
+    (the figure is asked for, never guessed)."""
+    asked: set[float] = set()
     for match in _TIMES_RE.finditer(r.text):
         value = number(match.group(1) or "一")  # 头回 is the first time
-        if value:
-            out.add(value)
-    if out:
-        return out
-    done = _BEFORE_COUNT_RE.search(r.text)
-    if done and number(done.group(1)) > 0:
-        return {number(done.group(1)) + 1}
+        if value and not (match.group(1) and _past_clause(r.text, match.start())):
+            asked.add(value)
+    made = made_transfers(r.text)
+    if asked:
+        return asked if not made or min(asked) > made else set()
+    if made:
+        return {made + 1}
     if said(r.text, "never_moved"):
         return {1.0}
     if said(r.text, "again"):
@@ -268,6 +317,18 @@ def transfer_count(r: Reading) -> Iterable[object]:
     if not said(r.text, "sum_asked"):
         return set()
     return {n for m in _COUNT_RE.finditer(r.text) if (n := number(m.group(1))) >= 2}
+
+
+def more_transfers(r: Reading) -> Iterable[object]:
+    """再转几次 — 「如果我再转两次」「还要转两次」: how many transfers after those already made the student asks the fee
+    of (two or more; 「再转一次」 is the next one, read by `times`)."""
+    return {n for m in _MORE_RE.finditer(r.text) if (n := number(m.group(1))) >= 2}
+
+
+def full_price(r: Reading) -> Iterable[object]:
+    """按单报学费交的 — 「原价报的」「按标价交的」「没用任何优惠」: the student paid their level's single price, so the
+    documents' price is the amount paid (without it, or with a discount, the amount paid is asked for)."""
+    return {"full"} if said(r.text, "full_price") and "discount" not in r.found else set()
 
 
 def age(r: Reading) -> Iterable[object]:
@@ -336,6 +397,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("started", "是否已开课", started),
     Kind("times", "第几次", times),
     Kind("transfer_count", "转几次", transfer_count),
+    Kind("more_transfers", "再转几次", more_transfers),
+    Kind("full_price", "按单报学费交的", full_price),
     Kind("age", "年龄", age),
     Kind("adult", "是否成年", minor),
     Kind("span", "时长", span),

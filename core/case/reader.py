@@ -16,12 +16,13 @@ from core.case.kinds import (
     LABELS,
     KindSet,
     Reading,
-    discount_said,
     levels_in_order,
+    made_transfers,
     own_money,
     rough,
     targets,
 )
+from core.case.words import said
 from core.values.case import StudentCase
 from core.values.facts import NO_FACTS, SchoolFacts
 
@@ -66,7 +67,7 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
     unpaid_reason = ""
     if first is not None and kinds.on("rough") and rough(r.text, first.figure.span):
         paid, unpaid_reason = None, ROUGH_REASON
-    elif first is None and kinds.on("discount") and discount_said(r.text):
+    elif first is None and "discount" in found:
         unpaid_reason = DISCOUNT_REASON
     figures = r.figures
     taken = next((k.figure.value for k in figures if k.kind == LESSONS and not k.role), None) if "lessons" in found else None
@@ -77,11 +78,17 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
     started = ("after" in found["started"]) if "started" in found else None
     times = int(min(cast("frozenset[float]", found["times"]))) if "times" in found else None  # the kind's figures
     count = int(max(cast("frozenset[float]", found["transfer_count"]))) if "transfer_count" in found else None
+    count_from: int | None = 1  # 「一共要转3次」: transfers 1 … 3
+    if "more_transfers" in found:  # 「已经转过两次了 再转两次」: transfers 3 … 4 (the first unknown without the past)
+        count = int(max(cast("frozenset[float]", found["more_transfers"])))
+        made = int(made_transfers(r.text))
+        count_from = made + 1 if made else (1 if said(r.text, "never_moved") else None)
     level_list = levels_in_order(r) if "level" in found else ()
     target_list = targets(r) if "target" in found else []
     return StudentCase(levels=level_list, target=target_list[-1] if target_list else None, paid=paid, taken=taken,
                        half=half, weeks=weeks, started=started, with_textbook=paid is not None and "with_textbook" in found,
-                       remaining=remaining, times=times or None, transfers=count, unpaid_reason=unpaid_reason, facts=dict(found))
+                       remaining=remaining, times=times or None, transfers=count, transfers_from=count_from,
+                       full_price="full_price" in found, unpaid_reason=unpaid_reason, facts=dict(found))
 
 
 def label(kind: str) -> str:

@@ -21,6 +21,8 @@ class StudentCase:
     remaining: float | None = None  # lessons left (还剩十节没上)
     times: int | None = None  # which transfer this is (第二次, 已经转过一次 → 2)
     transfers: int | None = None  # how many transfers in all, when the total fee is asked (要转3次班，一共多少 → 3)
+    transfers_from: int | None = 1  # the first of them (再转两次 after 转过两次 → 3; None: unknown)
+    full_price: bool = False  # 「原价报的」: the student paid their level's single price
     unpaid_reason: str = ""  # why the tuition paid is unknown though the level is said: a discount, a rough amount
     facts: dict[str, frozenset[object]] = field(default_factory=dict, compare=False)  # every kind read, {kind: values}
 
@@ -77,6 +79,7 @@ class Result:
     limit: tuple | None = None  # (lessons, Source) of the over-half stop, or the free transfer's window
     limit_note: Step | None = None  # how the stop's count was found when another sentence gives it (its level's)
     times: int | None = None
+    first_transfer: int = 1  # the total of several transfers: the first of them (再转两次 after two made → 3)
     extra: tuple = ()  # Sources stated after the result (the textbook fee is not refunded)
     fee_note: tuple = ()  # (Source,) of the transfer fee when the question does not say which transfer it is
     paid_said: float | None = None  # the amount the student said they paid (it included the textbook fee)

@@ -51,11 +51,22 @@ def test_the_headline_refund_is_computed_step_by_step_and_grounded():
     assert not text.startswith("不能") and "，不能，" not in text and "教材费不在退费范围内" in text
 
 
-def test_chinese_numerals_and_the_level_fee_when_the_amount_paid_is_not_said():
-    question = "老师 我报的一级 上了两节课 想退了 能退多少钱"
+def test_chinese_numerals_and_the_level_fee_when_the_student_paid_the_single_price():
+    question = "老师 我报的一级 原价报的 上了两节课 想退了 能退多少钱"
     text = _grounded(question)
     # 16 − 2 = 14; 3600 × 14 ÷ 16 = 3150; 3150 × 5% = 157.5; 3150 − 157.5 = 2992.5
     assert "入门级（一级）：3600 元" in text and "3150 − 157.5 = 2992.5 元，可退 2992.5 元" in text
+    assert "按单报学费（原价）交的" in text
+
+
+@pytest.mark.parametrize("question", [
+    "老师 我报的一级 上了两节课 想退了 能退多少钱",  # the level alone does not say what was paid
+    "报了四级 还没开课 想退 能退多少",
+    "一级原价3600 打了九折 上了两节 能退多少",  # the single price quoted with a discount is not what was paid
+])
+def test_the_amount_paid_is_asked_for_never_taken_from_the_price_list(question):
+    text = compute_answer(question)
+    assert "还需要知道：实付学费" in text and "可退 " not in text, text
 
 
 def test_the_minimum_fee_applies():
@@ -71,15 +82,15 @@ def test_more_than_half_attended_is_a_condition_with_no_amount():
 
 
 def test_before_the_start_the_whole_tuition():
-    text = compute_answer("报了四级 还没开课 想退 能退多少")
-    assert "可退 5600 元" in text
+    assert "可退 5600 元" in compute_answer("报了四级 原价交的 还没开课 想退 能退多少")
+    assert "可退 5000 元" in compute_answer("报了四级 交了5000 还没开课 想退 能退多少")
 
 
 def test_a_missing_figure_is_named():
     text = compute_answer("二级 交了4200 想退 能退多少")
-    assert "还需要知道：已上课时（是否已开课）" in text and "可退 " not in text
-    text = compute_answer("上了3节课 能退多少")
-    assert "实付学费（或报的级别）" in text
+    assert "还需要知道：已上课时（上了几节课，或是否已开课）" in text and "可退 " not in text
+    assert "还需要知道：已上课时（上了几节课）" in compute_answer("二级 交了4200 已经开课一段时间了 能退多少")
+    assert "实付学费（你实付多少）" in compute_answer("上了3节课 能退多少")
 
 
 def test_transfer_fees_and_level_differences():
@@ -130,7 +141,8 @@ def test_a_total_that_includes_the_textbook_is_reduced_by_the_documents_textbook
     text = _grounded("我报的一级，连教材一共交了3880，上了6节，能退多少？")
     assert "实付学费 = 3880 − 280 = 3600 元" in text and "可退 2137.5 元" in text
     before = compute_answer("流利级没开课 学费+教材一共交了5080 教材已经领了 退费退多少")
-    assert "可退 4800 元" in before
+    assert "实付学费 = 5080 − 280 = 4800" in before and "可退 4800 元" in before  # 5080 was the textbook's price
+    assert "可退 3990 元" in compute_answer("三级学费4800 教材280 上了2节 退多少")  # 4800 is not the textbook's
     # the textbook's own amount stated: the other amount is the tuition
     assert "可退 4800 元" in compute_answer("三级学费4800+教材280 课还没开始 退的话能退多少")
     # without the textbook fee in the documents, no amount: the missing fact is named
@@ -140,7 +152,7 @@ def test_a_total_that_includes_the_textbook_is_reduced_by_the_documents_textbook
 
 
 def test_weeks_attended_are_lessons_by_the_documents_lessons_a_week():
-    text = compute_answer("商务级上了两周了 一节都没落 想退 能退多少")
+    text = compute_answer("商务级原价报的 上了两周了 一节都没落 想退 能退多少")
     assert "已上课时 = 2 周 × 2 课时 = 4" in text and "可退 3990 元" in text
 
 
@@ -171,7 +183,7 @@ def test_figures_that_are_not_the_students_case_start_no_computation(question):
 
 def test_lessons_left_are_not_lessons_taken():
     # v3f15/v3f20/v3f45 (third blind set): 「还剩十节没上」 was read as 10 taken (a no), 「还剩三节」 as 3 taken
-    text = compute_answer("四级的 还剩十节没上 现在退能退多少")
+    text = compute_answer("四级的 交了5600 还剩十节没上 现在退能退多少")
     assert "已上课时 = 16 − 10 = 6" in text and "可退 3325 元" in text
     over = compute_answer("一级还剩三节课没上 想退 能退多少")
     assert "已上课时 = 16 − 3 = 13" in over and "不再受理退费" in over and "可退 " not in over
@@ -215,3 +227,34 @@ def test_a_course_that_opens_next_month_has_not_started():
     text = compute_answer("小E 二级是活动价3900报的，下个月才开班，现在退能全退吗 退多少")
     assert "可退 3900 元" in text
     assert read_case("开班以后上了2节 二级交了4200", shipped_facts()).started is True
+
+
+def test_weeks_past_the_limit_stop_the_refund_before_the_amount_paid_is_asked():
+    text = compute_answer("二级已经上了六周了 想退 能退多少")  # 6 × 2 = 12 > 8: no refund, whatever was paid
+    assert "已上课时 = 6 周 × 2 课时 = 12" in text and "不再受理退费" in text and "还需要知道" not in text
+
+
+def test_the_transfer_asked_about_comes_after_those_made():
+    text = compute_answer("我已经转过3次班了（第一次是开课后第2节转的），现在想第4次转时段，这次要收多少")
+    assert "这次是第 3 + 1 = 4 次转班：转班手续费 100 元" in text
+    text = compute_answer("已经转过两次了，第一次是免费转的，第二次交过钱了。如果我再转两次，还要再付多少转班费")
+    assert "你之前转过 2 次，之后再转 2 次，每次 100 元[1]：2 × 100 = 200 元，转班手续费 200 元" in text
+
+
+@pytest.mark.parametrize("question", [
+    "我报的班开课后刚上了1节课，想换到同级别的另一个上课时段，这次转班要交多少钱",
+    "如果再转两次 一共多少钱",  # which transfers they are is not said
+])
+def test_a_transfer_fee_without_which_transfer_asks_for_it(question):
+    text = compute_answer(question)
+    assert "还需要知道：第几次转班（之前转过几次）" in text and "转班手续费免费" not in text, text
+    assert "从第二次转班起，每次收取 100 元转班手续费" in text
+
+
+def test_a_transfer_asked_without_an_amount_names_no_missing_figure():
+    assert compute("上了两节 还能转班吗", shipped_facts()) is None
+
+
+def test_two_levels_and_a_difference_asked_compute_the_difference_without_a_word_of_moving():
+    text = compute_answer("我现在上二级，测试后老师说可以上四级，换过去要补多少差价")
+    assert "需补 1400 元" in text

@@ -43,7 +43,7 @@ def test_a_level_with_more_lessons_computes_with_its_own_total_and_limit(tmp_pat
 
 def test_without_the_level_the_differing_lessons_ask_for_it(tmp_path):
     result = compute("交了4000 上了3节 能退多少", _facts(tmp_path))
-    assert result.outcome == NEEDS and result.needs == ("现在的级别",)
+    assert result.outcome == NEEDS and result.needs == ("现在的级别（报的是哪一级）",)
 
 
 def test_the_total_of_several_transfers_adds_each_ones_fee():

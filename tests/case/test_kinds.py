@@ -26,6 +26,8 @@ EXAMPLES = [
     ("started", "课还没开始 能退吗", {"before"}),
     ("times", "已经转过一次班了 还想再转", {2.0}),
     ("transfer_count", "这学期要转3次班 手续费一共多少", {3.0}),
+    ("more_transfers", "已经转过两次了 如果我再转两次 还要付多少", {2.0}),
+    ("full_price", "二级是原价报的 上了3节", {"full"}),
     ("age", "孩子 12 岁能报吗", {"12"}),
     ("adult", "孩子还没成年 谁来申请", {"minor"}),
     ("span", "要去外地半年", {"6 个月"}),
@@ -70,3 +72,53 @@ def test_parse_kinds_reads_the_switch_syntax_and_names_an_unknown_kind():
     assert parse_kinds("none").enabled == frozenset()
     with pytest.raises(ConfigError, match="discont"):
         parse_kinds("-discont")
+
+
+# Which transfer is asked about: the one after every transfer the student tells as made.
+TIMES = [
+    ("我已经转过3次班了（第一次是开课后第2节转的），现在想第4次转时段", 4),
+    ("已经转过两次了，第一次是开课3课时内免费转的，第二次交过钱了，这次还要钱吗", 3),
+    ("第一次是免费转的 第二次交过钱了 现在又想转", 3),  # a 第N次 told as made, not asked
+    ("第一次转的话要钱吗", 1),  # 的话 asks about it
+    ("这已经是我第三次转班了", 3),
+    ("之前已经转过一次了 这是第二次", 2),
+    ("转过两次了 这是第二次", None),  # contradicts itself: asked for, not guessed
+    ("头一回转 要钱不", 1),
+]
+
+
+@pytest.mark.parametrize(("question", "times"), TIMES)
+def test_times_is_the_transfer_after_those_made(question, times):
+    assert read_case(question, shipped_facts()).times == times
+
+
+@pytest.mark.parametrize(("question", "count", "first"), [
+    ("已经转过两次了 如果我再转两次 还要付多少", 2, 3),
+    ("之前转过一次 还要转两次 一共多少钱", 2, 2),
+    ("如果再转两次 一共多少钱", 2, None),  # the transfers made are not said: which ones these are is unknown
+    ("这学期要转3次班 手续费一共多少", 3, 1),
+])
+def test_more_transfers_start_after_those_made(question, count, first):
+    case = read_case(question, shipped_facts())
+    assert (case.transfers, case.transfers_from) == (count, first)
+
+
+@pytest.mark.parametrize(("question", "paid", "full"), [
+    ("三级原价4800 打了九折 上了3节 能退多少", None, False),  # a list price with a discount is not what was paid
+    ("三级标价是4800 联报优惠的 上了3节", None, False),
+    ("三级原价4800交的 上了3节 能退多少", 4800, True),  # no discount: the list price is what was paid
+    ("三级 没用任何优惠 上了3节", None, True),
+    ("我报的三级 上了3节 能退多少", None, False),  # nothing said about the price
+])
+def test_a_list_price_is_paid_only_without_a_discount(question, paid, full):
+    case = read_case(question, shipped_facts())
+    assert (case.paid, case.full_price) == (paid, full)
+
+
+@pytest.mark.parametrize(("question", "target"), [
+    ("我现在上二级，测试后老师说可以上四级，要补多少差价", 4),
+    ("二级和三级差价多少", 3),
+    ("我是二级 上了3节 三级的学费多少", None),  # two levels without a move or a difference: no target
+])
+def test_two_levels_with_a_difference_asked_move_from_the_first_to_the_second(question, target):
+    assert read_case(question, shipped_facts()).target == target
