@@ -73,9 +73,9 @@ def paid_of(case: StudentCase, facts: SchoolFacts) -> tuple[float, Step | None] 
                              tuition, _src(facts.textbook_fee))
     if case.paid is not None:
         return case.paid, None
-    # The level's single price is what they paid only when they say so (「原价报的」): a student who does not say what
-    # they paid may have paid another price (a discount, a group rate), and a wrong amount is worse than a question.
-    if case.unpaid_reason or not case.full_price or case.level is None:
+    # A discount without its amount (「原价4800 打了九折」) or a rough amount: the single price is not what they paid.
+    # A level alone is computed at the level's single price, and the answer says that is the assumption (own_case).
+    if case.unpaid_reason or case.level is None:
         return None
     level_tuition = facts.tuition_of(case.level)
     if level_tuition is None:
@@ -213,7 +213,8 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
     steps.append(Step(f"{final_expr} = {format_number(final)} 元，{FINAL_REFUND} {format_number(final)} 元", final,
                       _src(facts.refund_formula)))
     return Result(REFUND, COMPUTED, final=final, word=FINAL_REFUND, steps=tuple(steps), rules=rules, paid=paid_step,
-                  taken=taken, limit=limit, limit_note=note, extra=extra, paid_said=case.paid)
+                  taken=taken, limit=limit, limit_note=note, extra=extra, paid_said=case.paid,
+                  full_price=case.full_price)
 
 
 def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:

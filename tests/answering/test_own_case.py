@@ -60,13 +60,21 @@ def test_chinese_numerals_and_the_level_fee_when_the_student_paid_the_single_pri
 
 
 @pytest.mark.parametrize("question", [
-    "老师 我报的一级 上了两节课 想退了 能退多少钱",  # the level alone does not say what was paid
-    "报了四级 还没开课 想退 能退多少",
     "一级原价3600 打了九折 上了两节 能退多少",  # the single price quoted with a discount is not what was paid
+    "一级打了九折 上了两节 能退多少",
 ])
-def test_the_amount_paid_is_asked_for_never_taken_from_the_price_list(question):
+def test_a_discount_without_its_amount_asks_for_the_amount_paid(question):
     text = compute_answer(question)
     assert "还需要知道：实付学费" in text and "可退 " not in text, text
+
+
+@pytest.mark.parametrize(("question", "amount"), [
+    ("老师 我报的一级 上了两节课 想退了 能退多少钱", "可退 2992.5 元"),  # 3600 × 14/16 = 3150 − 157.5
+    ("报了四级 还没开课 想退 能退多少", "可退 5600 元"),
+])
+def test_a_level_alone_is_computed_at_its_single_price_and_says_so(question, amount):
+    text = compute_answer(question)
+    assert amount in text and "你没说实付多少" in text and "把实付金额告诉我再算" in text, text
 
 
 def test_the_minimum_fee_applies():
