@@ -67,10 +67,13 @@ RULES: tuple[Rule, ...] = (
     Rule("homophones", "tokens", "资料里没有的词按读音（带声调、字数相同）当作资料里的词：学废 → 学费", message_rules.homophones),
     Rule("glossary_phrases", "tokens", "拼出同义词的几个词合成一个：小 / e → 小E", term_rules.glossary_phrases),
     Rule("numeral_nouns", "token", "数量短语取出名词：一个班 → 班", term_rules.numeral_nouns),
+    Rule("numeral_units", "token", "数字和量词粘在一起的（五节、七次课）拆成数字和资料里的量词：五节 → 五 / 节", term_rules.numeral_units),
     Rule("resultatives", "token", "动词 + 结果补语只留动词：交完 → 交", term_rules.resultatives),
     Rule("resplit", "token", "粘在一起的虚词和资料词拆开：那本书 → 书", term_rules.resplit),
     Rule("numeral_topics", "weight", "一对一、一对二这类班型算关键词", term_rules.numeral_topics),
     Rule("self_description", "terms", "只出现在说自己情况的分句里的资料外的词不计入", term_rules.self_description),
+    Rule("case_words", "terms", "问退费、转班、差价并给了自己数字的问题里，学员说自己情况的词（联报、原价、学费加教材）不计入",
+         term_rules.case_words),
     Rule(asked.RULE_NAME, "decide", "问的是金额、时长、年份、人、地点……时，命中片段里要有一句写了它、且说的是问题问的那件事",
          asked.check_asked),
 )

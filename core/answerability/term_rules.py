@@ -15,6 +15,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.answerability.rule_api import Analyzer
+from core.case.words import case_words as _case_word_lists
+from core.case.words import said
+from core.language.figures import extract_figures
 from core.language.text import normalize
 from core.language.words import (
     ASKING_MARKERS,
@@ -35,6 +38,13 @@ _ASKING_RE = re.compile("|".join(sorted(map(re.escape, ASKING_MARKERS), key=len,
                         + r"|([\u4e00-\u9fff])[不没]\1|[?？]|[没不]$")
 _CLAUSE_RE = re.compile(r"(?<=[，,。！!？?；;])|\s+")
 _POINTS_BACK_RE = re.compile(r"[这那]")
+# The case reader's lists that say how a student tells their case (not the one-character verbs 转/换/退/书 …).
+_CASE_LISTS = ("before", "after", "never_moved", "again", "past_transfer", "list_price", "full_price", "discount",
+               "with_joiner", "together", "contains", "not_got", "two_level_move", "sum_asked")
+_CASE_PHRASES = tuple(sorted({normalize(w) for name in _CASE_LISTS for w in _case_word_lists()[name] if len(w) >= 2}
+                             | {normalize(w) for w in _case_word_lists()["with_joiner"]}, key=len, reverse=True))
+_LESSON_UNITS = frozenset(_case_word_lists()["lesson_unit"])  # 课时 节课 节 课
+_COMPUTATION_INTENTS = ("refund_intent", "transfer_intent", "difference_intent")
 
 
 # --- the text jieba cuts -------------------------------------------------------------------------
@@ -105,6 +115,27 @@ def numeral_nouns(analyzer: Analyzer, token: str, glossary: Glossary | None) -> 
         return None
     best = _best_split(analyzer, token, glossary, compound=True)
     return best if best else [token]
+
+
+def numeral_units(analyzer: Analyzer, token: str, glossary: Glossary | None) -> list[str] | None:
+    """A lesson count jieba glued to its unit (五节, 六节课) that the corpus does not know as one word: the numeral and
+    the lesson unit (the case reader's `lesson_unit` words), as the digits 5 节 would be cut.
+
+    Fixes 「商务级五千六 上了五节 能退多少」 (五节 counted as a word the documents never use). Must not break
+    「一级总共要上两个月吗」 (两个月 is no lesson count) nor 「四级学费多少」 (四级 is a corpus word).
+    """
+    weight, canon = analyzer.weigh(token, glossary)
+    if weight <= 0.0 or canon or analyzer.in_corpus(token):  # the corpus or the glossary knows it whole (8节)
+        return None
+    figures = extract_figures(token)
+    if len(figures) != 1 or figures[0].text != token:
+        return None
+    for cut in range(len(token) - 1, 0, -1):
+        head, unit = token[:cut], token[cut:]
+        read = extract_figures(head)
+        if unit in _LESSON_UNITS and len(read) == 1 and read[0].text == head and analyzer.in_corpus(unit):
+            return [head, unit]
+    return None
 
 
 def resultatives(analyzer: Analyzer, token: str, glossary: Glossary | None) -> list[str] | None:
@@ -205,3 +236,19 @@ def self_description(question: str, found: Sequence[Term]) -> set[str]:
         return set()
     return {t.text for t in found if not t.known and not t.is_number and normalize(t.text) in rest
             and not any(ch in ask_text for ch in normalize(t.text))}
+
+
+def case_words(question: str, found: Sequence[Term]) -> set[str]:
+    """Words the corpus never uses that are part of how a student tells their own case (core/data/case_words.txt:
+    联报, 原价, 加 in 学费加教材, 还没开班 …), in a question that asks a refund, a transfer or a difference and gives
+    a figure of its own: the student's-case reader reads them, the documents compute the answer.
+
+    Fixes 「我是二级 联报实付3800 上了两节课 退费多少」 (联 is background). Must not break 「有联报优惠吗」 (no
+    computation asked: 联报 still counts) nor 「转到雅思班要补多少」 (雅思 is no word of a student's case).
+    """
+    if not any(said(question, name) for name in _COMPUTATION_INTENTS) or not extract_figures(question):
+        return set()
+    compact = normalize(re.sub(r"\s+", "", question))
+    present = [w for w in _CASE_PHRASES if w in compact]
+    return {t.text for t in found if not t.known and not t.is_number
+            and any(normalize(t.text) in w for w in present)}

@@ -227,7 +227,9 @@ def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
             return Result(TRANSFER, NEEDS, rules=_src(facts.free_transfer, facts.transfer_fee), needs=(NEED_TIMES,))
         return transfer_total(case.transfers, case.taken, facts, first=case.transfers_from)
     times = case.times
-    if times is None:  # the fee depends on which transfer this is: asked for, never assumed to be the first
+    # A total asked (「第二次跟这次加起来」) when the reader found no count of transfers: which ones are added up is not
+    # read, so it is asked for — one transfer's fee stated as the total would be a wrong amount.
+    if times is None or (case.total_asked and case.transfers is None and case.times != 1):
         return Result(TRANSFER, NEEDS, rules=_src(facts.free_transfer, facts.transfer_fee), needs=(NEED_TIMES,))
     if facts.transfer_fee is not None and times >= facts.transfer_fee.value[0]:
         fee = facts.transfer_fee.value[1]

@@ -88,7 +88,8 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
     return StudentCase(levels=level_list, target=target_list[-1] if target_list else None, paid=paid, taken=taken,
                        half=half, weeks=weeks, started=started, with_textbook=paid is not None and "with_textbook" in found,
                        remaining=remaining, times=times or None, transfers=count, transfers_from=count_from,
-                       full_price="full_price" in found, unpaid_reason=unpaid_reason, facts=dict(found))
+                       full_price="full_price" in found, total_asked=said(r.text, "sum_asked"),
+                       unpaid_reason=unpaid_reason, facts=dict(found))
 
 
 def label(kind: str) -> str:

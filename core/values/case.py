@@ -23,6 +23,7 @@ class StudentCase:
     transfers: int | None = None  # how many transfers in all, when the total fee is asked (要转3次班，一共多少 → 3)
     transfers_from: int | None = 1  # the first of them (再转两次 after 转过两次 → 3; None: unknown)
     full_price: bool = False  # 「原价报的」: the student paid their level's single price
+    total_asked: bool = False  # 「一共」「加起来」: a total is asked (of several transfers, when transfers is read)
     unpaid_reason: str = ""  # why the tuition paid is unknown though the level is said: a discount, a rough amount
     facts: dict[str, frozenset[object]] = field(default_factory=dict, compare=False)  # every kind read, {kind: values}
 

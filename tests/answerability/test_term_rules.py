@@ -44,6 +44,8 @@ FIXES = [
     ("question_frames", "二级叫什么名字", "-名字"),
     ("glossary_phrases", "小E都能回答些什么", "+小e"),
     ("numeral_nouns", "一个班几个人啊", "+班"),
+    ("numeral_units", "商务级 上了五节 能退多少", "-五节"),
+    ("numeral_units", "上了六节了想退", "+节"),
     ("resultatives", "交完钱多久能开课", "-交完"),
     ("resplit", "那本书的钱退不退", "-那本书"),
     ("numeral_topics", "一对一课多少钱", "+一对一"),
@@ -60,6 +62,8 @@ KEEPS = [
     ("question_frames", "想找真人客服怎么弄", "真人客服"),
     ("glossary_phrases", "学生有学生价吗", "学生价"),
     ("numeral_nouns", "一起上课可以吗", "上课"),
+    ("numeral_units", "商务级五千六 能退多少", "五千六"),
+    ("numeral_units", "交了5880 能退多少", "5880"),
     ("resultatives", "上完商务级能保证找到工作吗", "上完"),
     ("resplit", "有证书吗", "证书"),
     ("numeral_topics", "一个人能报吗", "报"),
@@ -93,6 +97,24 @@ def test_self_description_leaves_out_background_but_not_a_pointing_back_clause(a
     assert analyzer(ALL_RULES.without("self_description")).context_words("我闺女测出来是二级，学费得交多少",
                                                                           GLOSSARY) == ()
     assert analyzer().context_words("我想分期付款 学费可以这样交吗", GLOSSARY) == ()
+
+
+@pytest.mark.parametrize(("question", "context"), [
+    ("我是二级 联报实付3800 上了两节课 退费多少", ("联",)),
+    ("四级学费加教材一共交了5880 上了七次课 想退费 能退多少", ("加",)),
+])
+def test_case_words_leave_out_how_a_student_tells_their_case(analyzer, question, context):
+    assert analyzer().context_words(question, GLOSSARY) == context
+    assert analyzer(ALL_RULES.without("case_words")).context_words(question, GLOSSARY) == ()
+
+
+@pytest.mark.parametrize("question", [
+    "有联报优惠吗",  # no computation asked
+    "学费加教材多少钱",  # no refund, transfer or difference asked
+    "我交了4800 转到雅思班要补多少",  # 雅思 is no word of a student's case
+])
+def test_case_words_keep_what_the_question_asks_about(analyzer, question):
+    assert analyzer().context_words(question, GLOSSARY) == ()
 
 
 def test_latin_words_reach_the_glossary_and_unknown_ones_stay_absent(analyzer):
@@ -144,7 +166,7 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
     for rule in RULES:
         doc = rule.function.__doc__ or ""
         assert "Fixes" in doc and "Must not break" in doc, rule.name
-    assert {rule for rule, *_ in FIXES} | {"self_description", "asked_attribute"} == set(RULE_NAMES)
+    assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "asked_attribute"} == set(RULE_NAMES)
 
 
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():

@@ -266,3 +266,13 @@ def test_a_transfer_asked_without_an_amount_names_no_missing_figure():
 def test_two_levels_and_a_difference_asked_compute_the_difference_without_a_word_of_moving():
     text = compute_answer("我现在上二级，测试后老师说可以上四级，换过去要补多少差价")
     assert "需补 1400 元" in text
+
+
+def test_a_total_of_transfers_the_reader_cannot_count_is_asked_for_not_given_as_one_fee():
+    # which transfers are added up is not read (one told as made, 「又转了一次」, then 「第二次跟这次加起来」):
+    # stating the second transfer's 100 元 as the total would be a wrong amount
+    text = compute_answer("第一次转班是免费转的，后来又转了一次，现在还想再转，第二次跟这次加起来一共要交多少手续费")
+    assert "还需要知道：第几次转班" in text and "转班手续费 100 元" not in text, text
+    # a count of transfers is read: the total is computed
+    text = compute_answer("我这期打算一共转三次班 第一次在开课后第二节课就转 三次加起来手续费多少")
+    assert "0 + 200 = 200 元" in text, text
