@@ -11,6 +11,8 @@ state is never assumed: the result names it (`MISSING_FACTS`). Nothing here writ
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.case.intent import BEFORE_START, DIFFERENCE, REFUND, TRANSFER
 from core.checks.arithmetic import evaluate, tokenize
 from core.facts.words import fact_words
@@ -222,6 +224,11 @@ def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
     total of several transfers, the sum of each one's fee (`transfer_total`)."""
     if facts.transfer_fee is None and facts.free_transfer is None:
         return None
+    # The lessons attended decide the free window: said, or worked out from weeks (上了三周) or 上了一半 as for a refund.
+    derived = taken_of(case, facts.for_level("lessons_per_level", case.level),
+                       facts.for_level("lessons_per_week", case.level))
+    case = replace(case, taken=derived[0]) if derived is not None else case
+    worked = tuple(derived[1]) if derived is not None else ()
     if case.transfers is not None and case.transfers >= 2:
         if case.transfers_from is None:  # 「再转两次」 without the transfers made: which ones they are is asked for
             return Result(TRANSFER, NEEDS, rules=_src(facts.free_transfer, facts.transfer_fee), needs=(NEED_TIMES,))
@@ -239,7 +246,8 @@ def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
         window = facts.free_transfer.value
         limit = (window, facts.free_transfer.source)
         if case.taken is not None and case.taken > window:
-            return Result(TRANSFER, BEYOND, rules=_src(facts.free_transfer), taken=case.taken, limit=limit, times=times)
+            return Result(TRANSFER, BEYOND, rules=_src(facts.free_transfer), taken=case.taken, limit=limit, times=times,
+                          steps=worked)
         return Result(TRANSFER, COMPUTED, final=0.0, word=FINAL_FEE, rules=_src(facts.free_transfer), times=times,
                       steps=(Step("", 0.0, _src(facts.free_transfer)),))
     return None

@@ -181,7 +181,8 @@ def _transfer(result: Result, w: _Words) -> str:
     rule = result.rules[0]
     if result.outcome == BEYOND:
         window = result.limit[0]  # type: ignore[index]
-        return w.quote(rule) + (f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(window)} 课时，"
+        worked = "".join(f"{_spaced(step.text)}{w.marks(step.sources)}，" for step in result.steps)
+        return w.quote(rule) + worked + (f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(window)} 课时，"
                                 "资料没有写这时第一次转班怎样收费，请转人工确认。")
     if result.first_transfer > 1:  # 「转过一次 再转两次」: every one of them pays the fee (core.answering.calculate)
         total = result.steps[-1]

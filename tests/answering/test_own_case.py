@@ -276,3 +276,11 @@ def test_a_total_of_transfers_the_reader_cannot_count_is_asked_for_not_given_as_
     # a count of transfers is read: the total is computed
     text = compute_answer("我这期打算一共转三次班 第一次在开课后第二节课就转 三次加起来手续费多少")
     assert "0 + 200 = 200 元" in text, text
+
+
+def test_weeks_attended_decide_the_free_transfer_window_as_lessons_do():
+    # 3 weeks × 2 lessons = 6 > the 4-lesson window: not free (was stated 免费 from the weeks left unread)
+    text = compute_answer("三级上了三周了，第一次申请换时段，要收转班费吗？多少钱")
+    assert "已上课时 = 3 周 × 2 课时 = 6" in text and "超过了 4 课时" in text and "免费[" not in text, text
+    text = compute_answer("三级上了一周，第一次换时段，要钱吗")  # 2 lessons: within the window
+    assert "转班手续费免费" in text, text
