@@ -28,6 +28,7 @@ from core.answerability.credit import credit
 from core.case.asked import (
     ASKING_WORDS,
     PLACE_WORDS,
+    RULE_WORDS,
     Asked,
     alternatives,
     asked_kind,
@@ -141,6 +142,7 @@ class AskedCheck:
     kinds: tuple[str, ...]
     shares: tuple[tuple[float, ...], ...]
     choice: str = ""  # the options of a choice written out, as a refusal names them (「线上还是校区」)
+    thing: str = ""  # what 「有没有 X」 asks about, as typed (「学习报告」)
 
     def missing(self, passing: int) -> str:
         """The first kind (registry order) no sentence of the first `passing` candidates carries about the subject;
@@ -152,7 +154,8 @@ class AskedCheck:
 
     def reason(self, name: str) -> str:
         """「资料里没有写“成立年份”」: what the documents do not state, in the consultant's words."""
-        return f"资料里没有写“{asked_kind(name).missing(self.choice if name == 'choice' else self.subject.named)}”"
+        named = {"choice": self.choice, "exists": self.thing}.get(name, self.subject.named)
+        return f"资料里没有写“{asked_kind(name).missing(named)}”"
 
 
 def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequence[Hit], *,
@@ -167,7 +170,8 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
     「退款多久能到账？」 carries the duration.
     """
     options = _options(question, terms) if "choice" in asked else ()
-    kinds = asked.checkable + (("choice",) if options else ())
+    thing, things = _thing(question, terms, asked.word("exists")) if "exists" in asked else ("", ())
+    kinds = tuple(k for k in asked.checkable if k != "exists" or thing) + (("choice",) if options else ())
     if not kinds:
         return None
     subject = subject_of(question, terms, asked)
@@ -178,15 +182,35 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
     unit = per_unit(question) if "amount" in kinds and not own_case else ""
 
     def carries(text: str, name: str) -> bool:
+        if name == "exists":  # 「有没有 X」 is answered by a sentence naming X (with its FAQ question and lead)
+            return any(t.known and credit(t, [normalize(text)]) >= 1.0 for t in things)
         if name == "choice":  # a choice written out is answered by a sentence naming one of its options
             return any(credit(option, [normalize(text)]) >= 1.0 for option in options)
         if name == "amount" and unit:
             return states_rate(text, unit)
         return states_address(text) if name == "place" and address else states(text, name, asked.word(name))
 
-    shares = tuple(_candidate_shares(hit, kinds, subject, computed, carries) for hit in ranked)
+    shares = tuple(_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries) for hit in ranked)
     return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=shares,
-                      choice="还是".join(option.typed or option.text for option in options))
+                      choice="还是".join(option.typed or option.text for option in options), thing=thing)
+
+
+def _thing(question: str, terms: Sequence[Term], word: str) -> tuple[str, tuple[Term, ...]]:
+    """What 「有没有 X」 asks about: the content words of X, the rest of the asking clause after the word (or, when
+    the word ends its clause — 「寒假班有没有」 — the clause before it), with X as typed; ("", ()) when X holds none
+    or names a rule (RULE_WORDS: 「有没有时间限制」)."""
+    for clause in _CLAUSE_RE.split(question):
+        folded = normalize(clause)
+        at = folded.find(word) if word else -1
+        if at < 0:
+            continue
+        thing = folded[at + len(word):] or folded[:at]
+        if any(rule in thing for rule in RULE_WORDS):  # 「有没有时间限制」 asks for a rule, which any sentence may state
+            return "", ()
+        found = tuple(t for t in terms if t.weight > 0 and not t.is_number
+                      and (typed := normalize(t.typed or t.text)) and typed in thing)
+        return (thing, found) if found else ("", ())
+    return "", ()
 
 
 def _options(question: str, terms: Sequence[Term]) -> tuple[Term, ...]:
@@ -217,7 +241,8 @@ def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed
     for sentence in reference_sentences(hit.text):
         if sentence.example:  # a worked example's amounts are another student's, not a fact about the subject
             continue
-        carried = [k for k, name in enumerate(kinds) if carries(sentence.text, name)]
+        carried = [k for k, name in enumerate(kinds)
+                   if carries(sentence.text if name != "exists" else sentence.context or sentence.text, name)]
         if carried:
             share = subject.share(surroundings(sentence, hit))
             for k in carried:

@@ -163,6 +163,8 @@ def states_rate(text: str, unit: str) -> bool:
 
 _ADDRESS_RE = re.compile(rf"\d+\s*(?:{'|'.join(map(re.escape, sorted(_words('place', '地址'), key=len, reverse=True)))})")
 PLACE_WORDS = frozenset(_words("place", "词"))
+# 「有没有 X」 with one of these in X asks for a rule (「有没有时间限制」), not whether a thing exists.
+RULE_WORDS = frozenset(_words("exists", "规则"))
 
 
 def states_address(text: str) -> bool:
@@ -176,6 +178,12 @@ def _states_year(text: str) -> bool:
 
 
 def _states_yes_no(_text: str) -> bool:
+    return True
+
+
+def _states_exists(_text: str) -> bool:
+    """Any sentence may say a thing exists: whether one names the thing asked about is the gate's to tell
+    (core.answerability.asked reads the words after 有没有)."""
     return True
 
 
@@ -217,10 +225,12 @@ ASKED_KINDS: tuple[AskedKind, ...] = (
     AskedKind("clock", "钟点或日子", "{subject}时间", "人工服务几点下班", _states_clock),
     AskedKind("time", "时间", "{subject}时间", "什么时候可以申请退费", _states_time),
     AskedKind("person", "人", "{subject}是谁", "外教是哪位老师", _stating("person")),
+    AskedKind("organization", "机构", "{subject}是哪家", "小E 是哪家公司开发的", _stating("organization")),
     AskedKind("place", "地点", "{subject}地点", "在哪里申请退费", _stating("place")),
     AskedKind("reason", "原因", "{subject}原因", "教材费为什么不退", _stating("reason")),
     AskedKind("way", "方式", "{subject}方式", "怎么转人工", None),
     AskedKind("choice", "选择", "{subject}", "分级测试是线上做还是去校区做", None),
+    AskedKind("exists", "有没有", "{subject}", "有没有学习报告", _states_exists),
     AskedKind("yes_no", "是否", "{subject}", "分级测试收费吗", _states_yes_no),
 )
 ASKED_NAMES: tuple[str, ...] = tuple(k.name for k in ASKED_KINDS)

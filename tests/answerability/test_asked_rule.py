@@ -117,3 +117,32 @@ def test_a_reading_gap_of_the_blind_set_is_refused(corpus_index, question):
 def test_a_fact_stated_in_the_units_asked_is_still_answered(corpus_index, question):
     decided = gate(corpus_index, question)
     assert not decided.refused, decided.reason
+
+
+# 「有没有 X」 (exists): X must be named by a passing sentence, with its FAQ question and lead; my own examples.
+def test_exists_a_thing_no_sentence_names_is_refused_naming_it(corpus_index):
+    decided = gate(corpus_index, "分级测试有没有报告")  # 报告: the documents never name one
+    assert decided.refused and decided.decision.reason_code == REASON_CODE
+    assert decided.reason == "资料里没有写“报告”"
+
+
+@pytest.mark.parametrize("question", [
+    "有没有线上班",                        # 「口语课设有线上班和线下班」
+    "有没有转人工的按钮",                  # 「点击“转人工”按钮」
+    "转班有没有时间限制",                  # a rule (限制, RULE_WORDS), answered by 「开课后 4 课时内」
+    "退费手续费有没有最低标准",
+])
+def test_exists_a_thing_the_documents_name_is_answered(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+
+
+def test_exists_switched_off_is_not_required(corpus_index):
+    assert not gate(corpus_index, "分级测试有没有报告", asked_kinds="-exists").refused
+
+
+# organization: 「哪家公司」 is answered only by a sentence naming a company or an institution.
+@pytest.mark.parametrize("question", ["小E 的系统是哪家公司做的", "你们的教材是哪个机构出的"])
+def test_organization_no_sentence_names_is_refused(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.decision.reason_code == REASON_CODE, decided.reason

@@ -213,3 +213,14 @@ def test_carried_reads_each_kind_against_the_word_that_asked_it():
     sentence = "开课后 4 课时内，第一次转班免费"
     assert carried(sentence, read_asked("转班申请要几天才能办好")) == ()
     assert carried(sentence, read_asked("开课多久以内转班不收钱")) == ("amount", "duration")
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("分级测试有没有报告", ("exists", "yes_no")),     # 有没有 asks whether X exists, and is a yes/no by its form
+    ("寒假班有没有", ("exists", "yes_no")),
+    ("小E 是哪家公司开发的", ("organization",)),
+    ("你们的教材是哪个机构出的", ("organization",)),
+    ("一级和二级哪个好", ("choice",)),                 # 哪个 alone stays a choice
+])
+def test_read_asked_exists_and_organization(question, kinds):
+    assert read_asked(question).kinds == kinds
