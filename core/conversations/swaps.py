@@ -33,6 +33,9 @@ from core.values.facts import SchoolFacts
 PUNCT = "？?。！!，,；;、 \t"
 END = "？?。！!"
 _YES_NO_TAIL = re.compile(r"(?:不|没|没有)$")
+# A space between two Chinese clauses (「孩子报了一级 交了3600 上了7节了还能退吗」) separates them as a comma would;
+# a space around a Latin word (「在 App 内」) does not.
+_CLAUSE_SPACE = re.compile(r"(?<=[\u4e00-\u9fff\d])\s+(?=[\u4e00-\u9fff])")
 
 Span = tuple[int, int, str]
 
@@ -103,6 +106,13 @@ def asks(text: str) -> bool:
     """`text` asks something: a kind the what-is-asked reader reads (core.case.asked), or an asking word it gives
     no kind (「要什么证明」)."""
     return bool(read_asked(text).words) or bool(find(text, words("asks")))
+
+
+def asks_any(text: str) -> bool:
+    """`text` asks, or carries one of the generic asking words (「手续费是多少」: 多少 names no kind alone); a modal verb
+    that is also a predicate (能, 可以: 「医生说可能要半年」) is no asking on its own."""
+    asking = tuple(w for w in words("asking") if w not in words("predicate"))
+    return asks(text) or bool(find(text, asking))
 
 
 def own_words(text: str, also: tuple[str, ...] = ()) -> str:
@@ -212,7 +222,7 @@ def subject(question: str, facts: SchoolFacts) -> str:
     """What the previous question is about: its clauses but the last, then the last clause's subject
     (`_clause_subject`), with the matters named after the cut kept (「工作调动保留学籍要啥证明」 → 「工作调动保留学籍」;
     「在前台能申请退费吗」 → 「在前台退费」; 「我报的二级，交了4200，能退多少」 → 「我报的二级，交了4200」)."""
-    text = strip_marks(question, words("opener"), ()).rstrip(END + " ")
+    text = _CLAUSE_SPACE.sub("，", strip_marks(question, words("opener"), ()).rstrip(END + " "))
     parts = re.split(r"([，,；;])", text)
     head, last = "".join(parts[:-1]), parts[-1]
     kept = _clause_subject(last, facts)
@@ -224,11 +234,11 @@ def subject(question: str, facts: SchoolFacts) -> str:
 def asked(draft: Draft) -> None:
     """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
     rest = compact(strip_marks(draft.rest, words("opener"), ()))
-    if not rest or not asks(rest):
+    if not rest or not asks_any(rest):
         return
     if find(rest, words("anaphor")) and read_asked(rest).kinds in ((), ("yes_no",)):
         return  # 「线上班也是吗」: the previous question's asking stands
-    if len(own_words(rest, tuple(draft.pending))) > number("bare_ask"):
+    if len(own_words(rest, tuple(draft.pending) + words("relational"))) > number("bare_ask"):
         return  # it names a subject of its own
     draft.question = subject(draft.question, draft.facts) + rest.rstrip(END) + "？"
     draft.rest = ""
