@@ -67,13 +67,26 @@ def _bare(text: str) -> str:
 
 # -- does it stay as it is? ------------------------------------------------------------------------------------------
 
-def own_subject(message: str, stands_alone: bool, previous: str, _facts: SchoolFacts = NO_FACTS) -> bool:
+def own_subject(message: str, stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:
     """The gate answers it alone, it asks, and it names a matter the previous question does not (「那转班要钱吗」
     after 「我交了5600上了3节能退多少」): a new question, whatever its length or its 那."""
     if not stands_alone or not asks(message):
         return False
     matters = dict(slot_groups()).get("matter", ())
-    return any(word not in previous for _, _, word in find(message, matters))
+    if any(word not in previous for _, _, word in find(message, matters)):
+        return True
+    # a matter named by its verb (「那教材费退不退」 after 「二级适合什么水平」): new when the message names a thing of its
+    # own (a level or an interchangeable word) and none has a counterpart in the previous question to swap
+    # (「转二级呢，是退钱吗」 after 「转到四级要补多少」 swaps a level; 「领了能退吗」 names no thing of its own)
+    if find(message, words("anaphor")) or not any(verb not in previous
+                                                  for _, _, verb in find(message, words("matter_verb"))):
+        return False
+    named = [(listed, bool(find(message, listed))) for _, listed in slot_groups()]
+    if not level_spans(message, facts) and not any(hit for _, hit in named):
+        return False
+    if level_spans(message, facts) and level_spans(previous, facts):
+        return False
+    return not any(hit and find(previous, listed) for listed, hit in named)
 
 
 def own_level(message: str, _stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.conversations import parse_rules, read_in_context
-from core.conversations.standalone import short_marker, subject
+from core.conversations.standalone import own_subject, short_marker, subject
 from core.errors import ConfigError
 from core.values.conversations import AFTER_REFUSAL, COURTESY, FIRST, FOLLOW_UP, OWN_QUESTION, TOPIC_SWITCH, Turn
 from tests.school import shipped_facts
@@ -255,3 +255,22 @@ def test_slots_bounds_and_transfer_phrasings_swap(previous, message, expected, r
     found = read(previous, message, alone=True)
     assert (found.question, found.kind) == (expected, FOLLOW_UP)
     assert rule in found.rules
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    # 「教材费一经领取不予退还」-style questions: a fee of its own and the refund's verb, after a question about a level
+    ("二级适合什么水平的？", "那教材费退不退"),
+    ("线上班一节课多长时间？", "那学费能退吗"),
+])
+def test_own_subject_a_matter_named_by_its_verb_with_a_thing_of_its_own_stays(previous, message):
+    assert read(previous, message, alone=True).kind == TOPIC_SWITCH
+    assert read(previous, message, alone=True, rules=parse_rules("-own_subject")).kind == FOLLOW_UP
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    ("四级教材费多少？", "领了能退吗"),  # names no thing of its own
+    ("我三级已经上了4节，转到四级要补多少？", "转二级呢，是退钱吗"),  # its level swaps the previous one
+    ("退费要多久？", "那学费能退吗"),  # the verb is the previous question's own
+])
+def test_own_subject_a_verb_alone_does_not_make_a_new_question(previous, message):
+    assert not own_subject(message, True, previous, shipped_facts())
