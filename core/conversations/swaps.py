@@ -202,7 +202,9 @@ def _anchors(text: str, facts: SchoolFacts) -> list[Span]:
 
 
 def _cut_words(text: str) -> tuple[str, ...]:
-    return words("asking") + words("asks") + words("predicate") + read_asked(text).words
+    """Where a question's asking part begins: asking, predicate and what-is-asked words, and the words that lead an
+    asking (`asking_lead`: 最长, 一共, 每周 … — 「保留学籍最长多久」 asks 「最长多久」 about 保留学籍)."""
+    return words("asking") + words("asks") + words("predicate") + words("asking_lead") + read_asked(text).words
 
 
 def _clause_subject(clause: str, facts: SchoolFacts) -> str:
@@ -215,7 +217,11 @@ def _clause_subject(clause: str, facts: SchoolFacts) -> str:
     cut = next((s for s, _, _ in find(masked, _cut_words(clause)) if s >= anchors[0][1]), len(clause))
     lead = [s for s in find(masked[:anchors[0][0]], _cut_words(clause))]
     start = lead[-1][1] if lead and not compact(masked[lead[-1][1]:anchors[0][0]]) else 0
-    return clause[start:cut]
+    kept = clause[start:cut]
+    for verb in words("asking_verb"):  # 「二级每周上几次课」: 上 goes with 几次, not with 二级
+        if kept.endswith(verb) and len(kept) - len(verb) >= anchors[0][1] - start:
+            return kept[:-len(verb)]
+    return kept
 
 
 def subject(question: str, facts: SchoolFacts) -> str:

@@ -274,3 +274,12 @@ def test_own_subject_a_matter_named_by_its_verb_with_a_thing_of_its_own_stays(pr
 ])
 def test_own_subject_a_verb_alone_does_not_make_a_new_question(previous, message):
     assert not own_subject(message, True, previous, shipped_facts())
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # the words leading an asking go with it: 「最长 6 个月」 is asked by 最长多久, 「每周上几次」 is one asking
+    ("保留学籍最长多久？", "要什么证明", "保留学籍要什么证明？"),
+    ("二级每周上几次课？", "每次多久", "二级每次多久？"),
+])
+def test_subject_drops_the_words_that_lead_the_asking(previous, message, expected):
+    assert read(previous, message, alone=True).question == expected
