@@ -246,7 +246,11 @@ def asked(draft: Draft) -> None:
         return  # 「线上班也是吗」: the previous question's asking stands
     if len(own_words(rest, tuple(draft.pending) + words("relational"))) > number("bare_ask"):
         return  # it names a subject of its own
-    draft.question = subject(draft.question, draft.facts) + rest.rstrip(END) + "？"
+    kept = subject(draft.question, draft.facts)
+    fees = dict(slot_groups()).get("fee", ())
+    if any(w not in fees for _, _, w in find(rest, words("relational"))):
+        kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
+    draft.question = kept + rest.rstrip(END) + "？"
     draft.rest = ""
     draft.pending.clear()
     draft.rules.append("asked")

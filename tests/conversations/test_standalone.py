@@ -283,3 +283,9 @@ def test_own_subject_a_verb_alone_does_not_make_a_new_question(previous, message
 ])
 def test_subject_drops_the_words_that_lead_the_asking(previous, message, expected):
     assert read(previous, message, alone=True).question == expected
+
+
+def test_relational_replaces_the_fee_the_previous_question_asked():
+    # 「报读三级（总课时 16）」: the total of lessons is the level's, not its fee's
+    assert read("三级学费多少？", "总课时是多少", alone=True).question == "三级总课时是多少？"
+    assert read("三级学费多少？", "总课时是多少", alone=True, rules=parse_rules("-relational")).kind == TOPIC_SWITCH
