@@ -2,10 +2,13 @@
 question does it stand for?
 
 A message that the gate answers alone and names a matter of its own the previous question does not name
-(「那转班要钱吗」 after a refund question) stays as it is (`STAY_RULES`), however short. Otherwise it is a follow-up
-only when it does not stand on its own (`FOLLOW_UP_RULES`): it is short and opens with 那/那么/还有/这个/那个 or ends
-with 呢; it is short and points back (「线上班也是吗」); it only asks and names at most two characters of its own
-(「多久到账？」「要什么证明」); or it would not pass the gate alone (the caller says; this module runs no gate).
+(「那转班要钱吗」 after a refund question, or the matter's verb with a thing of its own: 「那教材费退不退」), or that names a
+level and a thing of its own after a question with no level (「三级几节课」), stays as it is (`STAY_RULES`), however
+short. Otherwise it is a follow-up only when it does not stand on its own (`FOLLOW_UP_RULES`): it is short and opens
+with 那/那么/还有/这个/那个 or ends with 呢; it is short and points back (「线上班也是吗」); it only asks and names at
+most two characters of its own (「多久到账？」「要什么证明」); it asks only about a thing that needs an owner
+(「差价是多少」「要哪种医院的证明」); it asks nothing and only tells a figure of the student's (「医生说可能要半年」); or
+it would not pass the gate alone (the caller says; this module runs no gate).
 Anything else is a topic switch and is never rewritten; after a refused turn nothing is carried over; courtesy
 (「好的谢谢」) is left as it is.
 
