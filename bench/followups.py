@@ -1,6 +1,7 @@
 """Are follow-ups read right in their conversation, without a model?
 
 Run from the repository root:  .venv/bin/python -m bench.followups bench/data/followups_v1.csv [--ablation]
+                                [--threads odd|even]
 
 Reads a threads file (thread, turn, message, kind, standalone, must_contain, must_not_contain) and plays each thread
 in turn order through the Assistant as the console composes it (offline answerer, defaults, starter glossary, no
@@ -12,6 +13,8 @@ real gate. Scoring, per row:
 - first, topic_switch and after_refusal rows are correct when the message is left unchanged; an after_refusal row
   that was changed counts as carried over after a refused turn.
 `--ablation` switches each follow-up rule off once (XIAOE_FOLLOWUP_RULES) and prints the same table.
+`--threads odd|even` keeps only the threads whose number is odd (or even): one half to develop on, the other held back
+to see whether a change generalises.
 """
 
 from __future__ import annotations
@@ -49,6 +52,14 @@ def holds(question: str, must_contain: str, must_not_contain: str) -> bool:
         return False
     forbidden = [w.strip() for part in (must_not_contain or "").split(";") for w in part.split("|") if w.strip()]
     return not any(word in question for word in forbidden)
+
+
+def half(threads: dict[str, list[dict]], which: str) -> dict[str, list[dict]]:
+    """The threads whose number is odd (`which` = "odd") or even ("even"); "all" keeps every thread."""
+    if which == "all":
+        return threads
+    parity = 1 if which == "odd" else 0
+    return {name: rows for name, rows in threads.items() if name.strip().isdigit() and int(name) % 2 == parity}
 
 
 def score(assistant: Assistant, threads: dict[str, list[dict]]) -> list[dict]:
@@ -96,15 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("file", type=Path)
     parser.add_argument("--ablation", action="store_true")
     parser.add_argument("--misses", action="store_true", help="也列出每一条没读对的")
+    parser.add_argument("--threads", choices=("all", "odd", "even"), default="all",
+                        help="只测编号为单数（odd）或双数（even）的对话：一半用来开发，另一半留着看改动能不能推广")
     args = parser.parse_args(argv)
     if not args.file.is_file():
         print(f"找不到题集文件「{args.file}」。", file=sys.stderr)
         return 1
-    threads = read_rows(args.file)
+    threads = half(read_rows(args.file), args.threads)
     settings = Settings.from_env().with_(reuse="off")
     assistant = bench_assistant(settings)
     results = score(assistant, threads)
-    print(f"{args.file}：{len(threads)} 段对话，{len(results)} 条消息（离线、默认参数、无已审答案）\n")
+    which = {"all": "", "odd": "（单数编号的对话）", "even": "（双数编号的对话）"}[args.threads]
+    print(f"{args.file}{which}：{len(threads)} 段对话，{len(results)} 条消息（离线、默认参数、无已审答案）\n")
     print("\n".join(table(results)))
     if args.misses:
         for r in results:

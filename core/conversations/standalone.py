@@ -2,10 +2,13 @@
 question does it stand for?
 
 A message that the gate answers alone and names a matter of its own the previous question does not name
-(「那转班要钱吗」 after a refund question) stays as it is (`STAY_RULES`), however short. Otherwise it is a follow-up
-only when it does not stand on its own (`FOLLOW_UP_RULES`): it is short and opens with 那/那么/还有/这个/那个 or ends
-with 呢; it is short and points back (「线上班也是吗」); it only asks and names at most two characters of its own
-(「多久到账？」「要什么证明」); or it would not pass the gate alone (the caller says; this module runs no gate).
+(「那转班要钱吗」 after a refund question, or the matter's verb with a thing of its own: 「那教材费退不退」), or that names a
+level and a thing of its own after a question with no level (「三级几节课」), stays as it is (`STAY_RULES`), however
+short. Otherwise it is a follow-up only when it does not stand on its own (`FOLLOW_UP_RULES`): it is short and opens
+with 那/那么/还有/这个/那个 or ends with 呢; it is short and points back (「线上班也是吗」); it only asks and names at
+most two characters of its own (「多久到账？」「要什么证明」); it asks only about a thing that needs an owner
+(「差价是多少」「要哪种医院的证明」); it asks nothing and only tells a figure of the student's (「医生说可能要半年」); or
+it would not pass the gate alone (the caller says; this module runs no gate).
 Anything else is a topic switch and is never rewritten; after a refused turn nothing is carried over; courtesy
 (「好的谢谢」) is left as it is.
 
@@ -21,11 +24,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from core.case.figures import LEVEL
+from core.case.spans import figure_spans
 from core.conversations.swaps import (
     PUNCT,
     SWAPS,
     Draft,
     asks,
+    asks_any,
     compact,
     find,
     level_spans,
@@ -52,29 +58,61 @@ __all__ = ["FOLLOW_UP_RULES", "RULE_NAMES", "STAY_RULES", "SWAPS", "level_spans"
            "subject"]
 
 
+def _blank_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    for start, end, _ in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    return text
+
+
 def _bare(text: str) -> str:
     return re.sub(rf"[{re.escape(PUNCT)}]", "", text)
 
 
 # -- does it stay as it is? ------------------------------------------------------------------------------------------
 
-def own_subject(message: str, stands_alone: bool, previous: str) -> bool:
+def own_subject(message: str, stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:
     """The gate answers it alone, it asks, and it names a matter the previous question does not (「那转班要钱吗」
     after 「我交了5600上了3节能退多少」): a new question, whatever its length or its 那."""
     if not stands_alone or not asks(message):
         return False
     matters = dict(slot_groups()).get("matter", ())
-    return any(word not in previous for _, _, word in find(message, matters))
+    if any(word not in previous for _, _, word in find(message, matters)):
+        return True
+    # a matter named by its verb (「那教材费退不退」 after 「二级适合什么水平」): new when the message names a thing of its
+    # own (a level or an interchangeable word) and none has a counterpart in the previous question to swap
+    # (「转二级呢，是退钱吗」 after 「转到四级要补多少」 swaps a level; 「领了能退吗」 names no thing of its own)
+    if find(message, words("anaphor")) or not any(verb not in previous
+                                                  for _, _, verb in find(message, words("matter_verb"))):
+        return False
+    named = [(listed, bool(find(message, listed))) for _, listed in slot_groups()]
+    if not level_spans(message, facts) and not any(hit for _, hit in named):
+        return False
+    if level_spans(message, facts) and level_spans(previous, facts):
+        return False
+    return not any(hit and find(previous, listed) for listed, hit in named)
 
 
-STAY_RULES: tuple[tuple[str, Callable[[str, bool, str], bool]], ...] = (
+def own_level(message: str, _stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:
+    """It names a level the previous question has no level to swap for, and asks a thing of its own about it
+    (「三级几节课」 after 「保留学籍最长多久」): a question of its own, even when the gate refuses it alone. A level with
+    only an asking (「那三级呢」「三级能退多少」) or pointing back (「三级也这样吗」) is still a follow-up."""
+    named = level_spans(message, facts)
+    if not named or level_spans(previous, facts) or find(message, words("anaphor")) or not asks_any(message):
+        return False
+    rest = _blank_spans(message, named)
+    return bool(compact(without(rest, words("asking") + words("asks") + words("predicate") + words("filler")
+                                + words("opener") + words("closer"))))
+
+
+STAY_RULES: tuple[tuple[str, Callable[[str, bool, str, SchoolFacts], bool]], ...] = (
     ("own_subject", own_subject),
+    ("own_level", own_level),
 )
 
 
 # -- is it a follow-up? ---------------------------------------------------------------------------------------------
 
-def short_marker(message: str, _stands_alone: bool) -> bool:
+def short_marker(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
     """Short, and opens with 那/那么/还有/这个/那个 or ends with 呢: 「那三级呢」「还有教材费」."""
     bare = _bare(message)
     if len(bare) > number("short"):
@@ -82,26 +120,48 @@ def short_marker(message: str, _stands_alone: bool) -> bool:
     return bare.startswith(words("opener")) or bare.endswith(tuple(_bare(w) for w in words("closer")))
 
 
-def points_back(message: str, _stands_alone: bool) -> bool:
+def points_back(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
     """Short, and points back with 也/同样/照样: 「线上班也是吗」「前台也行吗」「第三次也收？」."""
     return len(_bare(message)) <= number("short") and bool(find(message, words("anaphor")))
 
 
-def bare_ask(message: str, _stands_alone: bool) -> bool:
+def bare_ask(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
     """It asks and names almost nothing of its own (asking, predicate and filler words aside): 「多久到账？」 after a
     refund answer, 「要什么证明」 after a question about keeping one's place, even when the gate finds a passage."""
     return asks(message) and len(own_words(message)) <= number("bare_ask")
 
 
-def not_alone(_message: str, stands_alone: bool) -> bool:
+def relational(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS) -> bool:
+    """It asks about a thing that only exists in relation to a matter (`relational` words: 证明, 差价, 手续费, 总课时,
+    到账) and names no matter or level of its own: 「要开什么证明」「差价是多少」 ask about the previous question's
+    matter, even when the gate answers them alone; 「教材费能退吗」 names a thing of its own and stays."""
+    matters = dict(slot_groups()).get("matter", ())
+    if not asks_any(message) or not find(message, words("relational")) or find(message, matters):
+        return False
+    if level_spans(message, facts):
+        return False
+    return len(own_words(message, words("relational") + words("closer"))) <= number("bare_ask")
+
+
+def situation(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS) -> bool:
+    """It asks nothing and only tells the student's situation with a figure the case reader reads (「医生说可能要半年」
+    「我之前已经转过一次了」): the figure goes into the previous question."""
+    if asks_any(message):
+        return False
+    return any(f.kind != LEVEL for f in figure_spans(message, facts.level_numbers or None))
+
+
+def not_alone(_message: str, stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
     """The gate would not answer it alone: 「第二次呢」 names nothing the documents could be searched for."""
     return not stands_alone
 
 
-FOLLOW_UP_RULES: tuple[tuple[str, Callable[[str, bool], bool]], ...] = (
+FOLLOW_UP_RULES: tuple[tuple[str, Callable[[str, bool, SchoolFacts], bool]], ...] = (
     ("short_marker", short_marker),
     ("points_back", points_back),
     ("bare_ask", bare_ask),
+    ("relational", relational),
+    ("situation", situation),
     ("not_alone", not_alone),
 )
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
@@ -142,9 +202,9 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         return Standalone(message, message, AFTER_REFUSAL)
     if _courtesy(message):
         return Standalone(message, message, COURTESY)
-    if any(name in rules and rule(message, stands_alone, previous.standalone) for name, rule in STAY_RULES):
+    if any(name in rules and rule(message, stands_alone, previous.standalone, facts) for name, rule in STAY_RULES):
         return Standalone(message, message, TOPIC_SWITCH)
-    if not any(name in rules and rule(message, stands_alone) for name, rule in FOLLOW_UP_RULES):
+    if not any(name in rules and rule(message, stands_alone, facts) for name, rule in FOLLOW_UP_RULES):
         return Standalone(message, message, TOPIC_SWITCH)
     draft = Draft(previous.standalone, strip_marks(message, words("opener"), words("closer")), facts)
     for name, swap in SWAPS:

@@ -33,6 +33,9 @@ from core.values.facts import SchoolFacts
 PUNCT = "？?。！!，,；;、 \t"
 END = "？?。！!"
 _YES_NO_TAIL = re.compile(r"(?:不|没|没有)$")
+# A space between two Chinese clauses (「孩子报了一级 交了3600 上了7节了还能退吗」) separates them as a comma would;
+# a space around a Latin word (「在 App 内」) does not.
+_CLAUSE_SPACE = re.compile(r"(?<=[\u4e00-\u9fff\d])\s+(?=[\u4e00-\u9fff])")
 
 Span = tuple[int, int, str]
 
@@ -103,6 +106,13 @@ def asks(text: str) -> bool:
     """`text` asks something: a kind the what-is-asked reader reads (core.case.asked), or an asking word it gives
     no kind (「要什么证明」)."""
     return bool(read_asked(text).words) or bool(find(text, words("asks")))
+
+
+def asks_any(text: str) -> bool:
+    """`text` asks, or carries one of the generic asking words (「手续费是多少」: 多少 names no kind alone); a modal verb
+    that is also a predicate (能, 可以: 「医生说可能要半年」) is no asking on its own."""
+    asking = tuple(w for w in words("asking") if w not in words("predicate"))
+    return asks(text) or bool(find(text, asking))
 
 
 def own_words(text: str, also: tuple[str, ...] = ()) -> str:
@@ -192,7 +202,9 @@ def _anchors(text: str, facts: SchoolFacts) -> list[Span]:
 
 
 def _cut_words(text: str) -> tuple[str, ...]:
-    return words("asking") + words("asks") + words("predicate") + read_asked(text).words
+    """Where a question's asking part begins: asking, predicate and what-is-asked words, and the words that lead an
+    asking (`asking_lead`: 最长, 一共, 每周 … — 「保留学籍最长多久」 asks 「最长多久」 about 保留学籍)."""
+    return words("asking") + words("asks") + words("predicate") + words("asking_lead") + read_asked(text).words
 
 
 def _clause_subject(clause: str, facts: SchoolFacts) -> str:
@@ -205,14 +217,18 @@ def _clause_subject(clause: str, facts: SchoolFacts) -> str:
     cut = next((s for s, _, _ in find(masked, _cut_words(clause)) if s >= anchors[0][1]), len(clause))
     lead = [s for s in find(masked[:anchors[0][0]], _cut_words(clause))]
     start = lead[-1][1] if lead and not compact(masked[lead[-1][1]:anchors[0][0]]) else 0
-    return clause[start:cut]
+    kept = clause[start:cut]
+    for verb in words("asking_verb"):  # 「二级每周上几次课」: 上 goes with 几次, not with 二级
+        if kept.endswith(verb) and len(kept) - len(verb) >= anchors[0][1] - start:
+            return kept[:-len(verb)]
+    return kept
 
 
 def subject(question: str, facts: SchoolFacts) -> str:
     """What the previous question is about: its clauses but the last, then the last clause's subject
     (`_clause_subject`), with the matters named after the cut kept (「工作调动保留学籍要啥证明」 → 「工作调动保留学籍」;
     「在前台能申请退费吗」 → 「在前台退费」; 「我报的二级，交了4200，能退多少」 → 「我报的二级，交了4200」)."""
-    text = strip_marks(question, words("opener"), ()).rstrip(END + " ")
+    text = _CLAUSE_SPACE.sub("，", strip_marks(question, words("opener"), ()).rstrip(END + " "))
     parts = re.split(r"([，,；;])", text)
     head, last = "".join(parts[:-1]), parts[-1]
     kept = _clause_subject(last, facts)
@@ -224,13 +240,17 @@ def subject(question: str, facts: SchoolFacts) -> str:
 def asked(draft: Draft) -> None:
     """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
     rest = compact(strip_marks(draft.rest, words("opener"), ()))
-    if not rest or not asks(rest):
+    if not rest or not asks_any(rest):
         return
     if find(rest, words("anaphor")) and read_asked(rest).kinds in ((), ("yes_no",)):
         return  # 「线上班也是吗」: the previous question's asking stands
-    if len(own_words(rest, tuple(draft.pending))) > number("bare_ask"):
+    if len(own_words(rest, tuple(draft.pending) + words("relational"))) > number("bare_ask"):
         return  # it names a subject of its own
-    draft.question = subject(draft.question, draft.facts) + rest.rstrip(END) + "？"
+    kept = subject(draft.question, draft.facts)
+    fees = dict(slot_groups()).get("fee", ())
+    if any(w not in fees for _, _, w in find(rest, words("relational"))):
+        kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
+    draft.question = kept + rest.rstrip(END) + "？"
     draft.rest = ""
     draft.pending.clear()
     draft.rules.append("asked")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.conversations import parse_rules, read_in_context
-from core.conversations.standalone import short_marker, subject
+from core.conversations.standalone import own_subject, short_marker, subject
 from core.errors import ConfigError
 from core.values.conversations import AFTER_REFUSAL, COURTESY, FIRST, FOLLOW_UP, OWN_QUESTION, TOPIC_SWITCH, Turn
 from tests.school import shipped_facts
@@ -173,3 +173,119 @@ def test_front_is_the_last_resort_and_switches_off():
 ])
 def test_subject_keeps_what_the_question_is_about(question, expected):
     assert subject(question, shipped_facts()) == expected
+
+
+# -- fu3: mechanisms that generalise (examples written from the documents, not from any labelled set) -------------
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # 「因病申请的，需提供二级及以上医院的证明」: the certificate belongs to the previous question's matter
+    ("我因病要停3个月，能保留学籍吗？", "要开什么证明", "我因病要停3个月，保留学籍要开什么证明？"),
+    # 「转到不同级别的，按两个级别的学费差价多退少补」
+    ("我想从二级转到三级，要怎么办？", "差价是多少", "我想从二级转到三级，差价是多少？"),
+    # 「可退金额 = 实付学费 ×（剩余课时 ÷ 总课时）− 手续费」
+    ("我交了4800上了4节能退多少？", "手续费是多少", "我交了4800上了4节手续费是多少？"),
+])
+def test_relational_a_thing_that_needs_an_owner_asks_about_the_previous_matter(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+    assert "relational" not in parse_rules("-relational")
+    assert read(previous, message, alone=True, rules=parse_rules("-relational")).kind == TOPIC_SWITCH
+
+
+@pytest.mark.parametrize("message", ["教材费能退吗", "转班手续费多少", "三级总课时是多少"])
+def test_relational_leaves_a_message_naming_its_own_thing(message):
+    # its own fee, its own matter (转班), its own level: a question of its own
+    assert read("开课前退费能全额退吗？", message, alone=True).kind == TOPIC_SWITCH
+
+
+@pytest.mark.parametrize(("previous", "message", "expected", "rule"), [
+    # 「因病申请的……最长 6 个月」: the student only tells how long
+    ("孩子病了要停两个月课，能保留学籍吗？", "医生说可能要半年", "孩子病了要停半年课，能保留学籍吗？", "figures.span"),
+    # 「从第二次转班起，每次收取 100 元转班手续费」: the student only tells the transfers made
+    ("我在三级上了2节课，想转到线下班，要钱吗？", "我之前已经转过一次了",
+     "我之前已经转过一次了，我在三级上了2节课，想转到线下班，要钱吗？", "figures.moved"),
+])
+def test_situation_a_message_that_only_tells_a_figure_goes_into_the_previous_question(previous, message, expected,
+                                                                                     rule):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+    assert rule in found.rules
+    assert read(previous, message, alone=True, rules=parse_rules("-situation")).kind == TOPIC_SWITCH
+
+
+def test_situation_needs_a_figure_and_no_asking():
+    assert read("退费怎么申请？", "我口语还行", alone=True).kind == TOPIC_SWITCH
+    assert read("退费怎么申请？", "我上了6节能退吗", alone=True).kind == TOPIC_SWITCH
+
+
+@pytest.mark.parametrize("message", ["三级几节课", "二级一个班多少人", "流利级适合什么人"])
+def test_own_level_a_level_with_its_own_attribute_is_a_new_question(message):
+    # the previous question has no level: a level asked with a thing of its own is a question of its own,
+    # even when the gate refuses it alone
+    found = read("开课前退费能全额退吗？", message, alone=False)
+    assert (found.question, found.kind) == (message, TOPIC_SWITCH)
+    assert read("开课前退费能全额退吗？", message, alone=False, rules=parse_rules("-own_level")).kind == FOLLOW_UP
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("开课前退费能全额退吗？", "那三级呢", "三级开课前退费能全额退吗？"),
+    ("我交了4800上了4节能退多少？", "三级能退多少", "我交了4800上了4节三级能退多少？"),
+])
+def test_own_level_a_level_with_only_an_asking_is_still_a_follow_up(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+
+
+def test_subject_a_space_between_chinese_clauses_separates_them():
+    # students write clauses apart with spaces on a phone: the earlier ones are the student's case and stay
+    facts = shipped_facts()
+    assert subject("孩子报了一级 交了3600 上了7节了还能退吗", facts) == "孩子报了一级，交了3600，上了7节了"
+    assert subject("在 App 内能申请退费吗", facts) == "在App内退费"  # no clause break around a Latin word
+    found = read("孩子报了一级 交了3600 上了7节了还能退吗", "能退多少钱捏", alone=False)
+    assert found.question == "孩子报了一级，交了3600，上了7节了能退多少钱？"
+
+
+@pytest.mark.parametrize(("previous", "message", "expected", "rule"), [
+    # 「已上课时超过总课时的一半（即超过 8 课时）后，不再受理退费申请」: only the bound changes
+    ("上了超过8节还能退吗？", "那刚好8节呢", "上了刚好8节还能退吗？", "slot.bound"),
+    # 「线上班与线下班互转」 is a kind of transfer: 「换到线下」 replaces 「换个时段」, it does not add a class
+    ("我才上了2节，能免费换个时段吗？", "换到线下呢", "我才上了2节，能免费换到线下吗？", "slot.transfer"),
+])
+def test_slots_bounds_and_transfer_phrasings_swap(previous, message, expected, rule):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+    assert rule in found.rules
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    # 「教材费一经领取不予退还」-style questions: a fee of its own and the refund's verb, after a question about a level
+    ("二级适合什么水平的？", "那教材费退不退"),
+    ("线上班一节课多长时间？", "那学费能退吗"),
+])
+def test_own_subject_a_matter_named_by_its_verb_with_a_thing_of_its_own_stays(previous, message):
+    assert read(previous, message, alone=True).kind == TOPIC_SWITCH
+    assert read(previous, message, alone=True, rules=parse_rules("-own_subject")).kind == FOLLOW_UP
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    ("四级教材费多少？", "领了能退吗"),  # names no thing of its own
+    ("我三级已经上了4节，转到四级要补多少？", "转二级呢，是退钱吗"),  # its level swaps the previous one
+    ("退费要多久？", "那学费能退吗"),  # the verb is the previous question's own
+])
+def test_own_subject_a_verb_alone_does_not_make_a_new_question(previous, message):
+    assert not own_subject(message, True, previous, shipped_facts())
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # the words leading an asking go with it: 「最长 6 个月」 is asked by 最长多久, 「每周上几次」 is one asking
+    ("保留学籍最长多久？", "要什么证明", "保留学籍要什么证明？"),
+    ("二级每周上几次课？", "每次多久", "二级每次多久？"),
+])
+def test_subject_drops_the_words_that_lead_the_asking(previous, message, expected):
+    assert read(previous, message, alone=True).question == expected
+
+
+def test_relational_replaces_the_fee_the_previous_question_asked():
+    # 「报读三级（总课时 16）」: the total of lessons is the level's, not its fee's
+    assert read("三级学费多少？", "总课时是多少", alone=True).question == "三级总课时是多少？"
+    assert read("三级学费多少？", "总课时是多少", alone=True, rules=parse_rules("-relational")).kind == TOPIC_SWITCH

@@ -1,0 +1,12 @@
+"""bench.followups: the odd / even halves of a threads file (one to develop on, one held back)."""
+
+from __future__ import annotations
+
+from bench.followups import half
+
+
+def test_half_keeps_the_threads_of_one_parity():
+    threads = {"1": [{"turn": "1"}], "2": [{"turn": "1"}], "13": [{"turn": "1"}], "t04": [{"turn": "1"}]}
+    assert sorted(half(threads, "odd")) == ["1", "13"]
+    assert sorted(half(threads, "even")) == ["2"]
+    assert half(threads, "all") is threads
