@@ -122,3 +122,15 @@ def test_a_list_price_is_paid_only_without_a_discount(question, paid, full):
 ])
 def test_two_levels_with_a_difference_asked_move_from_the_first_to_the_second(question, target):
     assert read_case(question, shipped_facts()).target == target
+
+
+@pytest.mark.parametrize(("question", "weeks"), [
+    ("上了一个礼拜的课 想退", 1.0), ("上了两礼拜了", 2.0), ("已经上了七个星期了", 7.0), ("上了三个星期", 3.0), ("上了两周", 2.0),
+])
+def test_weeks_are_read_in_every_week_word(question, weeks):
+    assert case_facts(question, shipped_facts()).get("weeks") == {weeks}
+
+
+@pytest.mark.parametrize("question", ["礼拜三上课吗", "星期六能转班吗", "周三晚上的班"])
+def test_a_weekday_is_no_count_of_weeks(question):
+    assert "weeks" not in case_facts(question, shipped_facts())
