@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from core.answerability.rule_api import Analyzer
 from core.case.intent import wants_transfer
+from core.case.kinds import latin_level_letters
 from core.case.words import case_words as _case_word_lists
 from core.case.words import said
 from core.language.figures import extract_figures
@@ -245,9 +246,10 @@ def self_description(question: str, found: Sequence[Term]) -> set[str]:
 
 def case_words(question: str, found: Sequence[Term]) -> set[str]:
     """Words the corpus never uses that are part of how a student tells their own case (core/data/case_words.txt:
-    联报, 原价, 加 in 学费加教材, 还没开班, 头一回 …; the week word of a figure, 七个星期; in a question asking a transfer,
-    the channels and time slots moved between, 周末、周三晚上), in a question that asks a refund, a transfer or a
-    difference and tells the student's case: a figure of its own, or where the course is (「还没开始上」「开课后」).
+    联报, 原价, 加 in 学费加教材, 还没开班, 头一回 …; the week word of a figure, 七个星期; the L of a level, L3; in a
+    question asking a transfer, the channels and time slots moved between, 周末、周三晚上), in a question that asks a
+    refund, a transfer or a difference and tells the student's case: a figure of its own, or where the course is
+    (「还没开始上」「开课后」).
     The student's-case reader reads them, the documents compute the answer.
 
     Fixes 「我是二级 联报实付3800 上了两节课 退费多少」 (联 is background), 「职场级原价报的，还没开始上，想退，能拿回多少」
@@ -264,6 +266,7 @@ def case_words(question: str, found: Sequence[Term]) -> set[str]:
     compact = normalize(re.sub(r"\s+", "", question))
     present = [w for w in _CASE_PHRASES if w in compact]
     present += [normalize(unit) for f in figures for unit in _WEEK_UNITS if f.text.rstrip().endswith(unit)]
+    present += sorted(latin_level_letters(question))  # the L of 「L3」: the case reader reads the level
     if transfer:
         present += [w for w in _SLOT_PHRASES if w in compact]
     return {t.text for t in found if not t.known and not t.is_number

@@ -110,6 +110,9 @@ def test_self_description_leaves_out_background_but_not_a_pointing_back_clause(a
     ("我二级上了4节课，想从周末班换到周三晚上的班，第一次转班，要钱吗", ("周末", "周三", "晚上")),
     ("入门级才上了一节 想从晚上班换到周末班 头一回转 收钱吗", ("头一回", "晚上", "周末")),
     ("入门级 开课后上了1节想换个晚上的时段 头一回转 要钱不", ("头一回", "晚上")),
+    # the L of a level the case reader reads (L3 = 三级)
+    ("L3 上了一节 不想学了 退多少", ("l",)),
+    ("L1转L2要补多少差价", ("l",)),
 ])
 def test_case_words_leave_out_how_a_student_tells_their_case(analyzer, question, context):
     assert sorted(analyzer().context_words(question, GLOSSARY)) == sorted(context)
@@ -124,6 +127,7 @@ def test_case_words_leave_out_how_a_student_tells_their_case(analyzer, question,
     "周末班能退费吗",  # no case told: 周末 still counts
     "周末班 上了3节 能退多少",  # a refund, not a transfer: the slot still counts
     "星期六能办退费吗 上了3节",  # 星期 is no unit of a figure here
+    "有L5吗",  # no computation asked: the L still counts
 ])
 def test_case_words_keep_what_the_question_asks_about(analyzer, question):
     assert analyzer().context_words(question, GLOSSARY) == ()
