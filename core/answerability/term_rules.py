@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.answerability.rule_api import Analyzer
+from core.case.intent import wants_transfer
+from core.case.kinds import latin_level_letters
 from core.case.words import case_words as _case_word_lists
 from core.case.words import said
 from core.language.figures import extract_figures
@@ -39,12 +41,16 @@ _ASKING_RE = re.compile("|".join(sorted(map(re.escape, ASKING_MARKERS), key=len,
 _CLAUSE_RE = re.compile(r"(?<=[，,。！!？?；;])|\s+")
 _POINTS_BACK_RE = re.compile(r"[这那]")
 # The case reader's lists that say how a student tells their case (not the one-character verbs 转/换/退/书 …).
-_CASE_LISTS = ("before", "after", "never_moved", "again", "past_transfer", "list_price", "full_price", "discount",
-               "with_joiner", "together", "contains", "not_got", "two_level_move", "sum_asked")
+_CASE_LISTS = ("before", "after", "never_moved", "first_time", "again", "past_transfer", "list_price", "full_price",
+               "discount", "with_joiner", "together", "contains", "not_got", "two_level_move", "sum_asked")
 _CASE_PHRASES = tuple(sorted({normalize(w) for name in _CASE_LISTS for w in _case_word_lists()[name] if len(w) >= 2}
                              | {normalize(w) for w in _case_word_lists()["with_joiner"]}, key=len, reverse=True))
+# The class's channels and time slots (周末、周三、晚上、线上 …): a student's case only in a question asking a transfer.
+_SLOT_PHRASES = tuple(sorted({normalize(w) for w in _case_word_lists()["slot"]}, key=len, reverse=True))
+_WEEK_UNITS = tuple(_case_word_lists()["week_unit"])  # 周 星期 礼拜: a case word as the unit of a figure (七个星期)
 _LESSON_UNITS = frozenset(_case_word_lists()["lesson_unit"])  # 课时 节课 节 课
-_COMPUTATION_INTENTS = ("refund_intent", "transfer_intent", "difference_intent")
+_COMPUTATION_INTENTS = ("refund_intent", "difference_intent", "level_move")
+_STAGE_LISTS = ("before", "after")  # 「还没开始上」「开课后」: where the course is, told without a figure
 
 
 # --- the text jieba cuts -------------------------------------------------------------------------
@@ -240,15 +246,28 @@ def self_description(question: str, found: Sequence[Term]) -> set[str]:
 
 def case_words(question: str, found: Sequence[Term]) -> set[str]:
     """Words the corpus never uses that are part of how a student tells their own case (core/data/case_words.txt:
-    联报, 原价, 加 in 学费加教材, 还没开班 …), in a question that asks a refund, a transfer or a difference and gives
-    a figure of its own: the student's-case reader reads them, the documents compute the answer.
+    联报, 原价, 加 in 学费加教材, 还没开班, 头一回 …; the week word of a figure, 七个星期; the L of a level, L3; in a
+    question asking a transfer, the channels and time slots moved between, 周末、周三晚上), in a question that asks a
+    refund, a transfer or a difference and tells the student's case: a figure of its own, or where the course is
+    (「还没开始上」「开课后」).
+    The student's-case reader reads them, the documents compute the answer.
 
-    Fixes 「我是二级 联报实付3800 上了两节课 退费多少」 (联 is background). Must not break 「有联报优惠吗」 (no
-    computation asked: 联报 still counts) nor 「转到雅思班要补多少」 (雅思 is no word of a student's case).
+    Fixes 「我是二级 联报实付3800 上了两节课 退费多少」 (联 is background), 「职场级原价报的，还没开始上，想退，能拿回多少」
+    (a refund before the start) and 「上了4节课，想从周末班换到周三晚上的班，第一次转班，要钱吗」. Must not break
+    「有联报优惠吗」 (no computation asked: 联报 still counts), 「转到雅思班要补多少」 (雅思 is no word of a student's case),
+    nor 「周末班能退费吗」 (no case told: 周末 still counts).
     """
-    if not any(said(question, name) for name in _COMPUTATION_INTENTS) or not extract_figures(question):
+    transfer = wants_transfer(question)  # its words, 「第二次转」, or a move between slots (「想换个晚上的时段」)
+    if not transfer and not any(said(question, name) for name in _COMPUTATION_INTENTS):
+        return set()
+    figures = extract_figures(question)
+    if not figures and not any(said(question, name) for name in _STAGE_LISTS):
         return set()
     compact = normalize(re.sub(r"\s+", "", question))
     present = [w for w in _CASE_PHRASES if w in compact]
+    present += [normalize(unit) for f in figures for unit in _WEEK_UNITS if f.text.rstrip().endswith(unit)]
+    present += sorted(latin_level_letters(question))  # the L of 「L3」: the case reader reads the level
+    if transfer:
+        present += [w for w in _SLOT_PHRASES if w in compact]
     return {t.text for t in found if not t.known and not t.is_number
             and any(normalize(t.text) in w for w in present)}

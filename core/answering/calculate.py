@@ -147,7 +147,7 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
             return Result(REFUND, WHOLE, rules=_src(facts.before_start), needs=tuple(needs[:1]))
         amount, step = paid
         return Result(REFUND, WHOLE, final=amount, word=FINAL_REFUND, rules=_src(facts.before_start), paid=step,
-                      extra=extra, paid_said=case.paid)
+                      extra=extra, paid_said=case.paid, full_price=case.full_price)
     level = case.level
     found_limit = limit_of(facts, level)
     limit = found_limit[:2] if found_limit is not None else None
@@ -246,8 +246,12 @@ def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:
         window = facts.free_transfer.value
         limit = (window, facts.free_transfer.source)
         if case.taken is not None and case.taken > window:
-            return Result(TRANSFER, BEYOND, rules=_src(facts.free_transfer), taken=case.taken, limit=limit, times=times,
-                          steps=worked)
+            late = facts.late_transfer_fee
+            if late is None:  # the documents do not say what a first transfer after the window costs
+                return Result(TRANSFER, BEYOND, rules=_src(facts.free_transfer), taken=case.taken, limit=limit,
+                              times=times, steps=worked)
+            return Result(TRANSFER, COMPUTED, final=late.value, word=FINAL_FEE, rules=_src(facts.free_transfer, late),
+                          taken=case.taken, limit=limit, times=times, steps=(*worked, Step("", late.value, _src(late))))
         return Result(TRANSFER, COMPUTED, final=0.0, word=FINAL_FEE, rules=_src(facts.free_transfer), times=times,
                       steps=(Step("", 0.0, _src(facts.free_transfer)),))
     return None
@@ -263,12 +267,16 @@ def transfer_total(count: int, taken: float | None, facts: SchoolFacts, *, first
     first_paid, amount = fee.value
     last = first + count - 1
     free_ok = free is not None and (taken is None or taken <= free.value)
-    if any(k < first_paid and not (k == 1 and free_ok) for k in range(first, last + 1)):
+    late = facts.late_transfer_fee if free is not None and not free_ok else None  # the first after the window
+    if any(k < first_paid and not (k == 1 and (free_ok or late is not None)) for k in range(first, last + 1)):
         if free is not None and taken is not None and taken > free.value and first == 1:
             return Result(TRANSFER, BEYOND, rules=_src(free), taken=taken, limit=(free.value, free.source), times=1)
         return None
     steps: list[Step] = []
-    if first == 1 and first_paid > 1:
+    if first == 1 and first_paid > 1 and late is not None:
+        steps.append(Step(f"第 1 次在开课后 {format_number(free.value)} 课时之后（已上 {format_number(taken or 0.0)} "  # type: ignore[union-attr]
+                          f"课时），{format_number(late.value)} 元", late.value, _src(late)))
+    elif first == 1 and first_paid > 1:
         steps.append(Step(f"第 1 次在开课后 {format_number(free.value)} 课时内，免费", 0.0, _src(free)))  # type: ignore[union-attr]
     start = max(first, first_paid)
     paid_count = last - start + 1
@@ -276,11 +284,13 @@ def transfer_total(count: int, taken: float | None, facts: SchoolFacts, *, first
     span = f"第 {start} 次" if paid_count == 1 else f"第 {start}–{last} 次"
     steps.append(Step(f"{span}每次 {format_number(amount)} 元，{paid_count} × {format_number(amount)} = "
                       f"{format_number(paid_total)} 元", paid_total, _src(fee)))
+    total = round_amount(sum(step.value or 0.0 for step in steps), rounding(facts))
     parts = " + ".join(format_number(step.value or 0.0) for step in steps)
-    total_text = f"{parts} = {format_number(paid_total)}" if len(steps) > 1 else format_number(paid_total)
-    steps.append(Step(total_text, paid_total, _src(free, fee) if first == 1 else _src(fee)))
-    return Result(TRANSFER, COMPUTED, final=paid_total, word=FINAL_FEE, rules=_src(free, fee) if first == 1 else _src(fee),
-                  times=count, first_transfer=first, steps=tuple(steps))
+    total_text = f"{parts} = {format_number(total)}" if len(steps) > 1 else format_number(total)
+    rules = (_src(free, late, fee) if late is not None else _src(free, fee)) if first == 1 else _src(fee)
+    steps.append(Step(total_text, total, rules))
+    return Result(TRANSFER, COMPUTED, final=total, word=FINAL_FEE, rules=rules, times=count, first_transfer=first,
+                  steps=tuple(steps))
 
 
 def difference(case: StudentCase, facts: SchoolFacts) -> Result | None:
@@ -307,15 +317,31 @@ def difference(case: StudentCase, facts: SchoolFacts) -> Result | None:
                   f"{format_number(diff)} 元", diff, _src(rule, new, old))]
     rules = _src(rule, old) + (_src(new) if new.source != old.source else ())
     fee = facts.transfer_fee
-    if fee is not None and case.times is not None and case.times >= fee.value[0]:
-        net = round_amount(diff + fee.value[1] if up else diff - fee.value[1], rounding(facts))
+    late = _late_first(case, facts)
+    if late is not None or (fee is not None and case.times is not None and case.times >= fee.value[0]):
+        charged, window, taken = (late[0], late[1], late[2]) if late is not None else (fee, None, None)
+        amount = charged.value if late is not None else charged.value[1]  # type: ignore[union-attr]
+        net = round_amount(diff + amount if up else diff - amount, rounding(facts))
         sign = "+" if up else "−"
-        steps.append(Step(f"{word} {format_number(diff)} {sign} {format_number(fee.value[1])} = {format_number(net)} 元",
-                          net, _src(rule, new, old, fee)))
-        return Result(DIFFERENCE, COMPUTED, final=net, word=word, steps=tuple(steps), rules=rules + _src(fee),
-                      times=case.times)
+        steps.append(Step(f"{word} {format_number(diff)} {sign} {format_number(amount)} = {format_number(net)} 元",
+                          net, _src(rule, new, old, charged)))
+        return Result(DIFFERENCE, COMPUTED, final=net, word=word, steps=tuple(steps), rules=rules + _src(charged),
+                      times=case.times, taken=taken, limit=window)
     note = _src(fee) if fee is not None and case.times is None else ()
     return Result(DIFFERENCE, COMPUTED, final=diff, word=word, steps=tuple(steps), rules=rules, fee_note=note)
+
+
+def _late_first(case: StudentCase, facts: SchoolFacts) -> tuple[Fact, tuple[float, Source], float] | None:
+    """(the late fee's fact, the free window, the lessons attended) when this is the first transfer, made after the free
+    window, and the documents state what that costs; None otherwise."""
+    free, late = facts.free_transfer, facts.late_transfer_fee
+    if case.times != 1 or free is None or late is None:
+        return None
+    derived = taken_of(case, facts.for_level("lessons_per_level", case.level),
+                       facts.for_level("lessons_per_week", case.level))
+    if derived is None or derived[0] <= free.value:
+        return None
+    return late, (free.value, free.source), derived[0]
 
 
 def _numeral(level: int | None) -> str:

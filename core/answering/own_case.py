@@ -184,6 +184,13 @@ def _transfer(result: Result, w: _Words) -> str:
         worked = "".join(f"{_spaced(step.text)}{w.marks(step.sources)}，" for step in result.steps)
         return w.quote(rule) + worked + (f"你已上 {format_number(result.taken)} 课时，超过了 {format_number(window)} 课时，"
                                 "资料没有写这时第一次转班怎样收费，请转人工确认。")
+    if result.limit is not None and result.final and len(result.steps) >= 1 and len(result.rules) > 1 \
+            and result.first_transfer == 1 and result.times == 1:  # a first transfer after the free window, its fee stated
+        late = result.rules[1]
+        worked = "".join(f"{_spaced(step.text)}{w.marks(step.sources)}，" for step in result.steps if step.text)
+        return (w.quote(rule) + worked + f"你已上 {format_number(result.taken)} 课时，超过了 "
+                f"{format_number(result.limit[0])} 课时：{w.clause(late)}。你这是第一次转班：{result.word} "
+                f"{format_number(result.final)} 元{w.marks([late])}。")
     if result.first_transfer > 1:  # 「转过一次 再转两次」: every one of them pays the fee (core.answering.calculate)
         total = result.steps[-1]
         each = format_number((total.value or 0.0) / (result.times or 1))
@@ -214,7 +221,10 @@ def _difference(result: Result, w: _Words) -> str:
         transfer = result.rules[-1]
         fee = result.steps[1]
         fee_value = fee.text.split(" = ")[0].split()[-1]
-        return ("".join(w.quote(r) for r in result.rules) + f"按你的数字：{step}；你这是第 {result.times} 次转班，另收 "
+        which = f"你这是第 {result.times} 次转班"
+        if result.limit is not None:  # a first transfer after the free window (the documents state its fee)
+            which += f"，已上 {format_number(result.taken)} 课时，超过了 {format_number(result.limit[0])} 课时"
+        return ("".join(w.quote(r) for r in result.rules) + f"按你的数字：{step}；{which}，另收 "
                 f"{fee_value} 元：" + _spaced(fee.text) + w.marks([*result.steps[0].sources, transfer]) + "。")
     fee = result.fee_note[0] if result.fee_note and w.cite(result.fee_note[0]) is not None else None
     note = f"（如果这不是第一次转班：{w.clause(fee)}）" if fee else ""

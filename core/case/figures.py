@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from core.case.words import alt
+from core.case.words import alt, words
 from core.language.figures import extract_figures
 from core.values import Figure
 
@@ -79,7 +79,7 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False, after_divid
         kind = LESSONS
     elif written.startswith("第") and written.endswith("次"):
         kind = ORDINAL
-    elif written.endswith(("周", "星期")):
+    elif written.endswith(words("week_unit")):  # 两周, 一个礼拜, 七个星期
         kind = WEEKS
     elif written.endswith(("天", "工作日")):
         kind = DAYS

@@ -16,10 +16,23 @@ from core.values.case import StudentCase
 TRANSFER, DIFFERENCE, REFUND, BEFORE_START = "transfer", "difference", "refund", "before_start"
 # 「第二次转」「转了两次班」: a transfer counted, whatever the numeral.
 _COUNTED_RE = re.compile(rf"第.{{1,2}}次{alt('moved')}|{alt('moved')}了.{{1,3}}次班")
+_CLAUSE_RE = re.compile(r"[\s,，。；;！!？?、]+")
+_MOVED_RE = re.compile(alt("moved"))
+
+
+def slot_move(question: str) -> bool:
+    """A move between the class's channels or time slots (「想从周末班换到周三晚上的班」「从线上换到线下」「想换个晚上的
+    时段」): a clause where a slot word follows a word of moving (转/换/调) — a transfer within the same level
+    (「早上八点能转人工吗」 names the time before 转: no move to it)."""
+    for clause in _CLAUSE_RE.split(question):
+        verb = _MOVED_RE.search(clause)
+        if verb is not None and said(clause[verb.end():], "slot"):
+            return True
+    return False
 
 
 def wants_transfer(question: str) -> bool:
-    return said(question, "transfer_intent") or bool(_COUNTED_RE.search(question))
+    return said(question, "transfer_intent") or bool(_COUNTED_RE.search(question)) or slot_move(question)
 
 
 def wants_refund(question: str) -> bool:
@@ -36,7 +49,9 @@ def wants_difference(case: StudentCase, question: str) -> bool:
     … 退多少」: a move to another level asking an amount is the difference, whatever the transfer fee)."""
     if case.target is not None and case.level is not None and case.target != case.level and asks_amount(question):
         return True
-    return (case.target is not None or bool(case.levels)) and said(question, "difference_intent") \
+    # 「从线上换到线下」「换到周末班」: a move to a channel or slot, no level named as the target, is the same level.
+    moves = said(question, "level_move") and not (case.target is None and slot_move(question))
+    return (case.target is not None or bool(case.levels)) and (said(question, "difference_intent") or moves) \
         and not (case.target is None and wants_refund(question) and not said(question, "difference_word"))
 
 

@@ -101,6 +101,11 @@ def _level_patterns(levels: tuple[Level, ...]) -> tuple[re.Pattern[str] | None, 
     return name_re, re.compile(_LATIN_LEVEL, re.IGNORECASE), target
 
 
+def latin_level_letters(text: str) -> set[str]:
+    """The Latin word of every level written 「L3」「level 2」 in `text` (lowercased: {"l"}), for the gate to leave out."""
+    return {m.group(0)[:m.start(1) - m.start(0)].strip().lower() for m in re.finditer(_LATIN_LEVEL, text, re.IGNORECASE)}
+
+
 def level_number(word: str, facts: SchoolFacts) -> int | None:
     """入门级 / 一级 / 1级 / level 1 / L1 → 1 (None when the documents have no such level)."""
     for level in facts.levels:
@@ -216,9 +221,18 @@ def discount(r: Reading) -> Iterable[object]:
 
 def with_textbook(r: Reading) -> Iterable[object]:
     """金额是否含教材费 — 「连教材一共交了3880」「交了4480 含280教材费」「学费多少 含教材费吗」: the amount paid (or asked
-    about) includes the textbook fee; a general 「学费包含教材费吗」 (no amount, no level) states no case."""
+    about) includes the textbook fee; a general 「学费包含教材费吗」 (no amount, no level) states no case. An amount
+    that is exactly the named level's tuition plus the textbook fee the documents state, said with the textbook
+    (「四级 还没开课 教材也领了 一共交了5880」: 5600 + 280), includes it too."""
     specific = own_money(r) or any(k.kind == MONEY for k in r.figures) or "level" in r.found
-    return {"included"} if specific and includes_textbook(r.text) else set()
+    if specific and includes_textbook(r.text):
+        return {"included"}
+    book = r.facts.textbook_fee
+    if book is None or not said(r.text, "book_strict"):
+        return set()
+    levels = [int(lv) for lv in r.found.get("level", ()) if isinstance(lv, float)]
+    sums = {round(t.value[1] + book.value, 2) for lv in levels if (t := r.facts.tuition_of(lv)) is not None}
+    return {"included"} if any(round(k.figure.value, 2) in sums for k in own_money(r)) else set()
 
 
 def level(r: Reading) -> Iterable[object]:
@@ -467,5 +481,5 @@ def parse_kinds(spec: str | None) -> KindSet:
     return ALL_KINDS.without(*off) if off else KindSet(frozenset(keep))
 
 
-__all__ = ["ALL_KINDS", "KINDS", "KIND_NAMES", "LABELS", "Kind", "KindSet", "Reading", "parse_kinds",
+__all__ = ["ALL_KINDS", "KINDS", "KIND_NAMES", "LABELS", "Kind", "KindSet", "Reading", "latin_level_letters", "parse_kinds",
            "LESSONS", "LEVEL", "MONEY", "ORDINAL", "REMAINING", "WEEKS", "HALF"]

@@ -258,11 +258,15 @@ def before_start(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]
 
 
 def transfers(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -> Found:
-    """「开课后 4 课时内，可以免费转班一次」 (the window) and 「从第二次转班起，每次收取 100 元」 (from which, how much)."""
+    """「开课后 4 课时内，可以免费转班一次」 (the window), 「从第二次转班起，每次收取 100 元」 (from which, how much) and,
+    when the documents say it, what a first transfer after the window costs (「已上课时超过 6 课时后才第一次转班的，
+    同样收取 135 元转班手续费」: the first amount after the first-transfer word, in a sentence saying the window is past)."""
     out: Found = {}
     for s in sents:
         if not has(s.text, "transfer"):
             continue
+        if "late_transfer_fee" not in out and (late := _late_fee(s.text)) is not None:
+            out["late_transfer_fee"] = Fact("late_transfer_fee", late, s.source)
         if "free_transfer" not in out and has(s.text, "free_transfer"):
             window = _figure_after(s.text, "", "课时")
             if window is not None:
@@ -273,6 +277,14 @@ def transfers(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -
             if ordinal is not None and amount is not None:
                 out["transfer_fee"] = Fact("transfer_fee", (int(ordinal.value), amount), s.source)
     return out
+
+
+def _late_fee(text: str) -> float | None:
+    """The amount a first transfer after the free window costs, when `text` states it (see `transfers`)."""
+    first = min((i for word in fact_words()["late_transfer_first"] if (i := text.find(word)) >= 0), default=-1)
+    if first < 0 or not has(text, "late_transfer_after") or has(text[first:], "free_transfer"):
+        return None
+    return _amount(text[first:])
 
 
 def level_difference(_: Sequence[Line], sents: Sequence[Line], __: tuple[Level, ...]) -> Found:
@@ -355,7 +367,10 @@ READERS: tuple[FactReader, ...] = (
                 ("half_rule", "超过一半不再退费", "「已上课时超过总课时的一半后，不再受理退费」")), optional=("half_rule",)),
     FactReader("before_start", before_start, (("before_start", "开课前退费", "「开课前申请退费的，学费全额退还」"),)),
     FactReader("transfers", transfers, (("free_transfer", "免费转班的课时范围", "「开课后 N 课时内，可以免费转班一次」"),
-                                        ("transfer_fee", "转班手续费", "「从第 N 次转班起，每次收取 N 元转班手续费」"))),
+                                        ("transfer_fee", "转班手续费", "「从第 N 次转班起，每次收取 N 元转班手续费」"),
+                                        ("late_transfer_fee", "过了免费范围才第一次转班的手续费",
+                                         "「已上课时超过 N 课时后才第一次转班的，收取 N 元转班手续费」")),
+               optional=("late_transfer_fee",)),
     FactReader("level_difference", level_difference,
                (("level_difference", "转到不同级别的差价", "「转到不同级别的，按两个级别的学费差价多退少补」"),)),
     FactReader("service_hours", service_hours, (("service_hours", "人工服务时间", "「人工服务时间为每天 9:00–21:00」"),),

@@ -18,7 +18,7 @@ def _shown(fact: Fact) -> str:
         return f"{format_number(value)} 周"
     if fact.name in ("lessons_per_level", "lessons_per_week", "over_half", "free_transfer"):
         return f"{format_number(value)} 课时"
-    if fact.name in ("fee_minimum", "textbook_fee"):
+    if fact.name in ("fee_minimum", "textbook_fee", "late_transfer_fee"):
         return f"{format_number(value)} 元"
     if fact.name == "fee_rate":
         return f"{format_number(value * 100)}%"

@@ -102,6 +102,7 @@ class SchoolFacts:
     before_start: Fact | None = None  # value: True (a full refund before the course starts)
     free_transfer: Fact | None = None  # value: the lesson window of the free first transfer
     transfer_fee: Fact | None = None  # value: (from which transfer on, amount each time)
+    late_transfer_fee: Fact | None = None  # value: amount of a first transfer after the free window, when stated
     level_difference: Fact | None = None  # value: True (the difference of the two tuitions, either way)
     rounding: Fact | None = None  # value: core.language.money.Rounding, when the documents state one
     service_hours: Fact | None = None  # value: (start, end) in minutes after midnight, every day (转人工)

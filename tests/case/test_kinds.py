@@ -122,3 +122,31 @@ def test_a_list_price_is_paid_only_without_a_discount(question, paid, full):
 ])
 def test_two_levels_with_a_difference_asked_move_from_the_first_to_the_second(question, target):
     assert read_case(question, shipped_facts()).target == target
+
+
+@pytest.mark.parametrize(("question", "weeks"), [
+    ("上了一个礼拜的课 想退", 1.0), ("上了两礼拜了", 2.0), ("已经上了七个星期了", 7.0), ("上了三个星期", 3.0), ("上了两周", 2.0),
+])
+def test_weeks_are_read_in_every_week_word(question, weeks):
+    assert case_facts(question, shipped_facts()).get("weeks") == {weeks}
+
+
+@pytest.mark.parametrize("question", ["礼拜三上课吗", "星期六能转班吗", "周三晚上的班"])
+def test_a_weekday_is_no_count_of_weeks(question):
+    assert "weeks" not in case_facts(question, shipped_facts())
+
+
+def test_the_latin_word_of_a_level_is_found_for_the_gate():
+    from core.case.kinds import latin_level_letters
+
+    assert latin_level_letters("L1转L2要补多少差价") == {"l"} and latin_level_letters("level 2 上了3节") == {"level"}
+    assert latin_level_letters("我用apple pay付的") == set()
+
+
+@pytest.mark.parametrize(("question", "included"), [
+    ("四级 还没开课 教材也领了 一共交了5880 能退多少", True),  # 5600 + 280: the level's tuition plus the textbook fee
+    ("四级 交了5880 上了2节 能退多少", False),  # no word of the textbook: the amount is what was paid
+    ("四级 教材领了 交了5800 上了2节", False),  # not the sum
+])
+def test_an_amount_of_tuition_plus_textbook_said_with_the_textbook_includes_it(question, included):
+    assert read_case(question, shipped_facts()).with_textbook is included
