@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, Connection, DateTime, Integer, MetaData, String, Table, UniqueConstraint
+from sqlalchemy import Column, Connection, DateTime, Integer, MetaData, String, Table, UniqueConstraint, func
 from sqlalchemy import select as sa_select
 
 from core.answerability.glossary import (
@@ -96,6 +96,7 @@ class GlossaryStore:
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self._clock = clock
+        self._loaded: tuple[tuple, Glossary] | None = None  # (stamp, glossary) of the last load
         db.migrate(GLOSSARY_SCHEMA)
 
     @classmethod
@@ -103,10 +104,24 @@ class GlossaryStore:
         return cls(open_database(settings.db_url))
 
     def load(self) -> Glossary:
-        """The current glossary as an immutable value (cache it on `glossary.fingerprint`)."""
+        """The current glossary as an immutable value (cache it on `glossary.fingerprint`).
+
+        Every page rerun loads it, so one small statement reads a stamp first — the newest line of the append-only
+        change log (every write adds one in its transaction) and the entries' count and newest id — and while the
+        stamp is unchanged the glossary built last time is returned instead of reading and normalising every pair.
+        """
         with self.db.read("读取同义词表") as conn:
+            stamp = tuple(conn.execute(sa_select(
+                sa_select(func.max(glossary_changes.c.id)).scalar_subquery(),
+                sa_select(func.count()).select_from(glossary_entries).scalar_subquery(),
+                sa_select(func.max(glossary_entries.c.id)).scalar_subquery())).one())
+            loaded = self._loaded
+            if loaded is not None and loaded[0] == stamp:
+                return loaded[1]
             rows = conn.execute(sa_select(glossary_entries).order_by(glossary_entries.c.id)).all()
-        return Glossary(tuple(GlossaryEntry(r.term, r.synonym, r.who, _stamp(r.at)) for r in rows))
+        glossary = Glossary(tuple(GlossaryEntry(r.term, r.synonym, r.who, _stamp(r.at)) for r in rows))
+        self._loaded = (stamp, glossary)
+        return glossary
 
     def add(self, term: str, synonym: str, *, who: str, authorize: Authorize | None = None) -> GlossaryEntry:
         """Add “synonym → term”; InvalidGlossary if the pair is bad or already there."""

@@ -178,3 +178,34 @@ def test_import_bad_file_names_the_row_and_saves_nothing(empty_store, data, mess
 def test_write_then_read_csv_is_identity():
     entries = (GlossaryEntry("学费", "价钱，多少"), GlossaryEntry("保留学籍", "先停一停\"吧\""))
     assert read_csv(write_csv(entries)) == [(e.term, e.synonym) for e in entries]
+
+
+def test_store_reuses_the_built_glossary_until_any_instance_changes_it(database_url):
+    """A rerun's load reads one stamp and returns the glossary built last time; a change made through another
+    process's store (a second console or the service) is seen by the next load, whichever way it was made."""
+    from sqlalchemy import event
+
+    first_db, second_db = Database(database_url), Database(database_url)
+    mine, theirs = GlossaryStore(first_db), GlossaryStore(second_db)
+    try:
+        for entry in mine.load().entries:
+            mine.remove(entry.term, entry.synonym, who="测试")
+        mine.add("学费", "价钱", who="王老师")
+        mine.add("学费", "价格", who="王老师")
+        built = mine.load()
+        statements: list[str] = []
+        event.listen(first_db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+        assert mine.load() is built and len(statements) == 1  # only the stamp was read
+
+        theirs.remove("学费", "价格", who="李老师")  # the newest entry removed, then a pair added:
+        theirs.add("学费", "多少钱", who="李老师")  # on SQLite the new row may take the removed row's id
+        after = mine.load()
+        assert after is not built
+        assert {(e.term, e.synonym) for e in after.entries} == {("学费", "价钱"), ("学费", "多少钱")}
+        assert mine.load() is after
+
+        theirs.import_csv("标准词,同义词\n保留学籍,暂停\n", who="李老师")
+        assert ("保留学籍", "暂停") in {(e.term, e.synonym) for e in mine.load().entries}
+    finally:
+        first_db.dispose()
+        second_db.dispose()
