@@ -20,7 +20,7 @@ from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, Text,
 from core.clock import as_utc, utcnow
 from core.corpus.files import MAX_NAME_BYTES
 from core.errors import StoreError
-from core.stores.corpus_versions import newest_generation, version_log
+from core.stores.corpus_versions import CORPUS_SCHEMA, generation_column, version_log
 from core.stores.db import Database, Migration, Schema, changed, create_tables
 from core.stores.roles import Authorize, User, require
 from core.values import Contradiction
@@ -73,7 +73,9 @@ class ContradictionStore:
     def current(self) -> tuple[Contradiction, ...]:
         """The open contradictions against the database's corpus, read again only when a save (any instance's),
         a record or a dismissal may have changed them: what an answer is checked against, question after question."""
-        key = (newest_generation(self.db), self.stamp())
+        self.db.migrate(CORPUS_SCHEMA)
+        with self.db.read("读取资料前后矛盾") as conn:  # one statement: asked before every answer is shown
+            key = tuple(conn.execute(select(generation_column(), *self._stamp_columns())).one())
         if self._memo[0] != key:
             self._memo = (key, tuple(r.contradiction for r in self.open()))
         return self._memo[1]
@@ -102,9 +104,13 @@ class ContradictionStore:
     def stamp(self) -> tuple[int, int]:
         """(newest row id, rows dismissed): changes whenever what `open` returns may, short of a corpus save."""
         with self.db.read("读取资料前后矛盾") as conn:
-            row = conn.execute(select(func.coalesce(func.max(contradictions.c.id), 0),
-                                      func.count(contradictions.c.dismissed_at))).one()
+            row = conn.execute(select(*self._stamp_columns())).one()
         return int(row[0]), int(row[1])
+
+    @staticmethod
+    def _stamp_columns():
+        return (select(func.coalesce(func.max(contradictions.c.id), 0)).scalar_subquery(),
+                select(func.count(contradictions.c.dismissed_at)).scalar_subquery())
 
     def open(self, texts: Mapping[str, str] | None = None) -> tuple[Recorded, ...]:
         """The contradictions not dismissed and not fixed in `texts` (source → newest text; default: the

@@ -149,7 +149,12 @@ def insert_version(conn: Connection, *, source: str, version: int, action: str, 
 
 def generation(conn: Connection) -> int:
     """The newest row id: it grows with every version any instance records (0 for none)."""
-    return int(conn.execute(sa_select(func.coalesce(func.max(corpus_versions.c.id), 0))).scalar_one())
+    return int(conn.execute(sa_select(generation_column())).scalar_one())
+
+
+def generation_column():
+    """`generation` as a scalar subquery, to read it in one statement with other stamps."""
+    return sa_select(func.coalesce(func.max(corpus_versions.c.id), 0)).scalar_subquery()
 
 
 def latest_rows(conn: Connection) -> dict[str, tuple[int, str, frozenset[str]]]:

@@ -166,6 +166,11 @@ class Database:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         elif parsed.get_backend_name() == "postgresql":
             event.listen(self.engine, "connect", _postgresql_lock_timeout(busy_timeout_ms))
+        # Reads run without a transaction of their own, as pysqlite already runs SELECTs on SQLite: under READ
+        # COMMITTED a read-only transaction adds nothing but a BEGIN and a ROLLBACK round trip per read, and a
+        # page rerun or a student's message makes several reads (writes, and reads that lock, use `transaction`).
+        self._reader: Engine = self.engine if self.is_sqlite else self.engine.execution_options(
+            isolation_level="AUTOCOMMIT")
         self._migrated: set[str] = set()
         with self.read("初始化数据库") as conn:
             ready = sa_inspect(conn).has_table("schema_migrations")
@@ -192,8 +197,10 @@ class Database:
 
     @contextmanager
     def read(self, action: str = "读取数据") -> Iterator[Connection]:
+        """A connection for reading: each statement sees what was committed when it ran (no transaction is
+        opened for it, so nothing written here would be rolled back: write in `transaction`)."""
         try:
-            with self.engine.connect() as conn:
+            with self._reader.connect() as conn:
                 yield conn
         except SQLAlchemyError as error:
             raise explain(error, action) from None

@@ -162,3 +162,28 @@ def test_database_bad_url_messages_say_what_to_check(message, expected):
 
     error = explain(OperationalError("connect", {}, Exception(message)), "打开数据库")
     assert expected in str(error) and "OperationalError）" not in str(error).replace("（OperationalError）", "")
+
+
+def test_database_reads_open_no_transaction_and_writes_still_do(database_url, database_engine):
+    """A read costs one round trip per statement: on PostgreSQL no BEGIN/ROLLBACK around it (each statement is its
+    own transaction, so two statements a moment apart see different transaction start times), as pysqlite already
+    reads on SQLite; a transaction still is one (its statements share one start time, an error rolls all back)."""
+    db = Database(database_url)
+    try:
+        db.migrate(_schema())
+        if database_engine == "postgresql":
+            with db.read() as conn:
+                first = conn.execute(text("SELECT now()")).scalar_one()
+                conn.execute(text("SELECT pg_sleep(0.02)"))
+                second = conn.execute(text("SELECT now()")).scalar_one()
+            assert second > first
+            with db.transaction() as conn:
+                first = conn.execute(text("SELECT now()")).scalar_one()
+                conn.execute(text("SELECT pg_sleep(0.02)"))
+                assert conn.execute(text("SELECT now()")).scalar_one() == first
+        with db.transaction() as conn:
+            conn.execute(insert(notes).values(id=1, body="写入"))
+        with db.read() as conn:
+            assert conn.execute(select(notes.c.body)).scalars().all() == ["写入"]
+    finally:
+        db.dispose()
