@@ -53,6 +53,7 @@ _SLOT_PHRASES = tuple(sorted({normalize(w) for w in _case_word_lists()["slot"]},
 _WEEK_UNITS = tuple(_case_word_lists()["week_unit"])  # 周 星期 礼拜: a case word as the unit of a figure (七个星期)
 _LESSON_UNITS = frozenset(_case_word_lists()["lesson_unit"])  # 课时 节课 节 课
 _COMPUTATION_INTENTS = ("refund_intent", "difference_intent", "level_move")
+_QUESTION_ENDS = ("呢", "？", "?")  # a clause ending so asks, whatever the what-is-asked reader reads in it
 _STAGE_LISTS = ("before", "after")  # 「还没开始上」「开课后」: where the course is, told without a figure
 
 
@@ -292,10 +293,9 @@ def circumstance_words(question: str, found: Sequence[Term], case: StudentCase |
     if case is None or told(case, question) is None:
         return set()
     clauses = [c.strip() for c in _CLAUSE_RE.split(question) if c and c.strip()]
-    # The clauses that ask: those holding the question's asking words (core.case.asked), else those with an asking
-    # marker (「好几个月」 tells a span, it does not ask one).
-    asked = [normalize(w) for w in read_asked(question).words]
-    asking = [c for c in clauses if any(w in normalize(c) for w in asked)] \
+    # The clauses that ask: those the what-is-asked reader reads an ask in (core.case.asked) or that end as a question
+    # (呢, ？); when none does, those with an asking marker. 「好几个月」 tells a span, it does not ask one.
+    asking = [c for c in clauses if read_asked(c).kinds or c.rstrip("，,。！!；;、 ").endswith(_QUESTION_ENDS)] \
         or [c for c in clauses if _ASKING_RE.search(c.rstrip("，,。！!；;、"))]
     asking_words: list[str] = []  # the words of the clauses that ask, which count
     for clause in asking:

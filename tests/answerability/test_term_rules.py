@@ -166,6 +166,8 @@ def test_circumstance_words_leave_out_what_a_student_tells_beside_a_whole_case(a
     ("二级 想转到雅思班 要补多少", "雅思"),  # no level to move to: the case is not whole
     ("上了3节 出差了 能退多少", "出差"),  # neither an amount paid nor a level
     ("三级交了4800 上了两节 出差了 学费能分期吗", "分期"),  # no refund, transfer or difference asked
+    ("二级交了4200 上了6节课 想退 能退多少 另外停车费怎么报销", "停车费"),  # a second ask: a way of doing
+    ("二级交了4200上了6节 能退多少 停车费呢", "停车费"),  # a clause ending in 呢 asks
 ])
 def test_circumstance_words_keep_what_the_question_asks_about(analyzer, question, word):
     assert word not in circumstances(analyzer, question)
