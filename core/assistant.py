@@ -118,10 +118,11 @@ class Assistant:
         if self.analyzer is None:
             found = Retrieval(question=text, candidates=hits)
         else:
-            terms, context = self.analyzer.split(read, self.glossary)
+            case = read_case(text, self.facts, self.case_kinds)
+            terms, context = self.analyzer.split(read, self.glossary, case=case)
             ranked = rank(terms, hits)
             asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
-                                own_case=computation(read_case(text, self.facts, self.case_kinds), text) is not None)
+                                own_case=computation(case, text) is not None)
             found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
                               measures=prefix_measures(terms, ranked, asked))
         if len(self._retrievals) >= RETRIEVALS_KEPT:
@@ -195,7 +196,8 @@ class Assistant:
 
     def _terms_of(self, question: str):
         if question not in self._terms:
-            self._terms[question] = self.analyzer.split(question, self.glossary)[0]
+            case = read_case(question, self.facts, self.case_kinds)
+            self._terms[question] = self.analyzer.split(question, self.glossary, case=case)[0]
         return self._terms[question]
 
     def _reused(self, retrieval: Retrieval, gate: Gate, reuse: Reuse) -> Outcome:

@@ -31,7 +31,7 @@ STAGES = {
     "tokens": "(analyzer, tokens, glossary, folds) -> tokens：改写整串词",
     "token": "(analyzer, token, glossary) -> pieces | None：重切一个粘连的词（第一条适用的生效）",
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
-    "terms": "(question, terms) -> 背景词：这些词不计入关键词",
+    "terms": "(question, terms, case) -> 背景词：这些词不计入关键词（case：学员情况读取器读出的情况，没读时为 None）",
     "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
 }
 
@@ -74,6 +74,8 @@ RULES: tuple[Rule, ...] = (
     Rule("self_description", "terms", "只出现在说自己情况的分句里的资料外的词不计入", term_rules.self_description),
     Rule("case_words", "terms", "问退费、转班、差价并给了自己数字的问题里，学员说自己情况的词（联报、原价、学费加教材）不计入",
          term_rules.case_words),
+    Rule("circumstance_words", "terms", "学员把自己的情况说全了（交了多少或级别、上了多少；哪一次转班；从哪一级到哪一级）时，资料和同义词表都没有的词是处境，不计入；"
+         "提问的分句里的词照算（只问金额的分句里，名词照算）", term_rules.circumstance_words),
     Rule(asked.RULE_NAME, "decide", "问的是金额、时长、年份、人、地点……时，命中片段里要有一句写了它、且说的是问题问的那件事",
          asked.check_asked),
 )

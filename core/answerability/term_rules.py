@@ -15,11 +15,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.answerability.rule_api import Analyzer
-from core.case.intent import wants_transfer
+from core.case.asked import read_asked
+from core.case.intent import told, wants_transfer
 from core.case.kinds import latin_level_letters
 from core.case.words import case_words as _case_word_lists
 from core.case.words import said
 from core.language.figures import extract_figures
+from core.language.lexicon import lexicon
 from core.language.text import normalize
 from core.language.words import (
     ASKING_MARKERS,
@@ -34,6 +36,7 @@ from core.language.words import (
 if TYPE_CHECKING:
     from core.answerability.glossary import Glossary
     from core.values import Term
+    from core.values.case import StudentCase
 
 _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _ASKING_RE = re.compile("|".join(sorted(map(re.escape, ASKING_MARKERS), key=len, reverse=True))
@@ -50,6 +53,7 @@ _SLOT_PHRASES = tuple(sorted({normalize(w) for w in _case_word_lists()["slot"]},
 _WEEK_UNITS = tuple(_case_word_lists()["week_unit"])  # 周 星期 礼拜: a case word as the unit of a figure (七个星期)
 _LESSON_UNITS = frozenset(_case_word_lists()["lesson_unit"])  # 课时 节课 节 课
 _COMPUTATION_INTENTS = ("refund_intent", "difference_intent", "level_move")
+_QUESTION_ENDS = ("呢", "？", "?")  # a clause ending so asks, whatever the what-is-asked reader reads in it
 _STAGE_LISTS = ("before", "after")  # 「还没开始上」「开课后」: where the course is, told without a figure
 
 
@@ -221,7 +225,7 @@ def numeral_topics(word: str) -> bool:
 
 # --- terms ---------------------------------------------------------------------------------------
 
-def self_description(question: str, found: Sequence[Term]) -> set[str]:
+def self_description(question: str, found: Sequence[Term], case: StudentCase | None = None) -> set[str]:
     """Words the corpus never uses that stand only in a clause where the asker describes themselves.
 
     Only for a question of several clauses whose asking clause (吗, 几, 多少, 什么, A-not-A, ？, a
@@ -244,7 +248,7 @@ def self_description(question: str, found: Sequence[Term]) -> set[str]:
             and not any(ch in ask_text for ch in normalize(t.text))}
 
 
-def case_words(question: str, found: Sequence[Term]) -> set[str]:
+def case_words(question: str, found: Sequence[Term], case: StudentCase | None = None) -> set[str]:
     """Words the corpus never uses that are part of how a student tells their own case (core/data/case_words.txt:
     联报, 原价, 加 in 学费加教材, 还没开班, 头一回 …; the week word of a figure, 七个星期; the L of a level, L3; in a
     question asking a transfer, the channels and time slots moved between, 周末、周三晚上), in a question that asks a
@@ -271,3 +275,40 @@ def case_words(question: str, found: Sequence[Term]) -> set[str]:
         present += [w for w in _SLOT_PHRASES if w in compact]
     return {t.text for t in found if not t.known and not t.is_number
             and any(normalize(t.text) in w for w in present)}
+
+
+def circumstance_words(question: str, found: Sequence[Term], case: StudentCase | None = None) -> set[str]:
+    """Words the corpus and the glossary never use, in a question whose student's case the case reader reads whole
+    (`case`, read by the one reader: core.case.intent.told — a refund with what was paid and how far the course is,
+    a transfer with which one or the lessons taken, a level difference with both levels): the documents compute the
+    answer from the case, and what else the student says is their circumstances (公司临时派我去外地, 太难了, 工作太忙).
+    A word in a clause that asks is the ask, and counts — except in a clause asking only the amount the computation
+    gives (能退多少), where a word jieba does not take for a noun (算算, 麻烦) is how the student asks; a noun there
+    (快递费多少) or a word in any other asking clause (能退到支付宝吗, 来得及吗) still counts.
+
+    Fixes 「四级交了5600 才上3节 公司派我出差 能退多少」 (出差 is background). Must not break
+    「二级交了4200 上了6节 退款能打到支付宝吗」 (asked: 支付宝 still counts), 「二级 想转到雅思班 要补多少」 (no level to move to:
+    雅思 still counts) nor 「上了3节 出差了 能退多少」 (nothing paid and no level: no case to compute).
+    """
+    if case is None or told(case, question) is None:
+        return set()
+    clauses = [c.strip() for c in _CLAUSE_RE.split(question) if c and c.strip()]
+    # The clauses that ask: those the what-is-asked reader reads an ask in (core.case.asked) or that end as a question
+    # (呢, ？); when none does, those with an asking marker. 「好几个月」 tells a span, it does not ask one.
+    asking = [c for c in clauses if read_asked(c).kinds or c.rstrip("，,。！!；;、 ").endswith(_QUESTION_ENDS)] \
+        or [c for c in clauses if _ASKING_RE.search(c.rstrip("，,。！!；;、"))]
+    asking_words: list[str] = []  # the words of the clauses that ask, which count
+    for clause in asking:
+        text = normalize(clause)
+        if read_asked(clause).kinds == ("amount",):  # asks the computed amount: only its nouns are what is asked
+            asking_words += [normalize(t.text) for t in found if normalize(t.text) in text and _noun(t.text)]
+        else:
+            asking_words.append(text)
+    return {t.text for t in found if not t.known and not t.is_number
+            and not any(normalize(t.text) in w for w in asking_words)}
+
+
+def _noun(word: str) -> bool:
+    """Whether jieba takes the word for a noun (n, nr, nz …), or does not know it: a thing a student may ask about."""
+    tag = lexicon().tags.get(word)
+    return tag is None or tag.startswith("n")

@@ -43,6 +43,7 @@ from core.values import Term
 if TYPE_CHECKING:
     from core.answerability.glossary import Glossary
     from core.corpus.profile import CorpusProfile
+    from core.values.case import StudentCase
 
 _LATIN_WORD_RE = re.compile(r"[a-z]+")
 
@@ -183,29 +184,33 @@ class TermAnalyzer:
             self._specificity[word] = min(1.0, idf / rarest) if n and rarest > 0 else 1.0
         return self._specificity[word]
 
-    def terms(self, question: str, glossary: Glossary | None = None) -> tuple[Term, ...]:
+    def terms(self, question: str, glossary: Glossary | None = None, *, case: StudentCase | None = None
+              ) -> tuple[Term, ...]:
         """The question's distinct words with weight > 0, glossary synonyms merged and mapped.
 
         Words the corpus never uses that only the asker's description of themselves holds are
-        left out (`context_words`).
+        left out (`context_words`); `case` as in `split`.
         """
-        return self.split(question, glossary)[0]
+        return self.split(question, glossary, case=case)[0]
 
-    def split(self, question: str, glossary: Glossary | None = None) -> tuple[tuple[Term, ...], tuple[str, ...]]:
-        """(`terms`, `context_words`) of the question from one cut, for callers that need both."""
+    def split(self, question: str, glossary: Glossary | None = None, *, case: StudentCase | None = None
+              ) -> tuple[tuple[Term, ...], tuple[str, ...]]:
+        """(`terms`, `context_words`) of the question from one cut, for callers that need both. `case`: the student's
+        case the case reader read from the question (core.case.read_case), for the rules that need it."""
         question = self.message(question)
         found = self._all_terms(question, glossary)
         context: set[str] = set()
         for rule in self._stage["terms"]:
-            context |= rule.function(question, found)
+            context |= rule.function(question, found, case)
         if not context:
             return found, ()
         return tuple(t for t in found if t.text not in context), tuple(t.text for t in found if t.text in context)
 
-    def context_words(self, question: str, glossary: Glossary | None = None) -> tuple[str, ...]:
+    def context_words(self, question: str, glossary: Glossary | None = None, *, case: StudentCase | None = None
+                      ) -> tuple[str, ...]:
         """Words the corpus never uses that stand only in a clause where the student describes
         themselves (rule `self_description`): 「我闺女测出来是二级，学费得交多少」 asks about 学费."""
-        return self.split(question, glossary)[1]
+        return self.split(question, glossary, case=case)[1]
 
     def _all_terms(self, question: str, glossary: Glossary | None) -> tuple[Term, ...]:
         tokens = self.tokens(question)

@@ -23,6 +23,7 @@ KIND_NAMES = {MONEY: "金额", LEVEL: "级别", LESSONS: "课时", WEEKS: "周�
 TOTAL, RATE = "total", "rate"  # roles of a lesson count that is a rule, not this student's figure
 HALF = "half"  # 「上了一半」: half of the total lessons, whatever the total is
 REMAINING = "remaining"  # 「还剩十节没上」: the lessons left
+_LESSON_UNITS = tuple(words("lesson_unit"))  # 课时 节 课 堂: a figure ending in one is a lesson count
 _REMAINING_BEFORE = re.compile(rf"{alt('remaining_before')}\s*$")
 _NOT_TAKEN_AFTER = re.compile(rf"\s*{alt('lesson_unit', optional=True)}\s*{alt('not_taken')}")
 _HALF_RE = re.compile(rf"{alt('half_taken')}\s*{alt('half_adverb', optional=True)}\s*(一半)(?!{alt('half_not_after')})")
@@ -74,7 +75,7 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False, after_divid
     elif written.endswith("课") and after.startswith("程"):  # 「交了四千八 课程还没开始」: 课 is the course's
         if _MONEY_BEFORE.search(before) or figure.value >= 100:
             kind = MONEY
-    elif written.endswith(("课时", "节", "课")) or (written.endswith("次") and (
+    elif written.endswith(_LESSON_UNITS) or (written.endswith("次") and (
             after.startswith("课") or _LESSON_BEFORE.search(before))):  # 上过4次 = 4 lessons
         kind = LESSONS
     elif written.startswith("第") and written.endswith("次"):

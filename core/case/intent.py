@@ -69,3 +69,21 @@ def computation(case: StudentCase, question: str) -> str | None:
     if wants_refund(question):
         return REFUND
     return None
+
+
+def told(case: StudentCase, question: str) -> str | None:
+    """The computation (as `computation`) when the question also tells the figures it works from, or None: a refund
+    needs what was paid (an amount, or a level to price) and how far the course is (lessons, weeks, 一半, before or
+    after the start); a transfer which one it is or the lessons taken (and no change of level); a level difference both levels. The gate leaves
+    out the other words of such a question (core.answerability.term_rules.circumstance_words): the documents compute
+    its answer, the rest is the student's circumstances. 「二级 想转到雅思班 要补多少」 names no level to move to: None."""
+    wanted = computation(case, question)
+    progress = any(v is not None for v in (case.taken, case.weeks, case.remaining, case.started)) or case.half
+    if wanted in (REFUND, BEFORE_START):
+        return wanted if (case.paid is not None or case.levels) and progress else None
+    if wanted == TRANSFER:  # two different levels read as a transfer fee is a reading in doubt: not told
+        moved = case.level is not None and case.target is not None
+        return wanted if (progress or case.times is not None or case.transfers is not None) and not moved else None
+    if wanted == DIFFERENCE:
+        return wanted if case.level is not None and case.target is not None else None
+    return None

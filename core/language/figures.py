@@ -38,9 +38,9 @@ _IDIOMS = ("一共", "一样", "一些", "一经", "一起", "一直", "一般",
            "七嘴八舌")
 _IDIOM_RE = re.compile(rf"(?<![{_CN_CHARS}\d])(?:{'|'.join(_IDIOMS)}|十分(?!钟)|(?<!分)之一)")
 
-# A lone 一 is a quantity only as an ordinal (第一) or when a measure word follows (一次, 一级).
+# A lone 一 is a quantity only as an ordinal (第一) or when a measure word follows (一次, 一级, 一堂).
 UNITS = ("个工作日", "个月", "个小时", "个课时", "个星期", "个礼拜", "工作日", "课时", "分钟", "小时", "星期", "礼拜", "个", "元", "块",
-         "级", "周", "天", "年", "月", "日", "次", "人", "位", "名", "节", "门", "种", "倍", "岁",
+         "级", "周", "天", "年", "月", "日", "次", "人", "位", "名", "节", "堂", "门", "种", "倍", "岁",
          "期", "班", "笔", "份", "张", "本", "套", "点", "课")
 _UNIT_RE = re.compile(rf"[ \t]?(?:{'|'.join(UNITS)})")
 

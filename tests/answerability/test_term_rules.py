@@ -10,9 +10,11 @@ from core.answerability.glossary import load_starter
 from core.answerability.rules import ALL_RULES, ENV_NAME, RULE_NAMES, RULES, STAGES, Rule, RuleSet, parse_rules
 from core.answerability.terms import TermAnalyzer
 from core.assistant import build_assistant
+from core.case import read_case
 from core.cli import main
 from core.errors import ConfigError
 from core.settings import Settings
+from tests.school import shipped_facts
 
 GLOSSARY = load_starter()
 
@@ -133,6 +135,53 @@ def test_case_words_keep_what_the_question_asks_about(analyzer, question):
     assert analyzer().context_words(question, GLOSSARY) == ()
 
 
+def circumstances(analyzer, question: str, rules: RuleSet = ALL_RULES) -> tuple[str, ...]:
+    """The words left out of `question` with the student's case read by the one case reader (shipped facts)."""
+    return analyzer(rules).context_words(question, GLOSSARY, case=read_case(question, shipped_facts()))
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    # a refund with the amount paid and the lessons taken, typed as one clause (self_description sees no clauses)
+    ("三级交了4800上了两节课最近加班太多想退能退多少", "加班"),
+    ("入门级交了3600才上了一节搬家了能退多少", "搬家"),
+    # 「好几个月」 tells a span, it does not ask one
+    ("四级交了5600，上了3节，单位要我去新加坡培训好几个月，想退，能退多少", "新加坡"),
+    # before the start, told by where the course is
+    ("二级交了4200 还没开课 奶奶病了 能退多少", "奶奶"),
+    # a level difference with both levels
+    ("我是二级的 交了4200 上了两节 家里有事 想转到一级 差价多少", "家里"),
+    # in the clause asking only the computed amount, a word jieba does not take for a noun is how the student asks
+    ("二级交了4200 上了6节课 想退 帮我瞅瞅能退多少", "瞅"),
+])
+def test_circumstance_words_leave_out_what_a_student_tells_beside_a_whole_case(analyzer, question, word):
+    assert word in circumstances(analyzer, question)
+    assert word not in circumstances(analyzer, question, ALL_RULES.without("circumstance_words"))
+    assert word in words(analyzer(), question)  # without the case read, nothing is left out
+    assert word not in [t.text for t in analyzer().terms(question, GLOSSARY, case=read_case(question, shipped_facts()))]
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    ("二级交了4200 上了6节 退款能打到支付宝吗", "支付宝"),  # the ask (a yes/no clause) names it
+    ("二级交了4200 上了6节 退费的话快递费多少", "快递费"),  # a noun in the clause asking an amount is what is asked
+    ("二级 想转到雅思班 要补多少", "雅思"),  # no level to move to: the case is not whole
+    ("上了3节 出差了 能退多少", "出差"),  # neither an amount paid nor a level
+    ("三级交了4800 上了两节 出差了 学费能分期吗", "分期"),  # no refund, transfer or difference asked
+    ("二级交了4200 上了6节课 想退 能退多少 另外停车费怎么报销", "停车费"),  # a second ask: a way of doing
+    ("二级交了4200上了6节 能退多少 停车费呢", "停车费"),  # a clause ending in 呢 asks
+])
+def test_circumstance_words_keep_what_the_question_asks_about(analyzer, question, word):
+    assert word not in circumstances(analyzer, question)
+    assert word in [t.text for t in analyzer().terms(question, GLOSSARY, case=read_case(question, shipped_facts()))]
+
+
+def test_circumstance_words_let_the_gate_compute_a_whole_case(corpus_index):
+    question = "入门级交了3600才上了一节搬家了能退多少"
+    decision = decide(corpus_index, question)
+    assert decision.answerable and "搬家" in decision.context_terms
+    assert not decide(corpus_index, question, "-circumstance_words").answerable
+    assert not decide(corpus_index, "四级交了5600 才上了3节 想退 退款能打到支付宝吗").answerable
+
+
 def test_latin_words_reach_the_glossary_and_unknown_ones_stay_absent(analyzer):
     terms = {t.text: t for t in analyzer().terms("你们口语课一共分几个level啊 课能先hold住吗", GLOSSARY)}
     assert terms["level"].forms == ("level", "级") and terms["level"].known
@@ -182,7 +231,8 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
     for rule in RULES:
         doc = rule.function.__doc__ or ""
         assert "Fixes" in doc and "Must not break" in doc, rule.name
-    assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "asked_attribute"} == set(RULE_NAMES)
+    assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words",
+                                           "asked_attribute"} == set(RULE_NAMES)
 
 
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():

@@ -150,3 +150,17 @@ def test_the_latin_word_of_a_level_is_found_for_the_gate():
 ])
 def test_an_amount_of_tuition_plus_textbook_said_with_the_textbook_includes_it(question, included):
     assert read_case(question, shipped_facts()).with_textbook is included
+
+
+@pytest.mark.parametrize(("question", "taken", "remaining"), [
+    ("二级交了4200 五堂课下来发现不适合 能退多少", 5.0, None),  # 堂 is a lesson's measure word, as 节 is
+    ("二级交了4200 还剩十堂没上 能退多少", None, 10.0),
+    ("三级交了4800 上了十七堂 想退", 17.0, None),
+])
+def test_a_count_of_lessons_by_their_measure_word_is_read(question, taken, remaining):
+    case = read_case(question, shipped_facts())
+    assert (case.taken, case.remaining) == (taken, remaining)
+
+
+def test_one_lesson_as_the_unit_is_no_count_taken():
+    assert read_case("一堂课多长时间", shipped_facts()).taken is None
