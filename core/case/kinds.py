@@ -187,6 +187,21 @@ def own_money(reading: Reading) -> list[KindedFigure]:
             and not textbook_price(reading.text, k.figure.span) and not list_price(reading.text, k.figure.span)]
 
 
+def tuition_and_total(reading: Reading) -> tuple[KindedFigure, KindedFigure] | None:
+    """Two amounts the student paid where one is the other plus the textbook fee the documents state
+    (「拼团价3800，加教材一共4080」: 3800 + 280): (the tuition, the total with the textbook), whichever order they
+    are said in; None otherwise."""
+    book = reading.facts.textbook_fee
+    if book is None:
+        return None
+    money = own_money(reading)
+    for tuition in money:
+        for total in money:
+            if total is not tuition and round(tuition.figure.value + book.value, 2) == round(total.figure.value, 2):
+                return tuition, total
+    return None
+
+
 # -- the kinds ----------------------------------------------------------------------------------------------------
 
 def money(r: Reading) -> Iterable[object]:
@@ -225,6 +240,8 @@ def with_textbook(r: Reading) -> Iterable[object]:
     that is exactly the named level's tuition plus the textbook fee the documents state, said with the textbook
     (「四级 还没开课 教材也领了 一共交了5880」: 5600 + 280), includes it too."""
     specific = own_money(r) or any(k.kind == MONEY for k in r.figures) or "level" in r.found
+    if tuition_and_total(r) is not None:  # the tuition is said on its own: the amount to compute with excludes it
+        return set()
     if specific and includes_textbook(r.text):
         return {"included"}
     book = r.facts.textbook_fee

@@ -21,6 +21,7 @@ from core.case.kinds import (
     own_money,
     rough,
     targets,
+    tuition_and_total,
 )
 from core.case.words import said
 from core.values.case import StudentCase
@@ -32,13 +33,28 @@ ROUGH_REASON = "你说的是大概的金额，要按准确的金额算"
 _FIGURE_KINDS = {MONEY: "money", LEVEL: "level", LESSONS: "lessons", WEEKS: "weeks"}
 
 
+# Readings kept by (question, facts, kinds): the reuse guards read the case of every approved question near a new
+# one, and of the new one, for each ask — with hundreds of approved answers that was most of an ask's time.
+# A pure function of its arguments; the objects are compared by identity (a new facts value after a corpus save is
+# a new key), the whole memo is dropped when full. Callers only read a Reading (never its `found` dict).
+_MEMO: dict[tuple[str, int, int], tuple[SchoolFacts, KindSet, Reading]] = {}
+_MEMO_SIZE = 8192
+
+
 def read(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> Reading:
     """Every kind switched on, run in the registry's order over `question`."""
+    key = (question or "", id(facts), id(kinds))
+    kept = _MEMO.get(key)
+    if kept is not None and kept[0] is facts and kept[1] is kinds:
+        return kept[2]
     reading = Reading(question or "", facts, question_figures(question or "", _levels(facts)))
     for kind in kinds.kinds:
         values = frozenset(kind.function(reading))
         if values:
             reading.found[kind.name] = values
+    if len(_MEMO) >= _MEMO_SIZE:
+        _MEMO.clear()
+    _MEMO[key] = (facts, kinds, reading)
     return reading
 
 
@@ -62,7 +78,8 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
     r = read(question, facts, kinds)
     found = r.found
     money = own_money(r) if "money" in found else []
-    first = money[0] if money else None
+    pair = tuition_and_total(r) if money else None
+    first = pair[0] if pair is not None else (money[0] if money else None)
     paid = first.figure.value if first is not None else None
     unpaid_reason = ""
     if first is not None and kinds.on("rough") and rough(r.text, first.figure.span):

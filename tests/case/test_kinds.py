@@ -152,6 +152,17 @@ def test_an_amount_of_tuition_plus_textbook_said_with_the_textbook_includes_it(q
     assert read_case(question, shipped_facts()).with_textbook is included
 
 
+@pytest.mark.parametrize("question", [
+    "二级团购价3800，加上教材一共4080，还没开课，能退多少",
+    "二级一共付了4080 其中学费3800 教材领了 还没开课 想退",  # the total first
+])
+def test_the_tuition_said_beside_its_total_with_the_textbook_is_the_amount_paid(question):
+    """Two amounts, one the other plus the documents' textbook fee (280): the smaller is the tuition paid, and it
+    does not include the textbook (the old reader took the first amount and, on 「教材」, took 280 off it)."""
+    case = read_case(question, shipped_facts())
+    assert case.paid == 3800 and case.with_textbook is False
+
+
 @pytest.mark.parametrize(("question", "taken", "remaining"), [
     ("二级交了4200 五堂课下来发现不适合 能退多少", 5.0, None),  # 堂 is a lesson's measure word, as 节 is
     ("二级交了4200 还剩十堂没上 能退多少", None, 10.0),
@@ -164,3 +175,16 @@ def test_a_count_of_lessons_by_their_measure_word_is_read(question, taken, remai
 
 def test_one_lesson_as_the_unit_is_no_count_taken():
     assert read_case("一堂课多长时间", shipped_facts()).taken is None
+
+
+def test_a_reading_kept_for_one_set_of_facts_is_not_given_for_another(tmp_path):
+    """The reader keeps its readings (the reuse guards read the same approved questions for every ask), keyed by the
+    facts it read with: after an admin renames a level, the same question is read with the new name."""
+    from tests.school import documents, edited_corpus
+
+    renamed = read_facts(documents(edited_corpus(tmp_path / "corpus", {
+        "01-口语课分级说明.md": [("流利级", "畅谈级")], "02-退费与转班制度.md": []})))
+    question = "畅谈级交了4800 上了3节 能退多少"
+    assert "level" not in case_facts(question, shipped_facts())
+    assert case_facts(question, renamed)["level"] == {3.0}
+    assert "level" not in case_facts(question, shipped_facts())  # and back: the old facts' reading, not the new one
