@@ -11,7 +11,8 @@ Each consultant is signed in (a session of its own) and, for every question, fir
 signed-in Ask rerun makes (measured once on the real page by bench/page_profile.py: resume the session, the
 settings with the saved defaults, the glossary…), then asks through `ask()` (core.assistant, as the Ask page),
 queues what the page queues (`ReviewStore.record`), flags the answer with probability --flag-share by hand, waits a
-think time drawn from 0..2×--think, and every --reviewer-every-th consultant also decides one pending item
+think time drawn from 0..2×--think (also before the first question, so the crowd does not all ask at the same
+instant), and every --reviewer-every-th consultant also decides one pending item
 (with the version it read, as the review page does) after each question. Printed per engine and size: p50/p95
 ask latency on the server side (page reads + answer + queue write, not the think time), asks and decisions
 per second, conflicts (expected: two reviewers on one item), errors, lost updates (a decision reported as
@@ -140,6 +141,9 @@ def consultant(number: int, job: dict, results) -> None:
 
     job["start"].wait(timeout=600)  # everyone starts together, once the last process is forked
     deadline = job["deadline"].value
+    # Each consultant thinks before the first question too, as bench.service_load's students do: a crowd that
+    # all press 提问 in the same millisecond measures the herd (100 first asks queued at once), not the load.
+    time.sleep(max(0.0, min(rng.uniform(0, 2 * job["think"]), deadline - time.monotonic())))
     while time.monotonic() < deadline:
         attempt(ask_and_queue)
         if reviewer:
