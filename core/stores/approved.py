@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import (
@@ -239,17 +240,34 @@ class ApprovedStore:
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self._clock = clock
+        self._kept: dict[int, tuple[int, ApprovedAnswer]] = {}  # id → (its newest history row, the answer read then)
         db.migrate(APPROVED_SCHEMA)
 
     def near(self, places: Collection[tuple[str, str]]) -> tuple[ApprovedAnswer, ...]:
         """Every approved answer (any status) citing one of these (file, section) places: what the reuse
-        step checks for a question whose candidates are there."""
+        step checks for a question whose candidates are there.
+
+        Asked for every question, so one statement reads each answer's newest history row (every change — a new
+        version, a suspension, a resumption, a retirement, a linked wording — adds one, in its transaction, in any
+        instance) with its use count, and only answers changed since this store last read them are read in full."""
         if not places:
             return ()
+        cited = select(approved_citations.c.answer_id).where(
+            tuple_(approved_citations.c.source, approved_citations.c.heading).in_(list(places)))
+        newest = (select(approved_history.c.answer_id, func.max(approved_history.c.id).label("mark"))
+                  .where(approved_history.c.answer_id.in_(cited)).group_by(approved_history.c.answer_id).subquery())
         with self.db.read("读取已审答案") as conn:
-            ids = conn.execute(select(approved_citations.c.answer_id).distinct().where(
-                tuple_(approved_citations.c.source, approved_citations.c.heading).in_(list(places)))).scalars().all()
-            return self._load(conn, ids)
+            rows = conn.execute(select(approved_answers.c.id, approved_answers.c.uses, approved_answers.c.last_used_at,
+                                       newest.c.mark)
+                                .join(newest, newest.c.answer_id == approved_answers.c.id)
+                                .order_by(approved_answers.c.id)).all()
+            stale = [r.id for r in rows if r.id not in self._kept or self._kept[r.id][0] != r.mark]
+            if stale:
+                marks = {r.id: r.mark for r in rows}
+                for answer in self._load(conn, stale):
+                    self._kept[answer.id] = (marks[answer.id], answer)
+        return tuple(replace(self._kept[r.id][1], uses=r.uses, last_used_at=as_utc(r.last_used_at))
+                     for r in rows if r.id in self._kept)
 
     def get(self, answer_id: int) -> ApprovedAnswer:
         with self.db.read("读取已审答案") as conn:
