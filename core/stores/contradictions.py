@@ -101,14 +101,9 @@ class ContradictionStore:
                 added += 1
         return added
 
-    def stamp(self) -> tuple[int, int]:
-        """(newest row id, rows dismissed): changes whenever what `open` returns may, short of a corpus save."""
-        with self.db.read("读取资料前后矛盾") as conn:
-            row = conn.execute(select(*self._stamp_columns())).one()
-        return int(row[0]), int(row[1])
-
     @staticmethod
     def _stamp_columns():
+        """(newest row id, rows dismissed): they change whenever what `open` returns may, short of a corpus save."""
         return (select(func.coalesce(func.max(contradictions.c.id), 0)).scalar_subquery(),
                 select(func.count(contradictions.c.dismissed_at)).scalar_subquery())
 
