@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from langchain_core.language_models import BaseChatModel
 
@@ -121,14 +122,25 @@ class Assistant:
             case = read_case(text, self.facts, self.case_kinds)
             terms, context = self.analyzer.split(read, self.glossary, case=case)
             ranked = rank(terms, hits)
+            own_case = computation(case, text) is not None
             asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
-                                own_case=computation(case, text) is not None)
+                                own_case=own_case)
             found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
-                              measures=prefix_measures(terms, ranked, asked))
+                              measures=prefix_measures(terms, ranked, asked, self._cover(text) if own_case else ()))
         if len(self._retrievals) >= RETRIEVALS_KEPT:
             self._retrievals.pop(next(iter(self._retrievals), None), None)
         self._retrievals[text] = found
         return found
+
+    def _cover(self, text: str) -> tuple[str, ...]:
+        """What coverage counts beside the passing chunks for a computation of the student's own case: the cover
+        rules switched on (core.answerability.rules), given the fact sentences the computation stands on."""
+        rules = self.analyzer.rules.at("cover") if self.analyzer is not None else ()
+        own = compute(text, self.facts, self.case_kinds) if rules else None
+        if own is None:
+            return ()
+        sentences = [source.sentence for source in sources(own)]
+        return tuple(t for rule in rules for t in cast("tuple[str, ...]", rule.function(text, sentences)))
 
     def gate(self, retrieval: Retrieval, knobs: Knobs | None = None) -> Gate:
         """The decision at `knobs` (default: the knobs in force); no model is involved."""

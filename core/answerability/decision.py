@@ -79,12 +79,15 @@ def measure(terms: Sequence[Term], passing: Sequence[Hit], asked: AskedCheck | N
                     asked_missing=missing, asked_reason=asked.reason(missing) if asked is not None and missing else "")
 
 
-def prefix_measures(terms: Sequence[Term], ranked: Sequence[Hit], asked: AskedCheck | None = None
-                    ) -> tuple[Measures, ...]:
+def prefix_measures(terms: Sequence[Term], ranked: Sequence[Hit], asked: AskedCheck | None = None,
+                    also: Sequence[str] = ()) -> tuple[Measures, ...]:
     """`measure` for the first 0, 1, …, len(ranked) candidates: every passing set the knobs can pick. Each chunk is
-    normalised once, not once per prefix (it was about a tenth of an ask's time in bench.load)."""
+    normalised once, not once per prefix (it was about a tenth of an ask's time in bench.load). `also`: normalised
+    document sentences the answer will cite whatever passes (the cover rules), counted with every non-empty prefix."""
     texts = [_hit_text(h) for h in ranked]
-    return tuple(measure(terms, ranked[:j], asked, texts[:j]) for j in range(len(ranked) + 1))
+    extra = list(also)
+    return tuple(measure(terms, ranked[:j], asked, texts[:j] + (extra if j else []))
+                 for j in range(len(ranked) + 1))
 
 
 def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Sequence[Hit],

@@ -33,6 +33,7 @@ STAGES = {
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
     "terms": "(question, terms, case) -> 背景词：这些词不计入关键词（case：学员情况读取器读出的情况，没读时为 None）",
     "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
+    "cover": "(question, sentences) -> 文字：关键词覆盖除了命中片段还按哪些资料原句算（sentences：学员情况的计算要引用的原句）",
 }
 
 
@@ -78,6 +79,8 @@ RULES: tuple[Rule, ...] = (
          "提问的分句里的词照算（只问金额的分句里，名词照算）", term_rules.circumstance_words),
     Rule(asked.RULE_NAME, "decide", "问的是金额、时长、年份、人、地点……时，命中片段里要有一句写了它、且说的是问题问的那件事",
          asked.check_asked),
+    Rule("fact_sentences", "cover", "问自己情况算出来的金额（退费、转班、差价）时，计算要引用的资料原句（该级学费、课时、每周课时、手续费、差价规则）"
+         "也算覆盖：回答会引用这些句子", term_rules.fact_sentences),
 )
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in RULES)
 _SEPARATORS = re.compile(r"[\s,，、]+")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from core.answerability.rule_api import Analyzer
 from core.case.asked import read_asked
-from core.case.intent import told, wants_transfer
+from core.case.intent import asks_amount, told, wants_transfer
 from core.case.kinds import latin_level_letters
 from core.case.words import case_words as _case_word_lists
 from core.case.words import said
@@ -312,3 +312,21 @@ def _noun(word: str) -> bool:
     """Whether jieba takes the word for a noun (n, nr, nz …), or does not know it: a thing a student may ask about."""
     tag = lexicon().tags.get(word)
     return tag is None or tag.startswith("n")
+
+
+# --- what coverage counts ---------------------------------------------------------------------------
+
+def fact_sentences(question: str, sentences: Sequence[str]) -> tuple[str, ...]:
+    """When the question asks the amount a computation of the student's own case gives, the document sentences the
+    computation stands on (the level's tuition, its lessons, lessons per week, the fee rule, the difference rule)
+    count for coverage beside the passing chunks: the answer cites them (core.answering.fact_refs joins their
+    chunks), so the words they hold are what the answer carries.
+
+    Fixes 「做完分级测试报了二级 现在想换到四级 差价要补多少」 (the levels, 差价 and 补 are in the price list and the
+    transfer rule the difference cites, not in the placement-test chunks retrieval ranked first).
+    Must not break 「一级学完了想升一级 还要再做分级测试吗」: a move between levels read as a computation, but no
+    amount is asked, so nothing is added.
+    """
+    if not asks_amount(question):
+        return ()
+    return tuple(normalize(s) for s in sentences)

@@ -13,6 +13,7 @@ from core.assistant import build_assistant
 from core.case import read_case
 from core.cli import main
 from core.errors import ConfigError
+from core.language.text import normalize
 from core.settings import Settings
 from tests.school import shipped_facts
 
@@ -182,6 +183,38 @@ def test_circumstance_words_let_the_gate_compute_a_whole_case(corpus_index):
     assert not decide(corpus_index, "四级交了5600 才上了3节 想退 退款能打到支付宝吗").answerable
 
 
+@pytest.mark.parametrize("question", [
+    # 分级测试 pulls retrieval to the placement test; the levels and 差价/补 are in the sentences the difference cites
+    "做完分级测试报了二级 现在想换到四级 差价要补多少",
+    "分级测试完报的一级 后来想转去二级 得补多少差价",
+])
+def test_fact_sentences_count_what_the_computation_cites(corpus_index, question):
+    on = decide(corpus_index, question)
+    off = decide(corpus_index, question, "-fact_sentences")
+    assert on.answerable, on.reason
+    assert not off.answerable  # the refund or transfer chunks ranked first do not name the level
+    assert on.coverage > off.coverage
+
+
+@pytest.mark.parametrize("question", [
+    "二级交了4200 上了6节 退款能打到支付宝吗",  # a computed case, but the documents name no 支付宝
+    "流利级的学费能用花呗分期吗",  # no figure of the student's: no computation, nothing added
+    "入门级上了两周 老师是外教吗",  # a case told, but no refund, transfer or difference asked
+    "上完一级想升到三级 还用重新做分级测试吗",  # a move between levels, but no amount asked
+])
+def test_fact_sentences_never_answer_what_the_documents_lack(corpus_index, question):
+    assert not decide(corpus_index, question).answerable
+
+
+def test_fact_sentences_only_normalise_the_sentences_given():
+    from core.answerability.term_rules import fact_sentences
+
+    said = ["入门级（一级）：3600 元。", "每周上 2 课时。"]
+    assert fact_sentences("入门级上了两周 能退多少", said) == tuple(normalize(s) for s in said)
+    assert fact_sentences("入门级上了两周 能退多少", []) == ()
+    assert fact_sentences("一级学完了想升二级 还要再做分级测试吗", said) == ()  # no amount asked
+
+
 def test_latin_words_reach_the_glossary_and_unknown_ones_stay_absent(analyzer):
     terms = {t.text: t for t in analyzer().terms("你们口语课一共分几个level啊 课能先hold住吗", GLOSSARY)}
     assert terms["level"].forms == ("level", "级") and terms["level"].known
@@ -232,7 +265,7 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
         doc = rule.function.__doc__ or ""
         assert "Fixes" in doc and "Must not break" in doc, rule.name
     assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words",
-                                           "asked_attribute"} == set(RULE_NAMES)
+                                           "asked_attribute", "fact_sentences"} == set(RULE_NAMES)
 
 
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():
