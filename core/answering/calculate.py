@@ -139,7 +139,8 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
         return Result(REFUND, MISSING_FACTS, rules=rules, missing=(paid,), extra=extra)
     needs: list[str] = []
     if paid is None:
-        needs.append(f"实付学费（{case.unpaid_reason}）" if case.unpaid_reason else NEED_PAID)
+        # always the question the student answers (你实付多少), then why the documents' price will not do
+        needs.append(f"{NEED_PAID[:-1]}；{case.unpaid_reason}）" if case.unpaid_reason else NEED_PAID)
     if case.started is False:
         if facts.before_start is None:
             return Result(REFUND, MISSING_FACTS, missing=_missing(facts, "before_start"), extra=extra)

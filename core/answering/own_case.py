@@ -191,7 +191,7 @@ def _transfer(result: Result, w: _Words) -> str:
         return (w.quote(rule) + worked + f"你已上 {format_number(result.taken)} 课时，超过了 "
                 f"{format_number(result.limit[0])} 课时：{w.clause(late)}。你这是第一次转班：{result.word} "
                 f"{format_number(result.final)} 元{w.marks([late])}。")
-    if result.first_transfer > 1:  # 「转过一次 再转两次」: every one of them pays the fee (core.answering.calculate)
+    if result.first_transfer > 1:  # 「转过一次 再转两次」「第二次、第三次一共」: each pays the fee (core.answering.calculate)
         total = result.steps[-1]
         each = format_number((total.value or 0.0) / (result.times or 1))
         return ("".join(w.quote(r) for r in result.rules) + f"你之前转过 {result.first_transfer - 1} 次，之后再转 "

@@ -298,12 +298,17 @@ def started(r: Reading) -> Iterable[object]:
     return set()
 
 
+def _clause_says(text: str, at: int, words: str) -> bool:
+    """Whether the clause holding position `at` says a word of the list `words`."""
+    start = max((m.end() for m in _CLAUSE_RE.finditer(text, 0, at)), default=0)
+    end = next((m.start() for m in _CLAUSE_RE.finditer(text, at)), len(text))
+    return said(text[start:end].replace("的话", ""), words)
+
+
 def _past_clause(text: str, at: int) -> bool:
     """Whether the clause holding position `at` tells a transfer already made (「第一次是开课后第2节转的」「第二次交过
     钱了」), not the one asked about (「第一次转的话要钱吗」 asks)."""
-    start = max((m.end() for m in _CLAUSE_RE.finditer(text, 0, at)), default=0)
-    end = next((m.start() for m in _CLAUSE_RE.finditer(text, at)), len(text))
-    return said(text[start:end].replace("的话", ""), "past_transfer")
+    return _clause_says(text, at, "past_transfer")
 
 
 def made_transfers(text: str) -> float:
@@ -324,11 +329,13 @@ def times(r: Reading) -> Iterable[object]:
     The transfer asked about comes after every one the student tells as made: 「已经转过3次班了（第一次是开课后第2节
     转的），现在想第4次转」 is the 4th, 「转过两次了，第一次免费转的，第二次交过钱了」 the 3rd (a 第N次 in a clause telling
     a past transfer counts as made). A 第N次 asked about that comes before the transfers made is read as nothing
-    (the figure is asked for, never guessed)."""
+    (the figure is asked for, never guessed). A 第N次 in a clause telling a rule the student knows (「第一次转班免费我
+    知道」, list `known_rule`) is neither asked nor made."""
     asked: set[float] = set()
     for match in _TIMES_RE.finditer(r.text):
         value = number(match.group(1) or "一")  # 头回 is the first time
-        if value and not (match.group(1) and _past_clause(r.text, match.start())):
+        if value and not (match.group(1) and _past_clause(r.text, match.start())) \
+                and not _clause_says(r.text, match.start(), "known_rule"):
             asked.add(value)
     made = made_transfers(r.text)
     if asked:

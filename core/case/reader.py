@@ -100,6 +100,10 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
         count = int(max(cast("frozenset[float]", found["more_transfers"])))
         made = int(made_transfers(r.text))
         count_from = made + 1 if made else (1 if said(r.text, "never_moved") else None)
+    asked_times = sorted(int(t) for t in cast("frozenset[float]", found.get("times", frozenset())))
+    if count is None and said(r.text, "sum_asked") and len(asked_times) >= 2 \
+            and asked_times == list(range(asked_times[0], asked_times[-1] + 1)):
+        count, count_from = len(asked_times), asked_times[0]  # 「第二次、第三次 一共多少」: transfers 2 … 3 added up
     level_list = levels_in_order(r) if "level" in found else ()
     target_list = targets(r) if "target" in found else []
     return StudentCase(levels=level_list, target=target_list[-1] if target_list else None, paid=paid, taken=taken,

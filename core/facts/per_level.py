@@ -34,6 +34,7 @@ class Sentence(Protocol):
 _CLAUSE_RE = re.compile(r"[^，,：:]+")
 _NUMERAL = "[〇零一二两三四五六七八九十\\d]{1,3}"
 _BRACKETS = "（）()、 \t和及与"
+_CUT_AT = str.maketrans({c: "\n" for c in "，,：:、；;（）()"})  # where `first_common` cuts a sentence into clauses
 
 
 def _number(written: str) -> int | None:
@@ -103,8 +104,7 @@ def read_per_level(sents: Sequence[Sentence], levels: tuple[Level, ...], name: s
     for s in sents:
         text = s.text
         scope: set[int] = set()
-        for clause in _CLAUSE_RE.finditer(text):
-            piece = clause.group()
+        for piece in (part for clause in _CLAUSE_RE.finditer(text) for part in _listed(clause.group(), levels, pick)):
             named, end = named_levels(piece, levels)
             picked = pick(piece)
             if named:
@@ -128,6 +128,26 @@ def read_per_level(sents: Sequence[Sentence], levels: tuple[Level, ...], name: s
     if common is None and not own:
         return None
     return PerLevel(common, tuple(sorted(own.items())))
+
+
+def _listed(clause: str, levels: tuple[Level, ...], pick: Pick) -> list[str]:
+    """A clause listing several levels' values with 、 (「即一级超过 9 课时、二级超过 12 课时、三级超过 15 课时」) as one
+    clause per level; any other clause as it is (「入门级、进阶级和畅谈级每级都是 20 课时」 names levels, one value)."""
+    parts = clause.split("、")
+    if len(parts) > 1 and sum(1 for part in parts if named_levels(part, levels)[0] and pick(part)) >= 2:
+        return parts
+    return [clause]
+
+
+def first_common(text: str, levels: tuple[Level, ...], pick: Pick) -> float | None:
+    """The first value `pick` finds in a clause of `text` naming no level, or None when a clause naming a level states
+    a value first (「…一半后，不再受理，即一级超过 9 课时、二级超过 12 课时」: 9 is the first level's, not every level's)."""
+    for clause in text.translate(_CUT_AT).split("\n"):
+        picked = pick(clause)
+        if picked is None:
+            continue
+        return None if named_levels(clause, levels)[0] else picked[0]
+    return None
 
 
 def figure_in(unit: str, after: str = "", before: str = "") -> Pick:

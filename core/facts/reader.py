@@ -19,7 +19,7 @@ from langchain_core.documents import Document
 
 from core.corpus.loader import split_sections
 from core.corpus.sentences import LABEL_RE, SENTENCE_RE
-from core.facts.per_level import figure_in, read_per_level
+from core.facts.per_level import figure_in, first_common, read_per_level
 from core.facts.words import fact_words, has
 from core.language.figures import extract_figures, parse_chinese_numeral
 from core.language.money import Rounding
@@ -238,7 +238,7 @@ def over_half(lines: Sequence[Line], sents: Sequence[Line], known: tuple[Level, 
         if not (has(s.text, "over_half") and has(s.text, "over_half_stop")):
             continue
         word = fact_words()["over_half"][0]
-        value = _figure_after(s.text, word, "课时")
+        value = first_common(s.text[s.text.find(word):], known, figure_in("课时"))
         common = Fact("over_half", value, s.source) if value is not None else None
         following = [t for t in sents if t.file == s.file and t.start >= s.start
                      and any(line.start <= s.start < line.end and t.end <= line.end for line in lines)]

@@ -249,6 +249,23 @@ def test_the_transfer_asked_about_comes_after_those_made():
     assert "你之前转过 2 次，之后再转 2 次，每次 100 元[1]：2 × 100 = 200 元，转班手续费 200 元" in text
 
 
+@pytest.mark.parametrize(("question", "told"), [
+    # the transfers named with 第N次 and a total asked: those transfers added up
+    ("第二次和第三次转班加起来要多少钱", "之后再转 2 次，每次 100 元[1]：2 × 100 = 200 元，转班手续费 200 元"),
+    ("头一次免费我晓得 那第二次、第三次、第四次一共收多少", "之后再转 3 次，每次 100 元[1]：3 × 100 = 300 元，转班手续费 300 元"),
+])
+def test_a_total_of_the_transfers_named_adds_their_fees(question, told):
+    text = compute_answer(question)
+    assert told in text, text
+
+
+def test_a_rule_the_student_says_they_know_is_not_the_transfer_asked():
+    # 「第一次免费我知道」 tells a rule: the 第一次 in it is neither asked nor made
+    assert "你这是第 2 次转班：转班手续费 100 元" in compute_answer("第一次转班免费我知道 第二次转要交多少")
+    # not a total of named transfers when they are not consecutive: which ones is asked for
+    assert "还需要知道：第几次转班" in compute_answer("第二次和第四次转班一共多少钱")
+
+
 @pytest.mark.parametrize("question", [
     "我报的班开课后刚上了1节课，想换到同级别的另一个上课时段，这次转班要交多少钱",
     "如果再转两次 一共多少钱",  # which transfers they are is not said

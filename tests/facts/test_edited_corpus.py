@@ -78,7 +78,7 @@ ANSWERS = [
 
 # What is not said is asked for, in the edited documents' terms; never an amount from the price list.
 INCOMPLETE = [
-    ("我报的大师级 打了八折 上了4节课 想退 能退多少", "实付学费（你报的是优惠价"),  # a discount: not the single price
+    ("我报的大师级 打了八折 上了4节课 想退 能退多少", "实付学费（你实付多少；你报的是优惠价"),  # a discount: not the single price
     ("刚上了1节 想换个时段 这次转班要交多少", "第几次转班（之前转过几次）"),
     ("交了5000 上了3节 想退 能退多少", "可退"),  # one lesson count for all levels: the level is not needed
 ]

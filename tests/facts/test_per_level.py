@@ -63,6 +63,21 @@ def test_the_over_half_count_is_read_per_level_from_the_sentences_after_the_rule
     assert facts.half_rule.source.sentence == "已上课时超过总课时的一半后，不再受理退费申请。"
 
 
+@pytest.mark.parametrize("after_rule", [
+    # the levels listed with 、 in the rule's own sentence
+    "后，不再受理退费申请，即一级超过 6 课时、二级超过 7 课时、三级超过 9 课时、四级超过 12 课时。",
+    # grouped levels listed with 、 inside brackets
+    "（即入门级、进阶级超过 6 课时，流利级超过 9 课时，商务级超过 12 课时）后，不再受理退费申请。",
+])
+def test_an_over_half_count_listed_per_level_in_the_rule_sentence_is_no_common_count(tmp_path, after_rule):
+    rules = [("（即超过 8 课时）后，不再受理退费申请。", after_rule)]
+    facts = _facts(tmp_path, "入门级 12 课时，进阶级 14 课时，流利级 18 课时，商务级 24 课时", rules)
+    assert facts.over_half.common is None  # the first level's count is not every level's
+    by_level = {n: f.value for n, f in facts.by_level("over_half").items()}
+    assert by_level[1] == 6 and by_level[3] == 9 and by_level[4] == 12
+    assert by_level[2] == (7 if "二级超过 7" in after_rule else 6)
+
+
 def test_per_level_values_are_rows_of_xiaoe_facts(tmp_path):
     facts = _facts(tmp_path, "一级至三级每级都是 16 课时；商务级（四级）为 24 课时")
     rows = {row["name"]: row for row in fact_rows(facts)}
