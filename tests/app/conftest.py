@@ -52,7 +52,8 @@ def open_app(app_env: AppEnv) -> Callable[..., AppTest]:
     """`open_app(page="app_pages/sources.py", params={"source": ...})` → an AppTest that has run."""
 
     def open_(page: str | None = None, params: dict[str, str] | None = None) -> AppTest:
-        at = AppTest.from_file(ROUTER, default_timeout=30)
+        # a harness limit, not a speed assertion: generous, so a loaded CI machine (or a clock step) fails no page
+        at = AppTest.from_file(ROUTER, default_timeout=90)
         for key, value in (params or {}).items():
             at.query_params[key] = value
         at.run()
