@@ -116,10 +116,30 @@ def level_number(word: str, facts: SchoolFacts) -> int | None:
     return value if value and (not facts.levels or value in facts.level_numbers) else None
 
 
+def priced_levels(reading: Reading) -> list[tuple[int, int]]:
+    """(where, level) for each amount followed by a word naming the level it is the price of (「4650那一档」「5130那个
+    级别」, list `price_level`), when exactly one level's tuition in the documents is that amount."""
+    out = []
+    level_words = tuple(sorted(words("price_level"), key=len, reverse=True))
+    for k in reading.figures:
+        if k.kind != MONEY:
+            continue
+        after = reading.text[k.figure.span[1]:k.figure.span[1] + 6].lstrip()
+        after = after[1:].lstrip() if after[:1] in ("元", "块") else after
+        if not after.startswith(level_words):
+            continue
+        priced = [f.value[0] for f in reading.facts.tuition if abs(f.value[1] - k.figure.value) < 0.005]
+        if len(priced) == 1:
+            out.append((k.figure.span[0], int(priced[0])))
+    return out
+
+
 def levels_in_order(reading: Reading) -> tuple[int, ...]:
-    """Every level the question names, in the order named (二级转到三级 → (2, 3))."""
+    """Every level the question names, in the order named (二级转到三级 → (2, 3)); a level may be named by its price
+    (`priced_levels`)."""
     name_re, latin_re, _ = _level_patterns(reading.facts.levels)
     named: list[tuple[int, int]] = [(k.figure.span[0], int(k.figure.value)) for k in reading.figures if k.kind == LEVEL]
+    named += priced_levels(reading)
     taken = {start for start, _ in named}
     if name_re is not None:
         for match in name_re.finditer(reading.text):
@@ -142,6 +162,10 @@ def targets(reading: Reading) -> list[int]:
     for match in target_re.finditer(reading.text):
         found = level_number(match.group(1), reading.facts)
         if found is not None:
+            out.append(found)
+    verbs = tuple(w for w in words("target_verb") if len(w) >= 2)
+    for start, found in priced_levels(reading):  # 「想转到6090那个级别」
+        if reading.text[max(0, start - 4):start].rstrip().endswith(verbs):
             out.append(found)
     if not out and said(reading.text, "two_level_move"):
         named = levels_in_order(reading)
@@ -307,7 +331,10 @@ def _clause_says(text: str, at: int, words: str) -> bool:
 
 def _past_clause(text: str, at: int) -> bool:
     """Whether the clause holding position `at` tells a transfer already made (「第一次是开课后第2节转的」「第二次交过
-    钱了」), not the one asked about (「第一次转的话要钱吗」 asks)."""
+    钱了」「第一次转线上没收钱」), not the one asked about (「第一次转的话要钱吗」「第一次转班没收钱吧？」 ask)."""
+    end = next((m.start() for m in _CLAUSE_RE.finditer(text, at)), len(text))
+    if text[end:end + 1] in ("？", "?") or text[:end].rstrip().endswith(("吗", "吧", "呢", "么")):
+        return False
     return _clause_says(text, at, "past_transfer")
 
 

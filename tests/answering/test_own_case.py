@@ -301,3 +301,33 @@ def test_weeks_attended_decide_the_free_transfer_window_as_lessons_do():
     assert "已上课时 = 3 周 × 2 课时 = 6" in text and "超过了 4 课时" in text and "免费[" not in text, text
     text = compute_answer("三级上了一周，第一次换时段，要钱吗")  # 2 lessons: within the window
     assert "转班手续费免费" in text, text
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    # a level named by its price: the documents' tuition of exactly one level
+    ("我报的是4200那一档的，原价，上了4节课，想退，能退多少", "可退 2992.5 元"),
+    ("3600那个级别想换到5600那个级别 学费差多少", "四级 5600 − 一级 3600 = 2000 元，需补 2000 元"),
+])
+def test_a_level_named_by_its_price_is_that_level(question, told):
+    assert told in compute_answer(question)
+
+
+def test_an_amount_that_is_no_levels_price_names_no_level():
+    # 4100 is no level's tuition: no level is guessed (every level has 16 lessons, so the amount paid is enough)
+    text = compute_answer("我交的是4100那一档的课 上了4节 能退多少")
+    assert "可退 2921.25 元" in text and not any(name in text for name in ("入门级", "进阶级", "流利级", "商务级"))
+
+
+def test_a_week_before_the_start_is_before_the_start():
+    text = compute_answer("二级4200报的 离开课还有一周 想退 能退多少")
+    assert "可退 4200 元" in text and "已上课时" not in text
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    # a transfer told as not charged is one made; the one asked comes after it
+    ("第一次换时段没收钱 现在又想换到周末 这次多少钱", "你这是第 2 次转班：转班手续费 100 元"),
+    # the same words asked, not told: the first transfer
+    ("第一次转班没收钱吧？", "你这是第一次转班：转班手续费免费"),
+])
+def test_a_transfer_told_as_not_charged_is_a_past_one_unless_asked(question, told):
+    assert told in compute_answer(question), compute_answer(question)
