@@ -120,6 +120,9 @@ def taken_of(case: StudentCase, lessons: Fact | None, per_week: Fact | None) -> 
         taken = total - left
         return taken, [Step(f"已上课时 = {format_number(total)} − {format_number(left)} = {format_number(taken)}",
                             taken, _src(lessons))]
+    if case.taken is not None and len(case.taken_parts) > 1:  # 「上了5节 上周又上了2节」
+        parts = " + ".join(format_number(v) for v in case.taken_parts)
+        return case.taken, [Step(f"已上课时 = {parts} = {format_number(case.taken)}", case.taken, ())]
     if case.taken is not None:
         return case.taken, []
     if case.weeks is not None and per_week is not None:

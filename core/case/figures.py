@@ -77,10 +77,13 @@ def classify(text: str, figure: Figure, *, in_formula: bool = False, after_divid
             kind = MONEY
     elif written.endswith(_LESSON_UNITS) or (written.endswith("次") and (
             after.startswith("课") or _LESSON_BEFORE.search(before))):  # 上过4次 = 4 lessons
-        kind = LESSONS
+        # 「商务级5600 课上了一半」: no level has a hundred lessons, so a bare 课 after such a figure starts the next words
+        kind = MONEY if written.endswith("课") and figure.value >= 100 else LESSONS
     elif written.startswith("第") and written.endswith("次"):
         kind = ORDINAL
     elif written.endswith(words("week_unit")):  # 两周, 一个礼拜, 七个星期
+        if written.startswith("第") or before.rstrip().endswith("第"):
+            return None  # 「开课第三周了」: in the third week, not three weeks attended (the lessons are asked for)
         kind = WEEKS
     elif written.endswith(("天", "工作日")):
         kind = DAYS

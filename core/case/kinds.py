@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from core.case.figures import HALF, LESSONS, LEVEL, MONEY, ORDINAL, REMAINING, WEEKS, KindedFigure
+from core.case.figures import HALF, LESSONS, LEVEL, MONEY, ORDINAL, REMAINING, WEEKS, KindedFigure, question_figures
 from core.case.words import alt, said, words
 from core.errors import ConfigError
 from core.language.figures import parse_chinese_numeral
@@ -114,6 +114,41 @@ def level_number(word: str, facts: SchoolFacts) -> int | None:
     latin = re.fullmatch(_LATIN_LEVEL, word, re.IGNORECASE)
     value = int(latin.group(1)) if latin else int(number(word.rstrip("级")))
     return value if value and (not facts.levels or value in facts.level_numbers) else None
+
+
+def lessons_taken(reading: Reading, told: list[KindedFigure]) -> tuple[float, ...]:
+    """The lessons attended from the counts the question tells, as the counts to add: one count (or the same count
+    again) is it; a later count said as more (「上了5节 上周又上了2节」, list `more_lessons`) adds to the earlier; other
+    different counts are not guessed (() : the lessons are asked for)."""
+    if not told:
+        return ()
+    if len({k.figure.value for k in told}) == 1:
+        return (told[0].figure.value,)
+    more = tuple(words("more_lessons"))
+    if all(any(w in _clause_before(reading.text, k.figure.span[0]) for w in more) for k in told[1:]):
+        return tuple(k.figure.value for k in told)
+    return ()
+
+
+def _clause_before(text: str, at: int) -> str:
+    """The text of the clause holding position `at`, up to `at`."""
+    start = max((m.end() for m in _CLAUSE_RE.finditer(text, 0, at)), default=0)
+    return text[start:at]
+
+
+def refund_level_first(reading: Reading, levels: tuple[int, ...]) -> tuple[int, ...]:
+    """Two or more levels named and a refund asked without a move (「报了二级和四级 想把四级退了」): the level named in
+    the clause that asks the refund comes first (it is the one refunded); otherwise the order stays."""
+    if len(levels) < 2 or not said(reading.text, "refund_intent"):
+        return levels
+    for clause in _CLAUSE_RE.split(reading.text):
+        if not said(clause, "refund_intent"):
+            continue
+        part = Reading(clause, reading.facts, question_figures(clause, reading.facts.level_numbers or None))
+        here = [lv for lv in levels_in_order(part) if lv in levels]
+        if len(here) == 1:
+            return (here[0], *(lv for lv in levels if lv != here[0]))
+    return levels
 
 
 def priced_levels(reading: Reading) -> list[tuple[int, int]]:

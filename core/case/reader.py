@@ -16,9 +16,11 @@ from core.case.kinds import (
     LABELS,
     KindSet,
     Reading,
+    lessons_taken,
     levels_in_order,
     made_transfers,
     own_money,
+    refund_level_first,
     rough,
     targets,
     tuition_and_total,
@@ -87,7 +89,8 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
     elif first is None and "discount" in found:
         unpaid_reason = DISCOUNT_REASON
     figures = r.figures
-    taken = next((k.figure.value for k in figures if k.kind == LESSONS and not k.role), None) if "lessons" in found else None
+    parts = lessons_taken(r, [k for k in figures if k.kind == LESSONS and not k.role]) if "lessons" in found else ()
+    taken = sum(parts) if parts else None
     weeks = next((k.figure.value for k in figures if k.kind == WEEKS and not k.role), None) if "weeks" in found else None
     remaining = next((k.figure.value for k in figures if k.kind == LESSONS and k.role == REMAINING), None) \
         if "remaining" in found else None
@@ -106,8 +109,10 @@ def read_case(question: str, facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL
         count, count_from = len(asked_times), asked_times[0]  # 「第二次、第三次 一共多少」: transfers 2 … 3 added up
     level_list = levels_in_order(r) if "level" in found else ()
     target_list = targets(r) if "target" in found else []
+    if not target_list:
+        level_list = refund_level_first(r, level_list)
     return StudentCase(levels=level_list, target=target_list[-1] if target_list else None, paid=paid, taken=taken,
-                       half=half, weeks=weeks, started=started, with_textbook=paid is not None and "with_textbook" in found,
+                       half=half, weeks=weeks, taken_parts=parts if len(parts) > 1 else (), started=started, with_textbook=paid is not None and "with_textbook" in found,
                        remaining=remaining, times=times or None, transfers=count, transfers_from=count_from,
                        full_price="full_price" in found, total_asked=said(r.text, "sum_asked"),
                        unpaid_reason=unpaid_reason, facts=dict(found))

@@ -14,6 +14,7 @@ class StudentCase:
     target: int | None = None  # the level to change to
     paid: float | None = None  # the amount paid (元)
     taken: float | None = None  # lessons attended
+    taken_parts: tuple[float, ...] = ()  # the counts added up to `taken` (上了5节 又上了2节 → (5, 2)), when more than one
     half: bool = False  # 「上了一半」: half the total attended
     weeks: float | None = None
     started: bool | None = None  # False: before the start; True: after it / lessons attended

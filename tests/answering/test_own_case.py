@@ -331,3 +331,33 @@ def test_a_week_before_the_start_is_before_the_start():
 ])
 def test_a_transfer_told_as_not_charged_is_a_past_one_unless_asked(question, told):
     assert told in compute_answer(question), compute_answer(question)
+
+
+def test_an_amount_before_a_bare_course_word_is_no_lesson_count():
+    # 「5600 课上了…」: no level has a hundred lessons; the 课 begins the next words, and 快一半 is no count
+    text = compute_answer("商务级5600 课上了快一半了 能退多少")
+    assert "已上 5600" not in text and "还需要知道：已上课时" in text
+
+
+def test_the_nth_week_is_no_count_of_weeks_attended():
+    text = compute_answer("入门级3600 开课第三周了 想退 退多少")
+    assert "3 周 ×" not in text and "还需要知道：已上课时" in text
+    assert "已上课时 = 3 周 × 2 课时 = 6" in compute_answer("入门级3600 上了三周了 想退 退多少")
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("二级4200 上了5节 上周又上了2节 一共能退多少", "已上课时 = 5 + 2 = 7，剩余课时 = 16 − 7 = 9"),
+    ("二级4200 上了6节课 算下来6节 能退多少", "剩余课时 = 16 − 6 = 10"),  # the same count twice
+])
+def test_lessons_told_as_more_add_up(question, told):
+    assert told in compute_answer(question)
+
+
+def test_two_different_lesson_counts_are_asked_for_not_guessed():
+    text = compute_answer("二级4200 上了5节 后来请假 其实只上了4节 能退多少")
+    assert "还需要知道：已上课时" in text and "剩余课时 =" not in text
+
+
+def test_the_level_refunded_is_the_one_in_the_clause_that_asks_the_refund():
+    text = compute_answer("我报了两个级别 二级和四级 想把四级退了 还没开课 能退多少")
+    assert "可退 5600 元" in text and "4200" not in text
