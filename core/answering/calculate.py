@@ -75,9 +75,10 @@ def paid_of(case: StudentCase, facts: SchoolFacts) -> tuple[float, Step | None] 
                              tuition, _src(facts.textbook_fee))
     if case.paid is not None:
         return case.paid, None
-    # A discount without its amount (「原价4800 打了九折」) or a rough amount: the single price is not what they paid.
-    # A level alone is computed at the level's single price, and the answer says that is the assumption (own_case).
-    if case.unpaid_reason or case.level is None:
+    # The documents compute from the tuition actually paid: the level's single price is it only when the student says
+    # they paid it (「原价报的」「全价」: full_price). A level alone, a discount without its amount (「原价4800 打了九折」)
+    # or a rough amount leaves it unknown, and the answer asks how much was paid instead of assuming a price.
+    if case.unpaid_reason or case.level is None or not case.full_price:
         return None
     level_tuition = facts.tuition_of(case.level)
     if level_tuition is None:

@@ -111,9 +111,8 @@ def _note(result: Result, w: _Words) -> str:
     if result.paid_said is not None:  # 「连教材一共交了 4480」
         return (f"你交的 {format_number(result.paid_said)} 元含教材费，{w.clause(source)}，"
                 f"{_spaced(step.text)} 元。")
-    if result.full_price:
-        return f"你是按单报学费（原价）交的，按{step.text}的学费算：{w.quote(source)}"
-    return f"你没说实付多少，按{step.text}单报学费算（实付不同的话，把实付金额告诉我再算）：{w.quote(source)}"
+    # only a student who said they paid the single price has it used as the tuition paid (calculate.paid_of)
+    return f"你是按单报学费（原价）交的，按{step.text}的学费算：{w.quote(source)}"
 
 
 def _limit(result: Result, w: _Words) -> str:

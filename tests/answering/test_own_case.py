@@ -68,13 +68,17 @@ def test_a_discount_without_its_amount_asks_for_the_amount_paid(question):
     assert "还需要知道：实付学费" in text and "可退 " not in text, text
 
 
-@pytest.mark.parametrize(("question", "amount"), [
-    ("老师 我报的一级 上了两节课 想退了 能退多少钱", "可退 2992.5 元"),  # 3600 × 14/16 = 3150 − 157.5
-    ("报了四级 还没开课 想退 能退多少", "可退 5600 元"),
+@pytest.mark.parametrize(("question", "full"), [
+    ("老师 我报的一级 上了两节课 想退了 能退多少钱", "老师 我报的一级 原价交的 上了两节课 想退了 能退多少钱"),
+    ("报了四级 还没开课 想退 能退多少", "报了四级 全价交的 还没开课 想退 能退多少"),
 ])
-def test_a_level_alone_is_computed_at_its_single_price_and_says_so(question, amount):
+def test_a_level_alone_asks_what_was_paid_and_its_full_price_computes(question, full):
+    # the documents compute from the tuition actually paid: a level is no amount (a discount is possible), so the
+    # answer asks; said as paid in full (原价, 全价), the level's single price is what was paid
     text = compute_answer(question)
-    assert amount in text and "你没说实付多少" in text and "把实付金额告诉我再算" in text, text
+    assert "还需要知道：实付学费（你实付多少）" in text and "可退 " not in text, text
+    assert "你是按单报学费（原价）交的" in compute_answer(full)
+    assert "可退 2992.5 元" in compute_answer(full) or "可退 5600 元" in compute_answer(full)
 
 
 def test_the_minimum_fee_applies():
@@ -359,5 +363,5 @@ def test_two_different_lesson_counts_are_asked_for_not_guessed():
 
 
 def test_the_level_refunded_is_the_one_in_the_clause_that_asks_the_refund():
-    text = compute_answer("我报了两个级别 二级和四级 想把四级退了 还没开课 能退多少")
+    text = compute_answer("我报了两个级别 都是原价 二级和四级 想把四级退了 还没开课 能退多少")
     assert "可退 5600 元" in text and "4200" not in text
