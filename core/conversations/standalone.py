@@ -88,7 +88,9 @@ def own_level(message: str, _stands_alone: bool, previous: str, facts: SchoolFac
     (「三级几节课」 after 「保留学籍最长多久」): a question of its own, even when the gate refuses it alone. A level with
     only an asking (「那三级呢」「三级能退多少」) or pointing back (「三级也这样吗」) is still a follow-up."""
     named = level_spans(message, facts)
-    if not named or level_spans(previous, facts) or find(message, words("anaphor")) or not asks_any(message):
+    if not named or level_spans(previous, facts) or find(message, words("anaphor")):
+        return False
+    if not asks_any(strip_marks(message, (), words("closer"))):  # 「要是从二级转到三级呢」: a closing 呢 asks nothing
         return False
     rest = _blank_spans(message, named)
     return bool(compact(without(rest, words("asking") + words("asks") + words("predicate") + words("filler")

@@ -172,12 +172,26 @@ def _cut_words(text: str) -> tuple[str, ...]:
     return words("asking") + words("asks") + words("predicate") + words("asking_lead") + read_asked(text).words
 
 
+def _named(clause: str, facts: SchoolFacts) -> str:
+    """A clause that names nothing a follow-up swaps: the clause without its asking and predicate words when it names
+    a thing of its own (core.conversations.subjects: 「对话记录保存多久」 → 对话记录), else the matter its verb names
+    (「钱能全退吗」 → 退款: `matter_verb` 退 begins the matter)."""
+    if subjects(clause, facts):
+        return without(clause, _cut_words(clause))
+    matters = dict(slot_groups()).get("matter", ())
+    for _, _, verb in find(clause, words("matter_verb")):
+        matter = next((m for m in matters if m.startswith(verb)), "")
+        if matter:
+            return matter
+    return without(clause, _cut_words(clause))
+
+
 def _clause_subject(clause: str, facts: SchoolFacts) -> str:
     """One clause's subject: up to the first predicate or asking word after the first thing it names (leading
     predicate words dropped: 「可以跳级吗」 → 「跳级」); with nothing named, the clause without those words."""
     anchors = _anchors(clause, facts)
     if not anchors:
-        return without(clause, _cut_words(clause))
+        return _named(clause, facts)
     masked = "".join(" " if any(s <= i < e for s, e, _ in anchors) else c for i, c in enumerate(clause))
     cut = next((s for s, _, _ in find(masked, _cut_words(clause)) if s >= anchors[0][1]), len(clause))
     lead = [s for s in find(masked[:anchors[0][0]], _cut_words(clause))]

@@ -46,7 +46,8 @@ def read(previous: str, message: str, *, alone: bool = False, refused: bool = Fa
     # what is asked: the previous question's subject kept, its asking dropped
     ("转班手续费包含在学费里吗？", "那要交多少", "转班手续费要交多少？", "asked"),
     ("在App里能申请保留学籍吗？", "要带什么材料", "在App里保留学籍要带什么材料？", "asked"),
-    ("我报的三级，交了4800，能退多少？", "多久能到账", "我报的三级，交了4800，多久能到账？", "asked"),
+    # the matter the previous question named by its verb (能退多少) is kept
+    ("我报的三级，交了4800，能退多少？", "多久能到账", "我报的三级，交了4800，退款多久能到账？", "asked"),
     ("可以跳级吗？", "要收费吗", "跳级要收费吗？", "asked"),
     ("对话记录保存多久？", "有啥用", "对话记录有啥用？", "asked"),
     # a word with no counterpart waits: what is asked takes it with the rest
@@ -388,3 +389,15 @@ def test_keeps_subject_a_rewrite_that_drops_the_messages_thing_is_none():
     assert (found.question, found.kind) == ("测试完可以直接报三级吗", OWN_QUESTION)
     lost = read("二级适合什么人？", "测试完可以直接报三级吗", rules=parse_rules("-new_subject,-keeps_subject"))
     assert lost.question == "三级适合什么人？"
+
+
+def test_subject_keeps_the_matter_the_previous_question_named_by_its_verb():
+    # 「开课前申请退费的，学费全额退还」 then 「学员本人可以在 App 内提交退费申请」: where to apply is the refund's
+    found = read("还没开课，钱能全退吗？", "去哪里申请", alone=True)
+    assert found.question == "还没开课，退款去哪里申请？"
+
+
+def test_own_level_a_closing_ne_asks_nothing():
+    # 「转到不同级别的，按两个级别的学费差价多退少补」: the levels go into the previous question, no new question
+    found = read("我转过一次班了，转班收不收钱？", "要是从二级转到三级呢")
+    assert found.kind == FOLLOW_UP and "二级" in found.question and "转班" in found.question
