@@ -254,6 +254,7 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     for name, swap in SWAPS:
         if name in rules:
             swap(draft)
+    draft.pending = [w for w in draft.pending if not any(w in clause for clause in draft.front)]  # said in a clause
     if draft.pending:
         draft.front[:0] = draft.pending
         draft.rest = without(draft.rest, tuple(draft.pending))

@@ -216,6 +216,18 @@ def subject(question: str, facts: SchoolFacts) -> str:
     return compact(head) + "，" if head and not kept else compact(head + kept)
 
 
+def _matter_of_verb(rest: str, kept: str) -> str:
+    """The matter a verb of two characters or more names in the follow-up (`matter_verb` 保留 → 保留学籍) when the kept
+    subject does not name it: 「生病了不能上课怎么办？」 + 「最长能保留多久」 asks about keeping one's place. A verb of one
+    character (退, 转) also means other things (退教材, 转人工) and names no matter alone."""
+    matters = dict(slot_groups()).get("matter", ())
+    for _, _, verb in find(rest, words("matter_verb")):
+        matter = next((m for m in matters if m.startswith(verb)), "")
+        if len(verb) >= 2 and matter and matter not in kept and matter not in rest:
+            return matter
+    return ""
+
+
 def asked(draft: Draft) -> None:
     """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
     rest = compact(strip_marks(draft.rest, words("opener"), ()))
@@ -230,7 +242,7 @@ def asked(draft: Draft) -> None:
     asked_words = tuple(w for w in read_asked(rest).words if w)
     if any(w not in fees for _, _, w in find(without(rest, asked_words), words("relational"))):
         kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
-    draft.question = kept + rest.rstrip(END) + "？"
+    draft.question = kept + _matter_of_verb(rest, kept) + rest.rstrip(END) + "？"
     draft.rest = ""
     draft.pending.clear()
     draft.rules.append("asked")
