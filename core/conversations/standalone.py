@@ -24,22 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from core.case.asked import read_asked
 from core.case.figures import LEVEL
 from core.case.spans import figure_spans
-from core.conversations.swaps import (
-    PUNCT,
-    SWAPS,
-    Draft,
-    asks,
-    asks_any,
-    compact,
-    find,
-    level_spans,
-    own_words,
-    strip_marks,
-    subject,
-    without,
-)
+from core.conversations.subjects import new_subjects, subjects
+from core.conversations.swaps import SWAPS, Draft, asks, asks_any, own_words, strip_marks, subject
+from core.conversations.text import PUNCT, compact, find, level_spans, without
 from core.conversations.words import number, slot_groups, words
 from core.errors import ConfigError
 from core.values.conversations import (
@@ -79,13 +69,14 @@ def own_subject(message: str, stands_alone: bool, previous: str, facts: SchoolFa
     if any(word not in previous for _, _, word in find(message, matters)):
         return True
     # a matter named by its verb (「那教材费退不退」 after 「二级适合什么水平」): new when the message names a thing of its
-    # own (a level or an interchangeable word) and none has a counterpart in the previous question to swap
-    # (「转二级呢，是退钱吗」 after 「转到四级要补多少」 swaps a level; 「领了能退吗」 names no thing of its own)
+    # own (a level, or a subject: core.conversations.subjects) and none has a counterpart in the previous question to
+    # swap (「转二级呢，是退钱吗」 after 「转到四级要补多少」 swaps a level; 「领了能退吗」 names no thing of its own, nor
+    # does 「互转要钱吗」: a kind of transfer is how, not what)
     if find(message, words("anaphor")) or not any(verb not in previous
                                                   for _, _, verb in find(message, words("matter_verb"))):
         return False
     named = [(listed, bool(find(message, listed))) for _, listed in slot_groups()]
-    if not level_spans(message, facts) and not any(hit for _, hit in named):
+    if not level_spans(message, facts) and not subjects(message, facts):
         return False
     if level_spans(message, facts) and level_spans(previous, facts):
         return False
@@ -97,22 +88,55 @@ def own_level(message: str, _stands_alone: bool, previous: str, facts: SchoolFac
     (「三级几节课」 after 「保留学籍最长多久」): a question of its own, even when the gate refuses it alone. A level with
     only an asking (「那三级呢」「三级能退多少」) or pointing back (「三级也这样吗」) is still a follow-up."""
     named = level_spans(message, facts)
-    if not named or level_spans(previous, facts) or find(message, words("anaphor")) or not asks_any(message):
+    if not named or level_spans(previous, facts) or find(message, words("anaphor")):
+        return False
+    if not asks_any(strip_marks(message, (), words("closer"))):  # 「要是从二级转到三级呢」: a closing 呢 asks nothing
         return False
     rest = _blank_spans(message, named)
     return bool(compact(without(rest, words("asking") + words("asks") + words("predicate") + words("filler")
                                 + words("opener") + words("closer"))))
 
 
+def _told(message: str, facts: SchoolFacts) -> bool:
+    """The message tells a figure of the student's own (「公司派我出去7个月 够不够」): it asks about their case."""
+    return any(f.kind != LEVEL for f in figure_spans(message, facts.level_numbers or None))
+
+
+def new_subject(message: str, _stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:
+    """It asks, and it names a thing of its own the previous question does not name (core.conversations.subjects:
+    「那教材另外收钱不」 after 「四级学费多少」, 「那怎么转人工」 after a refund, 「测试完可以直接报三级吗」 after a level's
+    audience): it has its own subject and its own asking, so nothing is missing to take from the previous question —
+    a new question, even when it opens with 那 or ends with 呢, and even when the gate refuses it alone (then it is
+    refused as the student wrote it). Pointing back (「线上班也是吗」) is never one."""
+    if not asks(message) or find(message, words("anaphor")) or _told(message, facts):
+        return False
+    return bool(new_subjects(message, previous, facts))
+
+
+def full_question(message: str, stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:
+    """The gate answers it alone, it names a thing or a level (even one the previous question names) and asks a kind
+    of thing the previous question did not ask (core.case.asked): 「那线下班一个班几个人」 after 「线上班是不是比线下
+    便宜」, 「四级学费多少来着」 after 「二级转三级怎么补钱」. A level asked the previous question's way (「三级能退多少」
+    after 「我交了4800上了4节能退多少」) is still a follow-up."""
+    if not stands_alone or not asks(message) or find(message, words("anaphor")):
+        return False
+    if not subjects(message, facts) and not level_spans(message, facts):
+        return False
+    mine, theirs = set(read_asked(message).kinds) - {"yes_no"}, set(read_asked(previous).kinds) - {"yes_no"}
+    return bool(mine) and not mine & theirs
+
+
 STAY_RULES: tuple[tuple[str, Callable[[str, bool, str, SchoolFacts], bool]], ...] = (
     ("own_subject", own_subject),
     ("own_level", own_level),
+    ("new_subject", new_subject),
+    ("full_question", full_question),
 )
 
 
 # -- is it a follow-up? ---------------------------------------------------------------------------------------------
 
-def short_marker(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
+def short_marker(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """Short, and opens with 那/那么/还有/这个/那个 or ends with 呢: 「那三级呢」「还有教材费」."""
     bare = _bare(message)
     if len(bare) > number("short"):
@@ -120,18 +144,18 @@ def short_marker(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FAC
     return bare.startswith(words("opener")) or bare.endswith(tuple(_bare(w) for w in words("closer")))
 
 
-def points_back(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
+def points_back(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """Short, and points back with 也/同样/照样: 「线上班也是吗」「前台也行吗」「第三次也收？」."""
     return len(_bare(message)) <= number("short") and bool(find(message, words("anaphor")))
 
 
-def bare_ask(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
+def bare_ask(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """It asks and names almost nothing of its own (asking, predicate and filler words aside): 「多久到账？」 after a
     refund answer, 「要什么证明」 after a question about keeping one's place, even when the gate finds a passage."""
     return asks(message) and len(own_words(message)) <= number("bare_ask")
 
 
-def relational(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS) -> bool:
+def relational(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """It asks about a thing that only exists in relation to a matter (`relational` words: 证明, 差价, 手续费, 总课时,
     到账) and names no matter or level of its own: 「要开什么证明」「差价是多少」 ask about the previous question's
     matter, even when the gate answers them alone; 「教材费能退吗」 names a thing of its own and stays."""
@@ -143,7 +167,7 @@ def relational(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS)
     return len(own_words(message, words("relational") + words("closer"))) <= number("bare_ask")
 
 
-def situation(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS) -> bool:
+def situation(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """It asks nothing and only tells the student's situation with a figure the case reader reads (「医生说可能要半年」
     「我之前已经转过一次了」): the figure goes into the previous question."""
     if asks_any(message):
@@ -151,22 +175,41 @@ def situation(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS) 
     return any(f.kind != LEVEL for f in figure_spans(message, facts.level_numbers or None))
 
 
-def not_alone(_message: str, stands_alone: bool, _facts: SchoolFacts = NO_FACTS) -> bool:
+def no_subject(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
+    """It asks and names no thing of its own (core.conversations.subjects): only what is asked, the steps of a matter
+    or its figures (「审核要几天」「互转要钱不」「去哪里申请」「收费不」). After a question that names something, it asks
+    about that, even when the gate answers it alone. The student's figures asked with a matter's verb are a question of
+    their own (「我交了4800上了4节能退多少」 after 「保留学籍最长多久」, 「我上了6节能退吗」 after 「退费怎么申请」) unless the
+    previous question told the student's figures about the same matter: then they add to that case."""
+    if not asks_any(message) or subjects(message, facts) or not subjects(previous, facts) and not level_spans(
+            previous, facts):
+        return False
+    verbs = [verb for _, _, verb in find(message, words("matter_verb"))]
+    if not _told(message, facts) or not verbs:
+        return True
+    # figures of the student's asked with a matter's verb: a case of its own, unless it adds to the case the previous
+    # question told about the same matter (「交了5600 能退多少」 after 「我上了7节了，退费……」)
+    return _told(previous, facts) and all(verb in previous for verb in verbs)
+
+
+def not_alone(_message: str, stands_alone: bool, _facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """The gate would not answer it alone: 「第二次呢」 names nothing the documents could be searched for."""
     return not stands_alone
 
 
-FOLLOW_UP_RULES: tuple[tuple[str, Callable[[str, bool, SchoolFacts], bool]], ...] = (
+FOLLOW_UP_RULES: tuple[tuple[str, Callable[..., bool]], ...] = (
     ("short_marker", short_marker),
     ("points_back", points_back),
     ("bare_ask", bare_ask),
     ("relational", relational),
     ("situation", situation),
+    ("no_subject", no_subject),
     ("not_alone", not_alone),
 )
+KEEPS_SUBJECT = "keeps_subject"  # a rewrite that drops a thing the message names is no rewrite (「测试完可以直接报三级吗」)
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
 RULE_NAMES = (tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
-              + tuple(name for name, _ in SWAPS) + (FRONT,))
+              + tuple(name for name, _ in SWAPS) + (FRONT, KEEPS_SUBJECT))
 
 
 def parse_rules(spec: str | None) -> frozenset[str]:
@@ -204,12 +247,14 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         return Standalone(message, message, COURTESY)
     if any(name in rules and rule(message, stands_alone, previous.standalone, facts) for name, rule in STAY_RULES):
         return Standalone(message, message, TOPIC_SWITCH)
-    if not any(name in rules and rule(message, stands_alone, facts) for name, rule in FOLLOW_UP_RULES):
+    if not any(name in rules and rule(message, stands_alone, facts, previous=previous.standalone)
+               for name, rule in FOLLOW_UP_RULES):
         return Standalone(message, message, TOPIC_SWITCH)
     draft = Draft(previous.standalone, strip_marks(message, words("opener"), words("closer")), facts)
     for name, swap in SWAPS:
         if name in rules:
             swap(draft)
+    draft.pending = [w for w in draft.pending if not any(w in clause for clause in draft.front)]  # said in a clause
     if draft.pending:
         draft.front[:0] = draft.pending
         draft.rest = without(draft.rest, tuple(draft.pending))
@@ -221,6 +266,8 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         draft.rules.append(FRONT)
     joiner = "，" if draft.clause else ""
     question = "".join(draft.front) + joiner + draft.question if draft.front else draft.question
+    if KEEPS_SUBJECT in rules and asks(message) and any(word not in question for word in subjects(message, facts)):
+        return Standalone(message, message, OWN_QUESTION)  # the rewrite lost what the message is about
     if not draft.rules or _bare(question) == _bare(message):
         return Standalone(message, message, OWN_QUESTION)  # nothing of the previous question was carried
     return Standalone(message, question, FOLLOW_UP, tuple(draft.rules), previous.message_id)

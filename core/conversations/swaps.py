@@ -23,21 +23,20 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.case import question_figures
 from core.case.asked import read_asked
 from core.case.figures import LESSONS, LEVEL
 from core.case.spans import figure_spans
-from core.conversations.words import STARTED, number, slot_groups, words
+from core.conversations.subjects import subjects
+from core.conversations.text import Span, blank, compact, find, level_spans, without
+from core.conversations.words import STARTED, slot_groups, words
 from core.values.facts import SchoolFacts
 
-PUNCT = "？?。！!，,；;、 \t"
 END = "？?。！!"
 _YES_NO_TAIL = re.compile(r"(?:不|没|没有)$")
 # A space between two Chinese clauses (「孩子报了一级 交了3600 上了7节了还能退吗」) separates them as a comma would;
 # a space around a Latin word (「在 App 内」) does not.
 _CLAUSE_SPACE = re.compile(r"(?<=[\u4e00-\u9fff\d])\s+(?=[\u4e00-\u9fff])")
 
-Span = tuple[int, int, str]
 
 
 @dataclass
@@ -51,27 +50,6 @@ class Draft:
     pending: list[str] = field(default_factory=list)  # words with no counterpart: in front, unless `asked` takes them
     rules: list[str] = field(default_factory=list)
     clause: bool = False  # the front is a clause of the student's own (「我上了6节」), not a word
-
-
-def compact(text: str) -> str:
-    return re.sub(r"\s+", "", text).strip(PUNCT)
-
-
-def find(text: str, candidates: tuple[str, ...]) -> list[Span]:
-    """Where the words stand in `text`, longest first, never overlapping, in text order."""
-    taken: list[Span] = []
-    for word in sorted({w for w in candidates if w}, key=len, reverse=True):  # an empty word would match forever
-        start = text.find(word)
-        while start >= 0:
-            end = start + len(word)
-            if all(end <= s or start >= e for s, e, _ in taken):
-                taken.append((start, end, word))
-            start = text.find(word, end)
-    return sorted(taken)
-
-
-def without(text: str, listed: tuple[str, ...]) -> str:
-    return _blank(text, find(text, listed))
 
 
 def strip_marks(text: str, openers: tuple[str, ...], closers: tuple[str, ...]) -> str:
@@ -93,12 +71,6 @@ def _replace(text: str, old: list[Span], new: list[str]) -> str:
     pairs = list(zip(old, new, strict=True)) if len(old) == len(new) else [(old[-1], new[-1])]
     for (start, end, _), word in sorted(pairs, reverse=True):
         text = text[:start] + word + text[end:]
-    return text
-
-
-def _blank(text: str, spans: list[Span]) -> str:
-    for start, end, _ in sorted(spans, reverse=True):
-        text = text[:start] + " " + text[end:]
     return text
 
 
@@ -132,21 +104,12 @@ def _swap_words(draft: Draft, name: str, in_message: list[Span], in_question: li
     if len(named) >= 2 and set(new) <= named:
         return  # the previous question compares them (「线上班和线下班价格一样吗」): nothing to swap
     if in_question:
-        draft.rest = _blank(draft.rest, in_message)
+        draft.rest = blank(draft.rest, in_message)
         if [w for _, _, w in in_question] != new:
             draft.question = _replace(draft.question, in_question, new)
     else:
         draft.pending.extend(new)
     draft.rules.append(name)
-
-
-def level_spans(text: str, facts: SchoolFacts) -> list[Span]:
-    """The levels `text` names: the documents' names (and their aliases), or 「N级」 of a level the documents have."""
-    names = tuple(w for lv in facts.levels for w in lv.words)
-    spans = find(text, names)
-    numbered = [(k.figure.span[0], k.figure.span[1], k.figure.text) for k in
-                question_figures(text, facts.level_numbers or None) if k.kind == LEVEL]
-    return sorted(spans + [s for s in numbered if all(s[1] <= a or s[0] >= b for a, b, _ in spans)])
 
 
 def level(draft: Draft) -> None:
@@ -177,9 +140,11 @@ def figures(draft: Draft) -> None:
         name = f"figures.{kind}" + (f".{role}" if role else "")
         if (kind, role) in in_question:
             draft.question = _replace(draft.question, in_question[(kind, role)], [w for _, _, w in in_message])
-            draft.rest = _blank(draft.rest, in_message)
+            draft.rest = blank(draft.rest, in_message)
             draft.rules.append(name)
             continue
+        if set(read_asked(draft.rest).kinds) - {"yes_no"}:
+            return  # 「我交了3600上了2节 要扣多少手续费」 asks a thing of its own: no situation to put in front; `asked` keeps it
         clause = compact(strip_marks(draft.rest, words("opener"), words("closer")))
         for word in words("condition"):  # 「要是上了5节」: the student's clause is 「上了5节」
             clause = clause.removeprefix(word)
@@ -207,12 +172,26 @@ def _cut_words(text: str) -> tuple[str, ...]:
     return words("asking") + words("asks") + words("predicate") + words("asking_lead") + read_asked(text).words
 
 
+def _named(clause: str, facts: SchoolFacts) -> str:
+    """A clause that names nothing a follow-up swaps: the clause without its asking and predicate words when it names
+    a thing of its own (core.conversations.subjects: 「对话记录保存多久」 → 对话记录), else the matter its verb names
+    (「钱能全退吗」 → 退款: `matter_verb` 退 begins the matter)."""
+    if subjects(clause, facts):
+        return without(clause, _cut_words(clause))
+    matters = dict(slot_groups()).get("matter", ())
+    for _, _, verb in find(clause, words("matter_verb")):
+        matter = next((m for m in matters if m.startswith(verb)), "")
+        if matter:
+            return matter
+    return without(clause, _cut_words(clause))
+
+
 def _clause_subject(clause: str, facts: SchoolFacts) -> str:
     """One clause's subject: up to the first predicate or asking word after the first thing it names (leading
     predicate words dropped: 「可以跳级吗」 → 「跳级」); with nothing named, the clause without those words."""
     anchors = _anchors(clause, facts)
     if not anchors:
-        return without(clause, _cut_words(clause))
+        return _named(clause, facts)
     masked = "".join(" " if any(s <= i < e for s, e, _ in anchors) else c for i, c in enumerate(clause))
     cut = next((s for s, _, _ in find(masked, _cut_words(clause)) if s >= anchors[0][1]), len(clause))
     lead = [s for s in find(masked[:anchors[0][0]], _cut_words(clause))]
@@ -237,6 +216,18 @@ def subject(question: str, facts: SchoolFacts) -> str:
     return compact(head) + "，" if head and not kept else compact(head + kept)
 
 
+def _matter_of_verb(rest: str, kept: str) -> str:
+    """The matter a verb of two characters or more names in the follow-up (`matter_verb` 保留 → 保留学籍) when the kept
+    subject does not name it: 「生病了不能上课怎么办？」 + 「最长能保留多久」 asks about keeping one's place. A verb of one
+    character (退, 转) also means other things (退教材, 转人工) and names no matter alone."""
+    matters = dict(slot_groups()).get("matter", ())
+    for _, _, verb in find(rest, words("matter_verb")):
+        matter = next((m for m in matters if m.startswith(verb)), "")
+        if len(verb) >= 2 and matter and matter not in kept and matter not in rest:
+            return matter
+    return ""
+
+
 def asked(draft: Draft) -> None:
     """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
     rest = compact(strip_marks(draft.rest, words("opener"), ()))
@@ -244,13 +235,14 @@ def asked(draft: Draft) -> None:
         return
     if find(rest, words("anaphor")) and read_asked(rest).kinds in ((), ("yes_no",)):
         return  # 「线上班也是吗」: the previous question's asking stands
-    if len(own_words(rest, tuple(draft.pending) + words("relational"))) > number("bare_ask"):
+    if any(word not in draft.pending for word in subjects(rest, draft.facts)):
         return  # it names a subject of its own
     kept = subject(draft.question, draft.facts)
     fees = dict(slot_groups()).get("fee", ())
-    if any(w not in fees for _, _, w in find(rest, words("relational"))):
+    asked_words = tuple(w for w in read_asked(rest).words if w)
+    if any(w not in fees for _, _, w in find(without(rest, asked_words), words("relational"))):
         kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
-    draft.question = kept + rest.rstrip(END) + "？"
+    draft.question = kept + _matter_of_verb(rest, kept) + rest.rstrip(END) + "？"
     draft.rest = ""
     draft.pending.clear()
     draft.rules.append("asked")

@@ -46,11 +46,12 @@ def read(previous: str, message: str, *, alone: bool = False, refused: bool = Fa
     # what is asked: the previous question's subject kept, its asking dropped
     ("转班手续费包含在学费里吗？", "那要交多少", "转班手续费要交多少？", "asked"),
     ("在App里能申请保留学籍吗？", "要带什么材料", "在App里保留学籍要带什么材料？", "asked"),
-    ("我报的三级，交了4800，能退多少？", "多久能到账", "我报的三级，交了4800，多久能到账？", "asked"),
-    ("可以跳级吗？", "考试收费吗", "跳级考试收费吗？", "asked"),
+    # the matter the previous question named by its verb (能退多少) is kept
+    ("我报的三级，交了4800，能退多少？", "多久能到账", "我报的三级，交了4800，退款多久能到账？", "asked"),
+    ("可以跳级吗？", "要收费吗", "跳级要收费吗？", "asked"),
     ("对话记录保存多久？", "有啥用", "对话记录有啥用？", "asked"),
     # a word with no counterpart waits: what is asked takes it with the rest
-    ("进阶级适合什么人？", "教材费多少", "进阶级教材费多少？", "asked"),
+    ("退费怎么申请？", "在前台要多久", "退费在前台要多久？", "asked"),
 ])
 def test_read_in_context_swaps_the_changed_part(previous, message, expected, rule):
     found = read(previous, message)
@@ -116,7 +117,8 @@ def test_read_in_context_a_yes_no_read_from_its_form_ends():
 def test_points_back_keeps_what_the_previous_question_asked(previous, message, expected):
     found = read(previous, message, alone=True)
     assert (found.question, found.kind) == (expected, FOLLOW_UP)
-    assert read(previous, message, alone=True, rules=parse_rules("-points_back")).kind == TOPIC_SWITCH
+    # a message pointing back names no thing of its own either: no_subject reads it as a follow-up too
+    assert read(previous, message, alone=True, rules=parse_rules("-points_back,-no_subject")).kind == TOPIC_SWITCH
 
 
 @pytest.mark.parametrize(("previous", "message"), [
@@ -127,7 +129,8 @@ def test_points_back_keeps_what_the_previous_question_asked(previous, message, e
 def test_own_subject_a_message_naming_its_own_matter_stays(previous, message):
     found = read(previous, message, alone=True)
     assert (found.question, found.kind) == (message, TOPIC_SWITCH)
-    assert read(previous, message, alone=True, rules=parse_rules("-own_subject")).kind == FOLLOW_UP
+    # a named matter is a subject too (new_subject): both rules off, it is read as a follow-up
+    assert read(previous, message, alone=True, rules=parse_rules("-own_subject,-new_subject")).kind == FOLLOW_UP
 
 
 def test_own_subject_needs_the_gate_to_answer_it_alone():
@@ -136,7 +139,7 @@ def test_own_subject_needs_the_gate_to_answer_it_alone():
 
 @pytest.mark.parametrize(("previous", "message"), [
     ("保留学籍要交钱吗？", "要什么材料"),
-    ("退款多久能到账？", "是原路退回吗"),
+    ("退款多久能到账？", "审核要几天"),
     ("分级测试免费吗？", "收费不"),
 ])
 def test_bare_ask_reads_a_message_without_a_subject_as_a_follow_up(previous, message):
@@ -150,8 +153,8 @@ def test_bare_ask_leaves_a_message_with_its_own_subject(message):
 
 
 def test_read_in_context_a_rewrite_that_only_gives_back_the_message_is_none():
-    found = read("二级学费多少？", "三级教材费多少")
-    assert (found.question, found.kind, found.derived_from) == ("三级教材费多少", OWN_QUESTION, "")
+    found = read("二级多少钱？", "三级多少课时")
+    assert (found.question, found.kind, found.derived_from) == ("三级多少课时", OWN_QUESTION, "")
 
 
 def test_slots_do_not_swap_a_word_the_previous_question_compares():
@@ -189,7 +192,8 @@ def test_relational_a_thing_that_needs_an_owner_asks_about_the_previous_matter(p
     found = read(previous, message, alone=True)
     assert (found.question, found.kind) == (expected, FOLLOW_UP)
     assert "relational" not in parse_rules("-relational")
-    assert read(previous, message, alone=True, rules=parse_rules("-relational")).kind == TOPIC_SWITCH
+    # a thing that needs an owner is no subject either: no_subject reads it as a follow-up too
+    assert read(previous, message, alone=True, rules=parse_rules("-relational,-no_subject")).kind == TOPIC_SWITCH
 
 
 @pytest.mark.parametrize("message", ["教材费能退吗", "转班手续费多少", "三级总课时是多少"])
@@ -224,7 +228,8 @@ def test_own_level_a_level_with_its_own_attribute_is_a_new_question(message):
     # even when the gate refuses it alone
     found = read("开课前退费能全额退吗？", message, alone=False)
     assert (found.question, found.kind) == (message, TOPIC_SWITCH)
-    assert read("开课前退费能全额退吗？", message, alone=False, rules=parse_rules("-own_level")).kind == FOLLOW_UP
+    off = parse_rules("-own_level,-new_subject,-keeps_subject")  # 班 and 人 are things of its own too
+    assert read("开课前退费能全额退吗？", message, alone=False, rules=off).kind == FOLLOW_UP
 
 
 @pytest.mark.parametrize(("previous", "message", "expected"), [
@@ -264,7 +269,7 @@ def test_slots_bounds_and_transfer_phrasings_swap(previous, message, expected, r
 ])
 def test_own_subject_a_matter_named_by_its_verb_with_a_thing_of_its_own_stays(previous, message):
     assert read(previous, message, alone=True).kind == TOPIC_SWITCH
-    assert read(previous, message, alone=True, rules=parse_rules("-own_subject")).kind == FOLLOW_UP
+    assert read(previous, message, alone=True, rules=parse_rules("-own_subject,-new_subject")).kind == FOLLOW_UP
 
 
 @pytest.mark.parametrize(("previous", "message"), [
@@ -288,4 +293,124 @@ def test_subject_drops_the_words_that_lead_the_asking(previous, message, expecte
 def test_relational_replaces_the_fee_the_previous_question_asked():
     # 「报读三级（总课时 16）」: the total of lessons is the level's, not its fee's
     assert read("三级学费多少？", "总课时是多少", alone=True).question == "三级总课时是多少？"
-    assert read("三级学费多少？", "总课时是多少", alone=True, rules=parse_rules("-relational")).kind == TOPIC_SWITCH
+    off = parse_rules("-relational,-no_subject")
+    assert read("三级学费多少？", "总课时是多少", alone=True, rules=off).kind == TOPIC_SWITCH
+
+
+# -- fu4: a message with a subject and an asking of its own stands; one missing either takes it (from the documents) ---
+
+@pytest.mark.parametrize(("previous", "message", "alone"), [
+    # 「教材费每级 280 元……单独收取」 after a level's tuition: its own thing (教材) and its own asking
+    ("二级学费多少？", "那教材另外收钱吗", True),
+    # 「开课前申请退费的，学费全额退还」 after a question about the textbook
+    ("教材领了能退吗？", "那学费还没开课能全退吗", True),
+    # 「在对话里输入“人工”……即可转到人工服务」 after a question about the course
+    ("一个级别几周上完？", "那怎么转人工", True),
+    # 「学员按分级测试的结果直接报读对应级别即可」: stays as written even when the gate refuses it alone
+    ("二级适合什么人？", "测试完可以直接报三级吗", False),
+])
+def test_new_subject_a_message_with_its_own_thing_and_asking_stays(previous, message, alone):
+    found = read(previous, message, alone=alone)
+    assert (found.question, found.kind) == (message, TOPIC_SWITCH)
+    off = parse_rules("-new_subject,-own_subject,-full_question,-keeps_subject")
+    assert read(previous, message, alone=alone, rules=off).kind != TOPIC_SWITCH
+
+
+def test_new_subject_a_thing_the_previous_question_names_is_not_new():
+    # 「教材」 is named by 「教材费」: 「那教材呢」-like follow-ups still swap
+    assert read("二级教材费多少？", "那教材另外收钱吗", alone=True).kind != TOPIC_SWITCH
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    # 「教材费每级 280 元」: the thing named before, a kind of thing not asked before
+    ("二级教材费能退吗？", "那二级教材费多少钱"),
+    # 「各级口语课的单报学费如下」 after a level difference
+    ("我想从二级转到三级，怎么补钱？", "四级学费多少"),
+])
+def test_full_question_a_thing_with_an_asking_of_its_own_stays(previous, message):
+    assert read(previous, message, alone=True).kind == TOPIC_SWITCH
+    assert read(previous, message, alone=True, rules=parse_rules("-full_question")).kind != TOPIC_SWITCH
+
+
+def test_full_question_needs_the_gate_and_a_new_kind_of_asking():
+    assert read("二级教材费能退吗？", "那二级教材费多少钱", alone=False).kind != TOPIC_SWITCH
+    # asked the previous question's way: the level swaps in (an existing example above)
+    assert read("我交了4800上了4节能退多少？", "三级能退多少", alone=True).kind == FOLLOW_UP
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # 「学校在 3 个工作日内完成审核」: the review is the refund's
+    ("退款多久能到账？", "审核要几天", "退款审核要几天？"),
+    # 「每周上 2 课时，八周结课」
+    ("二级每周上几次课？", "几周上完", "二级几周上完？"),
+    # 「分级测试……用时约 20 分钟」 then whether it is free
+    ("分级测试要多久？", "收费吗", "分级测试收费吗？"),
+    # 「转到不同级别的，按两个级别的学费差价多退少补」, then whether a fee is charged too
+    ("转到不同级别怎么算钱？", "要交手续费吗", "转到不同级别要交手续费吗？"),
+    # 「因病申请的，需提供二级及以上医院的证明」: what qualifies the certificate is still the matter's
+    ("因病保留学籍要什么证明？", "要哪种医院的证明", "因病保留学籍要哪种医院的证明？"),
+])
+def test_no_subject_an_attribute_question_after_a_subject_is_a_follow_up(previous, message, expected):
+    found = read(previous, message, alone=True)  # the gate would answer each alone
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+
+
+def test_no_subject_switches_off_by_name():
+    off = parse_rules("-no_subject,-bare_ask,-relational")
+    assert read("退款多久能到账？", "审核要几天", alone=True).kind == FOLLOW_UP
+    assert read("退款多久能到账？", "审核要几天", alone=True, rules=off).kind == TOPIC_SWITCH
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    # the student's own case asked with a matter's verb: a question of its own
+    ("保留学籍最长多久？", "我交了4800上了4节能退多少"),
+    ("退费怎么申请？", "我上了6节能退吗"),
+])
+def test_no_subject_the_students_figures_with_a_matters_verb_stand(previous, message):
+    assert read(previous, message, alone=True).kind == TOPIC_SWITCH
+
+
+def test_no_subject_figures_add_to_the_case_the_previous_question_told():
+    # 「已上课时超过总课时的一半……不再受理退费申请」, then what the student paid
+    found = read("我上了5节，退费按什么算？", "交了4200能退多少", alone=True)
+    assert found.kind == FOLLOW_UP and "5节" in found.question and "4200" in found.question
+
+
+def test_figures_a_clause_that_asks_its_own_thing_is_not_put_in_front():
+    # 「手续费为……单笔最低 50 元」, then the student's figures with an amount asked
+    found = read("退费手续费最少收多少？", "我交了3600上了2节要扣多少手续费", alone=True)
+    assert found.kind == FOLLOW_UP and found.question.startswith("退费手续费") and "3600" in found.question
+
+
+def test_keeps_subject_a_rewrite_that_drops_the_messages_thing_is_none():
+    # without new_subject the level swap would make 「三级适合什么人？」 and lose 测试 and 报
+    off = parse_rules("-new_subject")
+    found = read("二级适合什么人？", "测试完可以直接报三级吗", rules=off)
+    assert (found.question, found.kind) == ("测试完可以直接报三级吗", OWN_QUESTION)
+    lost = read("二级适合什么人？", "测试完可以直接报三级吗", rules=parse_rules("-new_subject,-keeps_subject"))
+    assert lost.question == "三级适合什么人？"
+
+
+def test_subject_keeps_the_matter_the_previous_question_named_by_its_verb():
+    # 「开课前申请退费的，学费全额退还」 then 「学员本人可以在 App 内提交退费申请」: where to apply is the refund's
+    found = read("还没开课，钱能全退吗？", "去哪里申请", alone=True)
+    assert found.question == "还没开课，退款去哪里申请？"
+
+
+def test_own_level_a_closing_ne_asks_nothing():
+    # 「转到不同级别的，按两个级别的学费差价多退少补」: the levels go into the previous question, no new question
+    found = read("我转过一次班了，转班收不收钱？", "要是从二级转到三级呢")
+    assert found.kind == FOLLOW_UP and "二级" in found.question and "转班" in found.question
+
+
+def test_figures_a_word_said_in_the_students_clause_is_not_put_in_front_twice():
+    # 「因病或工作调动，可以申请保留学籍，最长保留 6 个月」: the student's clause carries the reason already
+    found = read("保留学籍最长多久？", "我因工作调动要走5个月 够吗")
+    assert found.question.count("工作调动") == 1 and "保留学籍" in found.question
+
+
+def test_asked_a_matters_verb_names_its_matter():
+    # 「因病或工作调动，可以申请保留学籍，最长保留 6 个月」
+    assert read("生病了不能上课怎么办？", "最长能保留多久", alone=True).question == "生病了保留学籍最长能保留多久？"
+    # a verb of one character names no matter alone (退教材, 转人工)
+    assert "退款" not in read("四级教材费多少？", "领了能退吗", alone=True).question
