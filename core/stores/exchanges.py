@@ -118,8 +118,8 @@ class ExchangeStore:
                 _same_query(found.query_hash, request)
                 if found.state == DONE:
                     return Look(replay=replay_of(found.response))
-                conv = conn.execute(select(conversations).where(conversations.c.id == found.conversation_id)).one()
-                return Look(None, conv.id, conv.public_id, conv.handed_off_at is not None, unfinished=found.id)
+                old = conn.execute(select(conversations).where(conversations.c.id == found.conversation_id)).one()
+                return Look(None, old.id, old.public_id, old.handed_off_at is not None, unfinished=found.id)
             exceeded = peek(conn, limits, self._clock())
             if exceeded is not None:
                 raise _limited(exceeded)
