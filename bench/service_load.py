@@ -150,7 +150,8 @@ class Row:
 def run(engine: str, url: str, instances: int, args, data_dir: Path, folder: Path, pool: list[str]) -> Row:
     receiver: Receiver = start_receiver()
     secret = make_key(url, "bench", release="flagged", webhook=receiver.url)[0]
-    env = {"XIAOE_DATA_DIR": str(data_dir), "XIAOE_RATE_USER_PER_MINUTE": "0", "XIAOE_RATE_KEY_PER_MINUTE": "0"}
+    env = {"XIAOE_DATA_DIR": str(data_dir), "XIAOE_RATE_USER_PER_MINUTE": "0", "XIAOE_RATE_KEY_PER_MINUTE": "0",
+           **({"XIAOE_SERVICE_THREADS": str(args.threads)} if args.threads else {})}
     started: list[Service] = [start_service(folder / f"{engine}-{instances}", url, env, workers=args.workers)
                               for _ in range(instances)]
     tally, stop, released = Tally(), threading.Event(), []
@@ -204,7 +205,8 @@ def percentile(values: list[float], share: float) -> float:
 
 def print_rows(rows: list[Row], args) -> None:
     print(f"\n学员 {args.students} 人，每人思考时间均值 {args.think} 秒，30% 常见问题、5% 重试；每行 {args.seconds} 秒；"
-          f"每台实例 {args.workers} 个工作进程；离线答题器")
+          f"每台实例 {args.workers} 个工作进程、"
+          f"{args.threads or '默认'} 个作答线程；离线答题器")
     print("| 数据库 | 实例 | 新消息/秒 | 全部 p50 ms | 全部 p95 ms | 最大 ms | 错误 | 丢失 | 重复 | 重放不一致 | 重复放行 | 重复推送 | 放行/推送 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
@@ -240,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=1.5, help="思考时间均值（秒）")
     parser.add_argument("--instances", default="1,2")
     parser.add_argument("--workers", type=int, default=1, help="每台实例的工作进程数（xiaoe serve --workers）")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="每个工作进程同时作答的线程数（XIAOE_SERVICE_THREADS；默认用服务的设置）")
     parser.add_argument("--engines", default="sqlite,postgresql")
     parser.add_argument("--postgres-url", default=os.environ.get("XIAOE_TEST_DATABASE_URL", ""))
     args = parser.parse_args(argv)

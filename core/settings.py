@@ -146,7 +146,7 @@ class Settings(BaseSettings):
     standard_reply: str = STANDARD_REPLY  # several, separated by 「|」: the consultant picks one
     rate_user_per_minute: int = RATE_USER_PER_MINUTE  # per student (per key); 0 = no limit
     rate_key_per_minute: int = RATE_KEY_PER_MINUTE  # per key, all its students together; 0 = no limit
-    service_lease_s: float = 60.0  # a message being answered is taken over by a retry after this long
+    service_threads: int = 40  # threads answering the student service's requests at once, per process
     webhook_lease_s: float = 30.0  # a webhook POST not marked sent within this is sent again (same delivery_id)
     webhook_timeout_s: float = 10.0
     # WeChat (微信客服 through WeCom); the channel is on when wecom_corp_id is set (docs/wechat.md)
@@ -273,8 +273,9 @@ class Settings(BaseSettings):
                             ("RATE_KEY_PER_MINUTE", self.rate_key_per_minute)):
             if not 0 <= value <= 1_000_000:
                 raise ConfigError(f"限流 XIAOE_{name}（{value}）必须在 0 到 1000000 之间（0 表示不限）。")
-        for name, seconds in (("SERVICE_LEASE_S", self.service_lease_s), ("WEBHOOK_LEASE_S", self.webhook_lease_s),
-                              ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
+        if not 1 <= self.service_threads <= 200:
+            raise ConfigError(f"XIAOE_SERVICE_THREADS（{self.service_threads}）必须在 1 到 200 之间。")
+        for name, seconds in (("WEBHOOK_LEASE_S", self.webhook_lease_s), ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
             if not 0.5 <= seconds <= MAX_LEASE_S:  # also refuses nan
                 raise ConfigError(f"XIAOE_{name}（{seconds}）必须在 0.5 秒到 1 小时之间。")
         self._check_wecom()

@@ -8,9 +8,11 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import Depends, FastAPI, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from core.exchanges.desk import StudentDesk, chat_request
 from core.serving.live import LiveAssistant
@@ -37,6 +39,25 @@ MAX_BODY_BYTES = 64 * 1024
 ERRORS = {status: {"model": ErrorOut} for status in (401, 403, 404, 422, 429, 503)}
 
 
+class BodyLimit:
+    """413 for a request whose Content-Length is over MAX_BODY_BYTES (or not a number), before any route runs. A
+    plain ASGI middleware: starlette's BaseHTTPMiddleware wraps every request in a task group and a stream, which
+    cost the event loop more than the check itself."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            length = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"content-length"), None)
+            if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+                response = errors.error(413, "too_large",
+                                        f"请求体太大：最多 {MAX_BODY_BYTES // 1024} KB。学员的一条消息放在 query 里即可。")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def scoped(scope: str):
     """A dependency giving the request's API key, allowed `scope`. Dependencies run before the body is validated,
     so a request without a valid key gets 401 whatever its body."""
@@ -51,6 +72,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Sync routes run on anyio's worker threads: this many answer at once, the rest wait their turn. The offline
+        # answerer is all CPU under one GIL, where a few threads do more than forty; a remote model waits on the
+        # network, where forty do (docs/service.md「线程数」).
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.service_threads
         live = LiveAssistant.start(settings)
         db = open_database(settings.db_url)
         app.state.live = live
@@ -76,12 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.wecom_on:  # the WeChat channel's callback door (docs/wechat.md)
         app.include_router(wecom_router())
 
-    @app.middleware("http")
-    async def body_limit(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return errors.error(413, "too_large", f"请求体太大：最多 {MAX_BODY_BYTES // 1024} KB。学员的一条消息放在 query 里即可。")
-        return await call_next(request)
+    app.add_middleware(BodyLimit)
 
     @app.get("/v1/health", response_model=HealthOut, tags=["服务"])
     def health(request: Request) -> JSONResponse:

@@ -30,6 +30,7 @@ def test_settings_env_overrides(tmp_path):
     ({"XIAOE_TOP_K": "0"}, "XIAOE_TOP_K"),
     ({"XIAOE_CHUNK_SIZE": "40", "XIAOE_CHUNK_OVERLAP": "40"}, "chunk_overlap（40）必须小于片段长度 chunk_size（40）"),
     ({"XIAOE_RETRIEVER": "magic"}, "magic"),
+    ({"XIAOE_SERVICE_THREADS": "0"}, "XIAOE_SERVICE_THREADS（0）必须在 1 到 200 之间"),
 ])
 def test_settings_bad_values_get_chinese_messages(env, fragment):
     with pytest.raises(ConfigError, match=fragment):

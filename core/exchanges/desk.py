@@ -1,11 +1,14 @@
-"""The student desk: one student message in, one reply out — masked at the door, claimed once, read in its
-conversation, answered by the one Assistant, held or sent by the key's release policy, recorded with its queue item
-and its turn in one transaction.
+"""The student desk: one student message in, one reply out — masked at the door, read in its conversation,
+answered by the one Assistant, held or sent by the key's release policy, recorded with its queue item and its turn
+in one write transaction.
 
 `StudentDesk.message` is the single call every channel makes (the App's route, the WeCom channel). In order: the
 student's personal data is masked (core.privacy.mask, placeholders stable within the conversation) before anything
-is stored; a replay (the same key, student and client_msg_id) returns the stored reply without running the gate
-again; two identical requests at the same instant make one exchange; a conversation a consultant took over is not
+is stored; reads only before the answer (ExchangeStore.look): a replay (the same key, student and client_msg_id)
+returns the stored reply without running the gate again, a conversation of another student is 404, a used-up rate
+limit is 429; everything the record needs is computed before its one write (ExchangeStore.record), where two
+identical requests at the same instant make one exchange (the later one returns the first reply); a conversation a
+consultant took over is not
 answered by 小E (the student is told a person will reply, and the message joins the conversation's 转人工 item); a
 message holding a 敏感词 gets the configured reply with no retrieval and no model call (lane 敏感内容); 「人工」
 「转人工」 hands the conversation to a person (lane 转人工, outside the service hours the student is told when a
@@ -32,7 +35,7 @@ from core.stores.api_keys import KeyStore
 from core.stores.conversations import ConversationStore
 from core.stores.db import Database
 from core.stores.exchange_schema import MAX_CLIENT_ID_CHARS, MAX_PUBLIC_ID_CHARS, MAX_USER_CHARS
-from core.stores.exchanges import Claim, ExchangeStore, Finished
+from core.stores.exchanges import ExchangeStore, Finished, Look, Written
 from core.stores.feedback import FeedbackStore
 from core.stores.rate_limits import Limit
 from core.stores.sensitive_words import SensitiveStore
@@ -127,35 +130,29 @@ class StudentDesk:
         state = self.turns.masks(request.conversation_id)
         masked = mask(request.query, state.entries, key=state.key, kinds=masked_kinds(self.settings.masking))
         request = replace(request, query=masked.text)  # from here on, only the masked text exists
-        claim = self.exchanges.claim(key, request, limits=self._limits(key, request.user),
-                                     lease=timedelta(seconds=self.settings.service_lease_s))
-        if claim.replay is not None:
-            return claim.replay
-        if claim.waiting_on:
-            return self.exchanges.wait(claim.waiting_on, timeout_s=self.settings.service_lease_s)
-        door = _Door(self, claim, request, state, masked.new)
-        try:
-            if claim.handed_off:
-                return self._handed_off(door)
-            hits = self.sensitive.matcher().find(request.query)
-            if hits:
-                return self._sensitive(door, hits)
-            if asks_for_person(request.query):
-                return self._student_hand_off(door)
-            assistant = self.assistant()
-            context = self.turns.context(claim.conversation_row,
-                                         idle=timedelta(minutes=self.settings.conversation_idle_minutes),
-                                         limit=self.settings.conversation_turns)
-            standalone = assistant.in_context(request.query, context[-1] if context else None)
-            outcome = assistant.respond(standalone.question)
-            finished = self._finished(key, outcome, assistant.facts)
-            case = tuple((kind, "、".join(sorted(map(str, values))))
-                         for kind, values in case_facts(standalone.question, assistant.facts).items())
-            return self.exchanges.finish(claim, finished, outcome, also=door.keep(
-                standalone, finished.status, refused=outcome.refused or outcome.failure is not None, case=case))
-        except BaseException:
-            self.exchanges.abandon(claim)  # a retry takes it over at once instead of waiting for the lease
-            raise
+        limits = self._limits(key, request.user)
+        look = self.exchanges.look(key, request, limits=limits)
+        if look.replay is not None:
+            return look.replay
+        door = _Door(self, key, request, look, limits, state, masked.new)
+        if look.handed_off:
+            return self._handed_off(door)
+        hits = self.sensitive.matcher().find(request.query)
+        if hits:
+            return self._sensitive(door, hits)
+        if asks_for_person(request.query):
+            return self._student_hand_off(door)
+        assistant = self.assistant()
+        context = self.turns.context(look.conversation_row,
+                                     idle=timedelta(minutes=self.settings.conversation_idle_minutes),
+                                     limit=self.settings.conversation_turns) if look.conversation_row else ()
+        standalone = assistant.in_context(request.query, context[-1] if context else None)
+        outcome = assistant.respond(standalone.question)
+        finished = self._finished(key, outcome, assistant.facts)
+        case = tuple((kind, "、".join(sorted(map(str, values))))
+                     for kind, values in case_facts(standalone.question, assistant.facts).items())
+        return door.record(finished, outcome, standalone, refused=outcome.refused or outcome.failure is not None,
+                           case=case)
 
     def _limits(self, key: ApiKey, user: str) -> tuple[Limit, ...]:
         return (Limit(f"user:{key.id}:{user}", self.settings.rate_user_per_minute, "这位学员的消息"),
@@ -179,47 +176,43 @@ class StudentDesk:
                         (("sent", verdict.reason), *problems), held=False)
 
     def _handed_off(self, door: _Door) -> ChatReply:
-        claim, request = door.claim, door.request
+        request = door.request
+        reason = Problem("handoff", "会话已转人工：学员的新消息等顾问在「对话」页回复，小E 不作答")
 
-        def file(conn) -> int:
-            join = self.exchanges.pending_handoff_item(conn, claim.conversation_row)
-            return self.exchanges.review.file_in(
-                conn, request.query, origin="handoff", join=join,
-                reason=Problem("handoff", "会话已转人工：学员的新消息等顾问在「对话」页回复，小E 不作答"))
+        def file(at: Written) -> int:
+            join = self.exchanges.pending_handoff_item(at.conn, at.conversation_row)
+            return self.exchanges.review.file_in(at.conn, request.query, origin="handoff", join=join, reason=reason)
         finished = Finished(HANDED_OFF, self.settings.handoff_text, (), None, "",
                             (("handoff", "会话已转人工，小E 不作答"),), held=False)
-        return self.exchanges.finish(claim, finished, None, handoff_item=file,
-                                     also=door.keep(Standalone(request.query, request.query), HANDED_OFF, refused=True))
+        return door.record(finished, None, Standalone(request.query, request.query), refused=True, item=file)
 
     def _sensitive(self, door: _Door, hits) -> ChatReply:
         """A 敏感词: the configured reply, no retrieval and no model call; the message goes to lane 敏感内容."""
-        claim, request = door.claim, door.request
+        request = door.request
         found = "、".join(dict.fromkeys(f"「{h.word}」" + (f"（{h.category}）" if h.category else "") for h in hits))
         why = f"学员消息里有敏感词：{found}；小E 回复了设置的固定回复，没有检索、没有调用模型"
 
-        def file(conn) -> int:
-            return self.exchanges.review.file_in(conn, request.query, origin="sensitive",
+        def file(at: Written) -> int:
+            return self.exchanges.review.file_in(at.conn, request.query, origin="sensitive",
                                                  reason=Problem("sensitive", why), answer=self.settings.sensitive_reply)
         finished = Finished(REFUSED, self.settings.sensitive_reply, (), None, "", (("sensitive", why),), held=False)
-        return self.exchanges.finish(claim, finished, None, handoff_item=file,
-                                     also=door.keep(Standalone(request.query, request.query), REFUSED, refused=True))
+        return door.record(finished, None, Standalone(request.query, request.query), refused=True, item=file)
 
     def _student_hand_off(self, door: _Door) -> ChatReply:
         """「人工」「转人工」: the conversation goes to a person (lane 转人工 with the thread); 小E stops answering it until
         a consultant hands it back. Outside the service hours the reply says when a person will answer."""
-        claim, request = door.claim, door.request
+        request = door.request
         text = handoff_reply(self.settings, self.assistant().facts, self.clock())
+        reason = Problem("student_handoff", "学员要求转人工：请在「对话」页接手回复，处理完点「交还小E」")
 
-        def file(conn) -> int:
-            self.exchanges.hand_off_in(conn, claim.conversation_row, f"学员（{request.user}）")
-            join = self.exchanges.pending_handoff_item(conn, claim.conversation_row)
-            thread = self.exchanges.thread_text(conn, claim.conversation_row)
-            return self.exchanges.review.file_in(
-                conn, request.query, origin="handoff", join=join, answer=thread,
-                reason=Problem("student_handoff", "学员要求转人工：请在「对话」页接手回复，处理完点「交还小E」"))
+        def file(at: Written) -> int:
+            self.exchanges.hand_off_in(at.conn, at.conversation_row, f"学员（{request.user}）")
+            join = self.exchanges.pending_handoff_item(at.conn, at.conversation_row)
+            thread = self.exchanges.thread_text(at.conn, at.conversation_row, latest=request.query)
+            return self.exchanges.review.file_in(at.conn, request.query, origin="handoff", join=join, answer=thread,
+                                                 reason=reason)
         finished = Finished(HANDED_OFF, text, (), None, "", (("student_handoff", "学员要求转人工"),), held=False)
-        return self.exchanges.finish(claim, finished, None, handoff_item=file,
-                                     also=door.keep(Standalone(request.query, request.query), HANDED_OFF, refused=True))
+        return door.record(finished, None, Standalone(request.query, request.query), refused=True, item=file)
 
     def messages(self, key: ApiKey, conversation_id: str, user: str, *, after: str | None,
                  limit: int) -> tuple[tuple[Released, ...], bool]:
@@ -236,22 +229,29 @@ class StudentDesk:
 
 @dataclass(frozen=True)
 class _Door:
-    """One message past the door: its claim, its masked request, and the masking state to keep with it."""
+    """One message past the door: its key, masked request, what `look` found, its limits, and the masking state to
+    keep with it."""
 
     desk: StudentDesk
-    claim: Claim
+    key: ApiKey
     request: ChatRequest
+    look: Look
+    limits: tuple[Limit, ...]
     state: MaskState
     new_masks: tuple
 
-    def keep(self, standalone: Standalone, decision: str, *, refused: bool, case: tuple = ()):
-        """What `finish` writes beside the exchange: the placeholders and the turn of the conversation's context."""
-        def write(conn, _item_id) -> None:
-            self.desk.turns.keep_masks_in(conn, self.claim.conversation_row, self.state, self.new_masks)
-            self.desk.turns.record_in(conn, conversation_row=self.claim.conversation_row,
-                                      exchange_id=self.claim.exchange_id, standalone=standalone,
-                                      decision=decision, refused=refused, case=case)
-        return write
+    def record(self, finished: Finished, outcome: Outcome | None, standalone: Standalone, *, refused: bool,
+               case: tuple = (), item: Callable[[Written], int | None] | None = None) -> ChatReply:
+        """The one write: the exchange with its item, and beside it the placeholders and the turn of the
+        conversation's context."""
+        turns = self.desk.turns
+
+        def also(at: Written) -> None:
+            turns.keep_masks_in(at.conn, at.conversation_row, self.state, self.new_masks)
+            turns.record_in(at.conn, conversation_row=at.conversation_row, exchange_id=at.exchange_id,
+                            standalone=standalone, decision=finished.status, refused=refused, case=case)
+        return self.desk.exchanges.record(self.key, self.request, self.look, finished, outcome, limits=self.limits,
+                                          item=item, also=also)
 
 
 def citations_of(outcome: Outcome) -> tuple[Citation, ...]:

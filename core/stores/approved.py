@@ -26,10 +26,12 @@ from sqlalchemy import (
     Integer,
     MetaData,
     Row,
+    Select,
     String,
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
     func,
     literal_column,
     or_,
@@ -234,6 +236,20 @@ def count_use_in(conn: Connection, answer_id: int, now: datetime) -> None:
                  .values(uses=approved_answers.c.uses + 1, last_used_at=now))
 
 
+def _near() -> Select:
+    """Each approved answer citing one of the `places` (file, section) with its use count and its newest history
+    row. Built once: `near` runs for every question (core/stores/exchanges.py says why)."""
+    cited = select(approved_citations.c.answer_id).where(
+        tuple_(approved_citations.c.source, approved_citations.c.heading).in_(bindparam("places", expanding=True)))
+    newest = (select(approved_history.c.answer_id, func.max(approved_history.c.id).label("mark"))
+              .where(approved_history.c.answer_id.in_(cited)).group_by(approved_history.c.answer_id).subquery())
+    return (select(approved_answers.c.id, approved_answers.c.uses, approved_answers.c.last_used_at, newest.c.mark)
+            .join(newest, newest.c.answer_id == approved_answers.c.id).order_by(approved_answers.c.id))
+
+
+_NEAR = _near()
+
+
 class ApprovedStore:
     """Approved answers on a `Database`; opening it brings the schema up to date."""
 
@@ -252,15 +268,8 @@ class ApprovedStore:
         instance) with its use count, and only answers changed since this store last read them are read in full."""
         if not places:
             return ()
-        cited = select(approved_citations.c.answer_id).where(
-            tuple_(approved_citations.c.source, approved_citations.c.heading).in_(list(places)))
-        newest = (select(approved_history.c.answer_id, func.max(approved_history.c.id).label("mark"))
-                  .where(approved_history.c.answer_id.in_(cited)).group_by(approved_history.c.answer_id).subquery())
         with self.db.read("读取已审答案") as conn:
-            rows = conn.execute(select(approved_answers.c.id, approved_answers.c.uses, approved_answers.c.last_used_at,
-                                       newest.c.mark)
-                                .join(newest, newest.c.answer_id == approved_answers.c.id)
-                                .order_by(approved_answers.c.id)).all()
+            rows = conn.execute(_NEAR, {"places": list(places)}).all()
             stale = [r.id for r in rows if r.id not in self._kept or self._kept[r.id][0] != r.mark]
             if stale:
                 marks = {r.id: r.mark for r in rows}

@@ -2,7 +2,9 @@
 
 A request increments its scopes' counters with one upsert each (INSERT … ON CONFLICT DO UPDATE … RETURNING, the
 same statement on SQLite and PostgreSQL), inside the caller's transaction; over the limit, the caller rolls back
-and answers 429 with the seconds left in the window. Old windows are deleted by `prune`.
+and answers 429 with the seconds left in the window. `peek` reads the counters without counting, so a request
+already over a limit is refused before any work is done (the count in the write still decides). Old windows are
+deleted by `prune`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, delete
+from sqlalchemy import Connection, delete, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -53,8 +55,27 @@ def count_in(conn: Connection, limits: tuple[Limit, ...], now: datetime) -> Exce
                                                     set_={"count": rate_counters.c.count + 1})
         count = conn.execute(statement.returning(rate_counters.c.count)).scalar_one()
         if count > limit.per_minute:
-            left = (window + 1) * WINDOW_S - as_utc(now).timestamp()
-            return Exceeded(limit, max(1, int(left + 0.999)))
+            return _exceeded(limit, window, now)
+    return None
+
+
+def _exceeded(limit: Limit, window: int, now: datetime) -> Exceeded:
+    left = (window + 1) * WINDOW_S - as_utc(now).timestamp()
+    return Exceeded(limit, max(1, int(left + 0.999)))
+
+
+def peek(conn: Connection, limits: tuple[Limit, ...], now: datetime) -> Exceeded | None:
+    """The first limit whose window is already used up (one more request would exceed it), else None; counts
+    nothing."""
+    active = [limit for limit in limits if limit.per_minute > 0]
+    if not active:
+        return None
+    window = window_of(now)
+    counts = dict(conn.execute(select(rate_counters.c.scope, rate_counters.c.count).where(
+        rate_counters.c.window == window, rate_counters.c.scope.in_([limit.scope for limit in active]))).all())
+    for limit in active:
+        if counts.get(limit.scope, 0) >= limit.per_minute:
+            return _exceeded(limit, window, now)
     return None
 
 

@@ -80,6 +80,10 @@ def _checked(word: str, category: str, kind: str) -> tuple[str, str, str]:
     return word, category, kind
 
 
+# Read before every student message: built once (core/stores/exchanges.py says why).
+_VERSION = select(sensitive_version.c.version).where(sensitive_version.c.id == 1)
+
+
 class SensitiveStore:
     """The list on a `Database`; opening it brings the schema up to date."""
 
@@ -99,8 +103,7 @@ class SensitiveStore:
 
     def version(self) -> int:
         with self.db.read("读取敏感词") as conn:
-            return conn.execute(select(sensitive_version.c.version).where(sensitive_version.c.id == 1)
-                                ).scalar_one_or_none() or 0
+            return conn.execute(_VERSION).scalar_one_or_none() or 0
 
     def entries(self) -> tuple[Entry, ...]:
         with self.db.read("读取敏感词") as conn:

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
     select,
 )
 from sqlalchemy.engine import Connection
@@ -77,6 +78,20 @@ CONTEXT_SCHEMA = Schema("conversation_context", (
 ))
 
 
+# Every student message runs these: built once, values as parameters (core/stores/exchanges.py says why).
+_RECENT_TURNS = (select(conversation_turns, exchanges.c.message_id)
+                 .join(exchanges, exchanges.c.id == conversation_turns.c.exchange_id, isouter=True)
+                 .where(conversation_turns.c.conversation_id == bindparam("row"))
+                 .order_by(conversation_turns.c.id.desc()).limit(bindparam("limit")))
+_MASK_KEY = (select(conversations.c.id, conversation_mask_keys.c.mask_key)
+             .join(conversation_mask_keys, conversation_mask_keys.c.conversation_id == conversations.c.id,
+                   isouter=True)
+             .where(conversations.c.public_id == bindparam("public_id")))
+_MASKS = (select(conversation_masks).where(conversation_masks.c.conversation_id == bindparam("row"))
+          .order_by(conversation_masks.c.id))
+_NEW_TURN = conversation_turns.insert()
+
+
 @dataclass(frozen=True)
 class MaskState:
     """What masking a conversation's next message needs: its key and the placeholders given so far."""
@@ -103,15 +118,10 @@ class TurnStore:
         """The conversation's last `limit` turns, oldest first; () when the newest is older than `idle` (the
         conversation went quiet: the next message is read alone)."""
         with self.db.read("读取对话上下文") as conn:
-            rows = conn.execute(select(conversation_turns).where(
-                conversation_turns.c.conversation_id == conversation_row)
-                .order_by(conversation_turns.c.id.desc()).limit(limit)).all()
-            ids = {r.exchange_id: r for r in rows}
-            messages = dict(conn.execute(select(exchanges.c.id, exchanges.c.message_id)
-                                         .where(exchanges.c.id.in_(list(ids)))).all()) if ids else {}
+            rows = conn.execute(_RECENT_TURNS, {"row": conversation_row, "limit": limit}).all()
         if not rows or (idle != timedelta.max and self._clock() - as_utc(rows[0].created_at) > idle):
             return ()
-        return tuple(Turn(r.standalone, bool(r.refused), messages.get(r.exchange_id, ""), r.decision,
+        return tuple(Turn(r.standalone, bool(r.refused), r.message_id or "", r.decision,
                           tuple((k, v) for k, v in json.loads(r.case_figures))) for r in reversed(rows))
 
     def last_turn(self, conversation_public_id: str) -> Turn | None:
@@ -130,11 +140,11 @@ class TurnStore:
     def record_in(self, conn: Connection, *, conversation_row: int, exchange_id: int, standalone: Standalone,
                   decision: str, refused: bool, case: Sequence[tuple[str, str]] = ()) -> None:
         """Write the turn an exchange became, inside the transaction that finishes it."""
-        conn.execute(conversation_turns.insert().values(
-            conversation_id=conversation_row, exchange_id=exchange_id, standalone=standalone.question,
-            kind=standalone.kind, rules=json.dumps(list(standalone.rules)), derived_from=standalone.derived_from,
-            decision=decision, refused=1 if refused else 0,
-            case_figures=json.dumps([list(c) for c in case], ensure_ascii=False), created_at=self._clock()))
+        conn.execute(_NEW_TURN, {
+            "conversation_id": conversation_row, "exchange_id": exchange_id, "standalone": standalone.question,
+            "kind": standalone.kind, "rules": json.dumps(list(standalone.rules)),
+            "derived_from": standalone.derived_from, "decision": decision, "refused": 1 if refused else 0,
+            "case_figures": json.dumps([list(c) for c in case], ensure_ascii=False), "created_at": self._clock()})
 
     def turns_of(self, exchange_ids: Sequence[int]) -> dict[int, tuple[str, str, tuple[str, ...], str]]:
         """exchange id → (standalone question, kind, rules, derived from) for the console."""
@@ -152,18 +162,12 @@ class TurnStore:
         if conversation_public_id is None:
             return new_mask_state()
         with self.db.read("读取对话上下文") as conn:
-            row = conn.execute(select(conversations.c.id).where(
-                conversations.c.public_id == conversation_public_id)).first()
-            if row is None:
+            row = conn.execute(_MASK_KEY, {"public_id": conversation_public_id}).first()
+            if row is None or row.mask_key is None:
                 return new_mask_state()
-            key = conn.execute(select(conversation_mask_keys.c.mask_key).where(
-                conversation_mask_keys.c.conversation_id == row.id)).scalar_one_or_none()
-            if key is None:
-                return new_mask_state()
-            entries = conn.execute(select(conversation_masks).where(conversation_masks.c.conversation_id == row.id)
-                                   .order_by(conversation_masks.c.id)).all()
-        return MaskState(bytes.fromhex(key), tuple(MaskEntry(e.kind, e.digest, e.placeholder) for e in entries),
-                         fresh=False)
+            entries = conn.execute(_MASKS, {"row": row.id}).all()
+        return MaskState(bytes.fromhex(row.mask_key),
+                         tuple(MaskEntry(e.kind, e.digest, e.placeholder) for e in entries), fresh=False)
 
     def keep_masks_in(self, conn: Connection, conversation_row: int, state: MaskState,
                       new: Sequence[MaskEntry]) -> None:

@@ -164,6 +164,15 @@ def test_service_429_with_retry_after_per_student_and_other_students_go_on(servi
     assert other.status_code == 200
 
 
+def test_service_a_body_over_64_kb_is_413_in_chinese_before_the_route(shared, shared_key):
+    with shared.client(shared_key) as client:
+        huge = client.post("/v1/chat-messages", content=b"{" + b" " * (65 * 1024) + b"}",
+                           headers={"Content-Type": "application/json"})
+        fine = ask(client, "s1", "m-413", "每节课多长时间")
+    assert huge.status_code == 413 and huge.json()["code"] == "too_large" and "64 KB" in huge.json()["message"]
+    assert fine.status_code == 200
+
+
 def test_service_unknown_route_and_method_are_json_in_chinese(shared, shared_key):
     with shared.client(shared_key) as client:
         missing = client.get("/v1/nothing-here")
