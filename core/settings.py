@@ -146,7 +146,7 @@ class Settings(BaseSettings):
     standard_reply: str = STANDARD_REPLY  # several, separated by 「|」: the consultant picks one
     rate_user_per_minute: int = RATE_USER_PER_MINUTE  # per student (per key); 0 = no limit
     rate_key_per_minute: int = RATE_KEY_PER_MINUTE  # per key, all its students together; 0 = no limit
-    service_threads: int = 40  # threads answering the student service's requests at once, per process
+    service_threads: int = 0  # threads answering the student service's requests at once, per process; 0: answering_threads
     webhook_lease_s: float = 30.0  # a webhook POST not marked sent within this is sent again (same delivery_id)
     webhook_timeout_s: float = 10.0
     # WeChat (微信客服 through WeCom); the channel is on when wecom_corp_id is set (docs/wechat.md)
@@ -273,8 +273,8 @@ class Settings(BaseSettings):
                             ("RATE_KEY_PER_MINUTE", self.rate_key_per_minute)):
             if not 0 <= value <= 1_000_000:
                 raise ConfigError(f"限流 XIAOE_{name}（{value}）必须在 0 到 1000000 之间（0 表示不限）。")
-        if not 1 <= self.service_threads <= 200:
-            raise ConfigError(f"XIAOE_SERVICE_THREADS（{self.service_threads}）必须在 1 到 200 之间。")
+        if not 0 <= self.service_threads <= 200:
+            raise ConfigError(f"XIAOE_SERVICE_THREADS（{self.service_threads}）必须在 0 到 200 之间（0 表示自动）。")
         for name, seconds in (("WEBHOOK_LEASE_S", self.webhook_lease_s), ("WEBHOOK_TIMEOUT_S", self.webhook_timeout_s)):
             if not 0.5 <= seconds <= MAX_LEASE_S:  # also refuses nan
                 raise ConfigError(f"XIAOE_{name}（{seconds}）必须在 0.5 秒到 1 小时之间。")
@@ -407,6 +407,13 @@ class Settings(BaseSettings):
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "index"
+
+    @property
+    def answering_threads(self) -> int:
+        """How many student messages one service process answers at once: XIAOE_SERVICE_THREADS, or when it is 0
+        (the default) 4 with the offline answerer (all CPU under one GIL, where a few threads answer more) and 40 with
+        a chat model (most of the time waiting on the network): docs/service.md「线程数」."""
+        return self.service_threads or (40 if self.llm_configured else 4)
 
     @property
     def llm_configured(self) -> bool:

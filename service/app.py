@@ -75,7 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Sync routes run on anyio's worker threads: this many answer at once, the rest wait their turn. The offline
         # answerer is all CPU under one GIL, where a few threads do more than forty; a remote model waits on the
         # network, where forty do (docs/service.md「线程数」).
-        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.service_threads
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.answering_threads
         live = LiveAssistant.start(settings)
         db = open_database(settings.db_url)
         app.state.live = live

@@ -30,7 +30,7 @@ def test_settings_env_overrides(tmp_path):
     ({"XIAOE_TOP_K": "0"}, "XIAOE_TOP_K"),
     ({"XIAOE_CHUNK_SIZE": "40", "XIAOE_CHUNK_OVERLAP": "40"}, "chunk_overlap（40）必须小于片段长度 chunk_size（40）"),
     ({"XIAOE_RETRIEVER": "magic"}, "magic"),
-    ({"XIAOE_SERVICE_THREADS": "0"}, "XIAOE_SERVICE_THREADS（0）必须在 1 到 200 之间"),
+    ({"XIAOE_SERVICE_THREADS": "201"}, "XIAOE_SERVICE_THREADS（201）必须在 0 到 200 之间"),
 ])
 def test_settings_bad_values_get_chinese_messages(env, fragment):
     with pytest.raises(ConfigError, match=fragment):
@@ -59,3 +59,10 @@ def test_tests_do_not_inherit_the_console_settings_of_the_shell():
     assert without_console_settings(shell) == {"XIAOE_TEST_DATABASE_URL": "pg", "XIAOE_SCREENSHOTS": "docs/screenshots",
                                                "PATH": "/usr/bin"}
     assert console_settings() == []  # the autouse fixture in tests/conftest.py cleared this test's environment
+
+
+def test_the_service_threads_follow_the_answerer_unless_set():
+    assert Settings.load({}).answering_threads == 4  # the offline answerer: CPU under one GIL
+    model = {"XIAOE_LLM_BASE_URL": "http://127.0.0.1:9/v1", "XIAOE_LLM_MODEL": "m"}
+    assert Settings.load(model).answering_threads == 40  # a chat model: waiting on the network
+    assert Settings.load({**model, "XIAOE_SERVICE_THREADS": "8"}).answering_threads == 8
