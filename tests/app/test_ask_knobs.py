@@ -21,7 +21,7 @@ START = {"threshold": 0.0, "k": 3, "min_coverage": 0.67, "max_unknown_weight": 0
 # (question, knob, value that flips it, the banner's head, the comparison line after the move)
 FLIPS = [
     (REFUND, "threshold", 0.2, "会被拒答", r"最高 0\.055 < 阈值 0\.20 ✗"),
-    (REFUND, "k", 1, "会被拒答", r"55% < 67% ✗"),
+    (REFUND, "k", 1, "会被拒答", r"59% < 67% ✗"),  # the fact sentences the refund cites count (fact_sentences)
     (REFUND, "min_coverage", 0.9, "会被拒答", r"84% < 90% ✗"),
     (IELTS, "max_unknown_weight", 1.0, "会作答", r"1\.00 ≤ 1\.00 ✓"),
 ]
