@@ -24,7 +24,7 @@ from core.values import RAGAnswer
 DEMO_QUESTIONS = (
     "启明英语的口语课一共有几级？",
     "你们的雅思保过班多少钱？",
-    "我报了口语课三级，学费 4800，上了 4 课时不想学了，能退多少钱？",  # what was paid: the documents compute from it
+    "我报了口语课三级，活动价交了 4000，上了 4 课时不想学了，能退多少钱？",  # what was paid: the documents compute from it
 )
 FABRICATED = "口语课一共六级，每级 12 课时[7]。"
 

@@ -53,7 +53,7 @@ def test_cli_demo_shows_refusal_and_fabricated_citation(isolated_env, capsys):
     out = capsys.readouterr().out
     assert "模型有没有被调用：没有" in out
     assert "引用了不存在的编号 [7]" in out
-    assert "3600 − 180 = 3420 元，可退 3420 元" in out  # the student's case computed step by step (#34)
+    assert "3000 − 150 = 2850 元，可退 2850 元" in out  # the student's case computed step by step (#34)
     assert "已记入" not in out and "复核队列：未写入" in out  # the demo never writes to the queue
 
 
