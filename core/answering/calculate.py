@@ -152,7 +152,7 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
             return Result(REFUND, WHOLE, rules=_src(facts.before_start), needs=tuple(needs[:1]))
         amount, step = paid
         return Result(REFUND, WHOLE, final=amount, word=FINAL_REFUND, rules=_src(facts.before_start), paid=step,
-                      extra=extra, paid_said=case.paid, full_price=case.full_price)
+                      extra=extra, paid_said=case.paid)
     level = case.level
     found_limit = limit_of(facts, level)
     limit = found_limit[:2] if found_limit is not None else None
@@ -220,8 +220,7 @@ def refund(case: StudentCase, facts: SchoolFacts) -> Result:
     steps.append(Step(f"{final_expr} = {format_number(final)} 元，{FINAL_REFUND} {format_number(final)} 元", final,
                       _src(facts.refund_formula)))
     return Result(REFUND, COMPUTED, final=final, word=FINAL_REFUND, steps=tuple(steps), rules=rules, paid=paid_step,
-                  taken=taken, limit=limit, limit_note=note, extra=extra, paid_said=case.paid,
-                  full_price=case.full_price)
+                  taken=taken, limit=limit, limit_note=note, extra=extra, paid_said=case.paid)
 
 
 def transfer(case: StudentCase, facts: SchoolFacts) -> Result | None:

@@ -125,15 +125,17 @@ def lessons_taken(reading: Reading, told: list[KindedFigure]) -> tuple[float, ..
     if len({k.figure.value for k in told}) == 1:
         return (told[0].figure.value,)
     more = tuple(words("more_lessons"))
-    if all(any(w in _clause_before(reading.text, k.figure.span[0]) for w in more) for k in told[1:]):
+    if all(any(w in reading.text[_clause(reading.text, k.figure.span[0])[0]:k.figure.span[0]] for w in more)
+           for k in told[1:]):
         return tuple(k.figure.value for k in told)
     return ()
 
 
-def _clause_before(text: str, at: int) -> str:
-    """The text of the clause holding position `at`, up to `at`."""
+def _clause(text: str, at: int) -> tuple[int, int]:
+    """Where the clause holding position `at` starts and ends (at the separators of _CLAUSE_RE)."""
     start = max((m.end() for m in _CLAUSE_RE.finditer(text, 0, at)), default=0)
-    return text[start:at]
+    end = next((m.start() for m in _CLAUSE_RE.finditer(text, at)), len(text))
+    return start, end
 
 
 def refund_level_first(reading: Reading, levels: tuple[int, ...]) -> tuple[int, ...]:
@@ -359,15 +361,14 @@ def started(r: Reading) -> Iterable[object]:
 
 def _clause_says(text: str, at: int, words: str) -> bool:
     """Whether the clause holding position `at` says a word of the list `words`."""
-    start = max((m.end() for m in _CLAUSE_RE.finditer(text, 0, at)), default=0)
-    end = next((m.start() for m in _CLAUSE_RE.finditer(text, at)), len(text))
+    start, end = _clause(text, at)
     return said(text[start:end].replace("的话", ""), words)
 
 
 def _past_clause(text: str, at: int) -> bool:
     """Whether the clause holding position `at` tells a transfer already made (「第一次是开课后第2节转的」「第二次交过
     钱了」「第一次转线上没收钱」), not the one asked about (「第一次转的话要钱吗」「第一次转班没收钱吧？」 ask)."""
-    end = next((m.start() for m in _CLAUSE_RE.finditer(text, at)), len(text))
+    end = _clause(text, at)[1]
     if text[end:end + 1] in ("？", "?") or text[:end].rstrip().endswith(("吗", "吧", "呢", "么")):
         return False
     return _clause_says(text, at, "past_transfer")

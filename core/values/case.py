@@ -85,7 +85,6 @@ class Result:
     extra: tuple = ()  # Sources stated after the result (the textbook fee is not refunded)
     fee_note: tuple = ()  # (Source,) of the transfer fee when the question does not say which transfer it is
     paid_said: float | None = None  # the amount the student said they paid (it included the textbook fee)
-    full_price: bool = False  # the student said they paid the single price (「原价报的」), not assumed
 
     @property
     def states_amount(self) -> bool:
