@@ -51,7 +51,7 @@ from core.reuse.guards import check, pick
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
 from core.stores.contradictions import ContradictionStore
-from core.stores.corpus_versions import changes_since, newest_generation
+from core.stores.corpus_versions import VersionLog, version_log
 from core.values import ApprovedAnswer, Failure, Gate, Outcome, Problem, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.contradictions import CONTRADICTED_CODE
 from core.values.conversations import Standalone, Turn
@@ -79,6 +79,9 @@ class Assistant:
     followup_rules: frozenset[str] = frozenset(FOLLOWUP_RULES)  # the follow-up rules switched on (XIAOE_FOLLOWUP_RULES)
     _terms: dict = field(default_factory=dict, repr=False)  # approved question → its terms (this analyzer)
     _drifts: dict = field(default_factory=dict, repr=False)  # (answer id, version, generation) → its drift
+    # the database's corpus version log, read once per generation: (generation, VersionLog) — every approved answer's
+    # drift at that generation is computed from the one read, not from a read of its own
+    _versions: list = field(default_factory=lambda: [None], repr=False)
     # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
     # (the student service sees many) skips retrieval and ranking; bounded, oldest dropped first
     _retrievals: dict = field(default_factory=dict, repr=False)
@@ -184,11 +187,11 @@ class Assistant:
         calls a model."""
         if self.approved is None or self.analyzer is None or self.settings.reuse != "on":
             return None
-        found = self.approved.near({(h.source, h.heading) for h in retrieval.candidates})
+        # with the database's corpus generation, read in the same statement: it may be ahead of this index
+        found, corpus = self.approved.near_at({(h.source, h.heading) for h in retrieval.candidates})
         if not found:
             return None
         candidate_hashes = {sha256_text(h.text) for h in retrieval.candidates}
-        corpus = newest_generation(self.approved.db)  # the database's corpus, which may be ahead of this index
         results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
                          candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus),
                          facts=self.facts, kinds=self.case_kinds)
@@ -203,8 +206,17 @@ class Assistant:
             return ""
         key = (answer.id, answer.version, corpus)
         if key not in self._drifts:
-            self._drifts[key] = related_change(answer.text, changes_since(self.approved.db, answer.approved_at))
+            self._drifts[key] = related_change(answer.text, self._version_log(corpus).changes_since(answer.approved_at))
         return self._drifts[key]
+
+    def _version_log(self, corpus: int) -> VersionLog:
+        """The corpus version log as of database generation `corpus`, read once per generation (answering threads
+        share it; two threads reading it at once is harmless, the later one is kept)."""
+        kept = self._versions[0]
+        if kept is None or kept[0] != corpus:
+            kept = (corpus, version_log(self.approved.db))
+            self._versions[0] = kept
+        return kept[1]
 
     def _terms_of(self, question: str):
         if question not in self._terms:

@@ -10,11 +10,13 @@ from collections.abc import Callable
 import pytest
 
 from core.assistant import open_assistant
+from core.clock import utcnow
 from core.retrieval.store import load_or_build
 from core.settings import DEFAULT_REUSE_THRESHOLD, Settings
 from core.stores.approved import ApprovedStore
 from core.stores.corpus_admin import CorpusAdmin
 from core.stores.corpus_sync import sync_corpus
+from core.stores.corpus_versions import insert_version, version_log
 from core.stores.db import open_database
 from core.stores.review import Filters, ReviewStore
 from core.stores.roles import User
@@ -168,6 +170,31 @@ def test_another_instance_stops_it_before_its_own_index_has_the_edit(tmp_path, d
     assert ApprovedStore(open_database(a.db_url)).get(answer_id).status == "suspended"
     load_or_build(a)
     assert open_assistant(a, with_model=False).respond(LESSON).reused is None
+
+
+def test_one_running_instance_sees_a_later_version_in_its_next_reuse_check(tmp_path, database_url):
+    """The assistant reads the documents' version log once per corpus generation and keeps it for every approved
+    answer's check. A version recorded later (here: a save whose suspension of related answers has not run yet, so
+    only the assistant's own reading of the versions can stop the answer) moves the generation, and the same running
+    assistant reads the log again and names the edit (a log kept across generations would serve the old answer)."""
+    a, b = instance(tmp_path, "a", database_url), instance(tmp_path, "b", database_url)
+    answer_id = approve_lesson_answer(a)
+    running = open_assistant(b, with_model=False)
+    assert running.respond(LESSON).reused.id == answer_id  # the log is read and kept here
+    db = open_database(a.db_url)
+    before = CorpusAdmin(db, a.corpus_dir).read(LEVELS_FILE)[0]
+    after = before.replace("都是 16 课时，每课时 45 分钟", "都是 16 课时，每课时 60 分钟")
+    count = version_log(db).count(LEVELS_FILE)
+    with db.transaction() as conn:  # as a save records them: the disk state first when it was never recorded
+        for action, text in ((("baseline", before),) if count == 0 else ()) + (("edit", after),):
+            count += 1
+            insert_version(conn, source=LEVELS_FILE, version=count, action=action, content=text,
+                           data=text.encode("utf-8"), actor="王校长", at=utcnow())
+    assert ApprovedStore(db).get(answer_id).status == "active"
+    outcome = running.respond(LESSON)
+    assert outcome.reused is None
+    result = outcome.reuse.result_for(answer_id)
+    assert result.failed == "stale" and "每课时 60 分钟" in result.detail
 
 
 def test_a_wording_a_consultant_links_is_reused_afterwards_but_never_for_another_case_or_a_yes_no(tmp_path, database_url):

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import ahocorasick
+
 from core.cells import csv_bytes, restore
 from core.errors import InvalidGlossary
 from core.language.text import normalize
@@ -51,6 +53,7 @@ class Glossary:
     entries: tuple[GlossaryEntry, ...] = ()
     _by_synonym: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
     _phrases: frozenset[str] = field(init=False, repr=False, compare=False)
+    _finder: list = field(init=False, repr=False, compare=False)  # [automaton over the synonyms], built when first used
 
     def __post_init__(self) -> None:
         ordered = tuple(sorted(self.entries, key=lambda e: (e.term, e.synonym)))
@@ -62,6 +65,27 @@ class Glossary:
         object.__setattr__(self, "entries", ordered)
         object.__setattr__(self, "_by_synonym", {k: tuple(v) for k, v in by_synonym.items()})
         object.__setattr__(self, "_phrases", frozenset(by_synonym) | {normalize(e.term) for e in ordered})
+        object.__setattr__(self, "_finder", [])
+
+    def synonyms_in(self, text: str) -> list[tuple[int, str]]:
+        """(where it first occurs, the synonym) for every synonym in the normalised `text`: one Aho–Corasick pass
+        (pyahocorasick) instead of a search per synonym. The automaton is built on first use and kept (a read-only
+        automaton is safe to search from several threads; two threads building it at once keep either)."""
+        if not self._finder:
+            automaton = ahocorasick.Automaton()
+            for synonym in self._by_synonym:
+                if synonym:
+                    automaton.add_word(synonym, synonym)
+            if len(automaton):
+                automaton.make_automaton()
+            self._finder[:] = [automaton]
+        automaton = self._finder[0]
+        if not len(automaton) or not text:
+            return []
+        first: dict[str, int] = {}
+        for end, synonym in automaton.iter(text):
+            first.setdefault(synonym, end - len(synonym) + 1)
+        return [(position, synonym) for synonym, position in first.items()]
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -101,11 +125,8 @@ def expand_query(question: str, glossary: Glossary | None) -> str:
     if not glossary:
         return question
     text = normalize(question)
-    found: list[tuple[int, str]] = []
-    for synonym, terms in glossary._by_synonym.items():
-        position = text.find(synonym) if synonym else -1
-        if position >= 0:
-            found.extend((position, term) for term in terms)
+    found = [(position, term) for position, synonym in glossary.synonyms_in(text)
+             for term in glossary._by_synonym[synonym]]
     added = [t for t in dict.fromkeys(term for _, term in sorted(found)) if normalize(t) not in text]
     return f"{question} {' '.join(added)}" if added else question
 

@@ -45,8 +45,10 @@ _KEY_PARTICLE_RE = re.compile("[的了吗呢]")
 _KEY_FINAL_RE = re.compile("(?:[啊呀吧嘛哦噢喔哈啦呗哇嘞咯]|(?<![什怎这那多])么)+$")  # 能退么, not 什么
 
 
+@lru_cache(maxsize=65_536)
 def normalize(text: str) -> str:
-    """NFKC-fold (全角→半角), lowercase, remove whitespace and punctuation."""
+    """NFKC-fold (全角→半角), lowercase, remove whitespace and punctuation. Kept for the same few thousand texts
+    (term forms, chunk sentences) that every question normalises again: a pure function of `text`."""
     return normalize_folded(unicodedata.normalize("NFKC", text).lower())
 
 

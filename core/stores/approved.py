@@ -43,6 +43,7 @@ from core.clock import as_utc, utcnow
 from core.errors import InvalidReview, StoreError
 from core.language.text import question_key
 from core.reuse.case import differences
+from core.stores.corpus_versions import CORPUS_SCHEMA, generation_column
 from core.stores.db import (
     Database,
     Migration,
@@ -237,13 +238,14 @@ def count_use_in(conn: Connection, answer_id: int, now: datetime) -> None:
 
 
 def _near() -> Select:
-    """Each approved answer citing one of the `places` (file, section) with its use count and its newest history
-    row. Built once: `near` runs for every question (core/stores/exchanges.py says why)."""
+    """Each approved answer citing one of the `places` (file, section) with its use count, its newest history
+    row and the database's corpus generation (core.stores.corpus_versions). Built once: `near` runs for every question (core/stores/exchanges.py says why)."""
     cited = select(approved_citations.c.answer_id).where(
         tuple_(approved_citations.c.source, approved_citations.c.heading).in_(bindparam("places", expanding=True)))
     newest = (select(approved_history.c.answer_id, func.max(approved_history.c.id).label("mark"))
               .where(approved_history.c.answer_id.in_(cited)).group_by(approved_history.c.answer_id).subquery())
-    return (select(approved_answers.c.id, approved_answers.c.uses, approved_answers.c.last_used_at, newest.c.mark)
+    return (select(approved_answers.c.id, approved_answers.c.uses, approved_answers.c.last_used_at, newest.c.mark,
+                   generation_column().label("corpus"))
             .join(newest, newest.c.answer_id == approved_answers.c.id).order_by(approved_answers.c.id))
 
 
@@ -266,8 +268,15 @@ class ApprovedStore:
         Asked for every question, so one statement reads each answer's newest history row (every change — a new
         version, a suspension, a resumption, a retirement, a linked wording — adds one, in its transaction, in any
         instance) with its use count, and only answers changed since this store last read them are read in full."""
+        return self.near_at(places)[0]
+
+    def near_at(self, places: Collection[tuple[str, str]]) -> tuple[tuple[ApprovedAnswer, ...], int]:
+        """`near`, with the database's corpus generation (`core.stores.corpus_versions.generation`) read in the same
+        statement: the reuse step checks what the answers found say against the documents as of that generation,
+        without a statement of its own. The generation is 0 when nothing is found (it is not needed then)."""
         if not places:
-            return ()
+            return (), 0
+        self.db.migrate(CORPUS_SCHEMA)
         with self.db.read("读取已审答案") as conn:
             rows = conn.execute(_NEAR, {"places": list(places)}).all()
             stale = [r.id for r in rows if r.id not in self._kept or self._kept[r.id][0] != r.mark]
@@ -275,8 +284,9 @@ class ApprovedStore:
                 marks = {r.id: r.mark for r in rows}
                 for answer in self._load(conn, stale):
                     self._kept[answer.id] = (marks[answer.id], answer)
-        return tuple(replace(self._kept[r.id][1], uses=r.uses, last_used_at=as_utc(r.last_used_at))
-                     for r in rows if r.id in self._kept)
+        found = tuple(replace(self._kept[r.id][1], uses=r.uses, last_used_at=as_utc(r.last_used_at))
+                      for r in rows if r.id in self._kept)
+        return found, (int(rows[0].corpus) if rows else 0)
 
     def get(self, answer_id: int) -> ApprovedAnswer:
         with self.db.read("读取已审答案") as conn:

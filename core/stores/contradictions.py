@@ -61,6 +61,12 @@ def still_open(found: Contradiction, texts: Mapping[str, str]) -> bool:
     return found.sentence in texts.get(found.source, "") and found.old not in texts.get(found.changed_source, "")
 
 
+# What `ContradictionStore.current` reads before every answer, built once: the corpus generation, the newest row id
+# and the rows dismissed — they change whenever what `open` returns may.
+_STAMP = select(generation_column(), select(func.coalesce(func.max(contradictions.c.id), 0)).scalar_subquery(),
+                select(func.count(contradictions.c.dismissed_at)).scalar_subquery())
+
+
 class ContradictionStore:
     """Contradictions on a `Database`; opening it brings the schema up to date."""
 
@@ -75,7 +81,7 @@ class ContradictionStore:
         a record or a dismissal may have changed them: what an answer is checked against, question after question."""
         self.db.migrate(CORPUS_SCHEMA)
         with self.db.read("读取资料前后矛盾") as conn:  # one statement: asked before every answer is shown
-            key = tuple(conn.execute(select(generation_column(), *self._stamp_columns())).one())
+            key = tuple(conn.execute(_STAMP).one())
         if self._memo[0] != key:
             self._memo = (key, tuple(r.contradiction for r in self.open()))
         return self._memo[1]
@@ -101,11 +107,6 @@ class ContradictionStore:
                 added += 1
         return added
 
-    @staticmethod
-    def _stamp_columns():
-        """(newest row id, rows dismissed): they change whenever what `open` returns may, short of a corpus save."""
-        return (select(func.coalesce(func.max(contradictions.c.id), 0)).scalar_subquery(),
-                select(func.count(contradictions.c.dismissed_at)).scalar_subquery())
 
     def open(self, texts: Mapping[str, str] | None = None) -> tuple[Recorded, ...]:
         """The contradictions not dismissed and not fixed in `texts` (source → newest text; default: the

@@ -181,13 +181,6 @@ def as_version(row) -> CorpusVersion:
 
 
 
-def newest_generation(db: Database) -> int:
-    """`generation` read on its own: it changes whenever any instance records a version."""
-    db.migrate(CORPUS_SCHEMA)
-    with db.read("读取资料版本") as conn:
-        return generation(conn)
-
-
 def changes_since(db: Database, since: datetime) -> dict[str, tuple[str | None, str]]:
     """source → (its text in force at `since`, None when the file came later; its newest text) for every file
     with a version recorded after `since`. Empty when nothing changed (or nothing was ever recorded). A file whose

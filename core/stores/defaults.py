@@ -99,6 +99,10 @@ class DefaultChange:
         return f"{self.actor} 修改了默认值：" + "，".join(parts)
 
 
+# The newest save, read on every page rerun (`DefaultsStore.current`): built once.
+_NEWEST = select(default_changes).order_by(default_changes.c.id.desc()).limit(1)
+
+
 class DefaultsStore:
     """The saved default on a `Database`; opening it brings the schema up to date."""
 
@@ -109,8 +113,9 @@ class DefaultsStore:
 
     def current(self) -> DefaultChange | None:
         """The newest save, or None when nobody has saved a default yet."""
-        history = self.history(limit=1)
-        return history[0] if history else None
+        with self.db.read("读取默认阈值记录") as conn:
+            row = conn.execute(_NEWEST).first()
+        return _change(row) if row is not None else None
 
     def history(self, *, limit: int = 50) -> tuple[DefaultChange, ...]:
         """Saves, newest first."""

@@ -90,6 +90,12 @@ class GlossaryChange:
         return f"{self.who} {ACTION_LABELS.get(self.action, self.action)}了“{self.synonym} → {self.term}”"
 
 
+# The glossary's stamp, read on every page rerun (`GlossaryStore.load`): built once.
+_STAMP = sa_select(sa_select(func.max(glossary_changes.c.id)).scalar_subquery(),
+                   sa_select(func.count()).select_from(glossary_entries).scalar_subquery(),
+                   sa_select(func.max(glossary_entries.c.id)).scalar_subquery())
+
+
 class GlossaryStore:
     """The glossary on a `Database`; opening it brings the schema (and the starter set) up to date."""
 
@@ -111,10 +117,7 @@ class GlossaryStore:
         stamp is unchanged the glossary built last time is returned instead of reading and normalising every pair.
         """
         with self.db.read("读取同义词表") as conn:
-            stamp = tuple(conn.execute(sa_select(
-                sa_select(func.max(glossary_changes.c.id)).scalar_subquery(),
-                sa_select(func.count()).select_from(glossary_entries).scalar_subquery(),
-                sa_select(func.max(glossary_entries.c.id)).scalar_subquery())).one())
+            stamp = tuple(conn.execute(_STAMP).one())
             loaded = self._loaded
             if loaded is not None and loaded[0] == stamp:
                 return loaded[1]

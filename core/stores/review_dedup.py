@@ -17,7 +17,19 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Column, Connection, DateTime, ForeignKey, Integer, String, Table, func, inspect, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    bindparam,
+    func,
+    inspect,
+    select,
+)
 
 from core.clock import as_utc
 from core.language.text import question_key
@@ -112,12 +124,15 @@ def _saves_since(conn: Connection, since: datetime) -> str:
 
 def find_pending(conn: Connection, key: str) -> tuple[int, float | None, int | None] | None:
     """(id, threshold, k) of the oldest pending item with this key, or None."""
-    row = conn.execute(
-        select(review_items.c.id, review_items.c.threshold, review_items.c.k)
-        .join(review_keys, review_keys.c.item_id == review_items.c.id)
-        .where(review_keys.c.key == key, review_items.c.status == "pending")
-        .order_by(review_items.c.id).limit(1)).first()
+    row = conn.execute(_PENDING, {"key": key}).first()
     return (row.id, row.threshold, row.k) if row else None
+
+
+# `find_pending` runs for every repeat queued: built once.
+_PENDING = (select(review_items.c.id, review_items.c.threshold, review_items.c.k)
+            .join(review_keys, review_keys.c.item_id == review_items.c.id)
+            .where(review_keys.c.key == bindparam("key"), review_items.c.status == "pending")
+            .order_by(review_items.c.id).limit(1))
 
 
 def same_sliders(a: float | None, b: float | None, k_a: int | None, k_b: int | None) -> bool:

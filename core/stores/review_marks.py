@@ -26,6 +26,7 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    bindparam,
     func,
     or_,
     select,
@@ -92,12 +93,15 @@ def question_hash(question: str) -> str:
 
 def find_expected(conn: Connection, question: str) -> tuple[int, float | None, int | None] | None:
     """(id, threshold, k) of the oldest refusal marked 预期拒答 for this question, or None."""
-    row = conn.execute(
-        select(review_items.c.id, review_items.c.threshold, review_items.c.k)
-        .join(review_marks, review_marks.c.item_id == review_items.c.id)
-        .where(review_marks.c.kind == EXPECTED, review_marks.c.key == question_hash(question))
-        .order_by(review_items.c.id).limit(1)).first()
+    row = conn.execute(_EXPECTED, {"key": question_hash(question)}).first()
     return (row.id, row.threshold, row.k) if row else None
+
+
+# `find_expected` runs for every refusal queued: built once.
+_EXPECTED = (select(review_items.c.id, review_items.c.threshold, review_items.c.k)
+             .join(review_marks, review_marks.c.item_id == review_items.c.id)
+             .where(review_marks.c.kind == EXPECTED, review_marks.c.key == bindparam("key"))
+             .order_by(review_items.c.id).limit(1))
 
 
 def put_mark(conn: Connection, item_id: int, kind: str, *, detail: str | None, actor: str, at: datetime) -> None:

@@ -49,6 +49,17 @@ def test_expand_query_appends_canonical_terms(question, expanded):
     assert expand_query(question, G) == expanded
 
 
+def test_expand_query_finds_overlapping_and_repeated_synonyms_in_the_order_they_first_occur():
+    """One automaton pass finds every synonym a search per synonym found: one inside another (学生 in 学生价),
+    overlapping ones (价钱 / 钱数), a repeat (its first place counts), full-width forms folded first."""
+    glossary = Glossary((GlossaryEntry("优惠", "学生价"), GlossaryEntry("学员", "学生"), GlossaryEntry("学费", "价钱"),
+                         GlossaryEntry("金额", "钱数"), GlossaryEntry("课时", "ＡＢ")))
+    assert sorted(glossary.synonyms_in(normalize("钱数 学生价的价钱数 学生 ab"))) == [
+        (0, "钱数"), (2, "学生"), (2, "学生价"), (6, "价钱"), (11, "ab")]
+    assert expand_query("钱数 学生价的价钱数 学生 ab", glossary) == "钱数 学生价的价钱数 学生 ab 金额 优惠 学员 学费 课时"
+    assert glossary.synonyms_in("") == [] and Glossary().synonyms_in("学生") == []
+
+
 def test_expand_query_without_glossary_is_the_question():
     assert expand_query("入门级的价格是多少", None) == "入门级的价格是多少"
     assert expand_query("入门级的价格是多少", Glossary()) == "入门级的价格是多少"
