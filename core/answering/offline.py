@@ -44,6 +44,12 @@ class OfflineAnswerer(BaseChatModel):
         text = str(self._generate(messages, stop, run_manager, **kwargs).generations[0].message.content)
         yield from _chunks(text)
 
+    def pieces(self, messages: list[BaseMessage], **kwargs: Any) -> Iterator[str]:
+        """The answer's text in the pieces `stream` yields, without LangChain's run machinery (callbacks, message
+        chunks, their merging): what core.answering.rag.stream_text reads from this answerer, which calls nothing
+        outside this process and reports no usage."""
+        yield from _pieces(str(self._generate(messages, **kwargs).generations[0].message.content))
+
 
 class ScriptedChatModel(BaseChatModel):
     """Returns scripted replies in order (the last one repeats) and counts how often it was called."""
@@ -71,6 +77,11 @@ class ScriptedChatModel(BaseChatModel):
         yield from _chunks(self._next(messages))
 
 
-def _chunks(text: str) -> Iterator[ChatGenerationChunk]:
+def _pieces(text: str) -> Iterator[str]:
     for i in range(0, len(text), STREAM_PIECE):
-        yield ChatGenerationChunk(message=AIMessageChunk(content=text[i:i + STREAM_PIECE]))
+        yield text[i:i + STREAM_PIECE]
+
+
+def _chunks(text: str) -> Iterator[ChatGenerationChunk]:
+    for piece in _pieces(text):
+        yield ChatGenerationChunk(message=AIMessageChunk(content=piece))

@@ -80,6 +80,9 @@ def stream_text(gate: Gate, llm: BaseChatModel | None = None, *, usage: dict[str
     extra: dict[str, Any] = ({"keywords": gate.decision.terms, "asked": gate.decision.asked}
              if gate.decision and isinstance(model, OfflineAnswerer) else {})
     try:
+        if isinstance(model, OfflineAnswerer):  # the same text and pieces as its `stream`, at a fraction of the cost
+            yield from model.pieces(messages, **extra)
+            return
         for chunk in model.stream(messages, **extra):
             meta = getattr(chunk, "usage_metadata", None) or {}
             if usage is not None:

@@ -8,7 +8,7 @@ import pytest
 
 from core import answer
 from core.answering.extractive import APPLY_TEXT
-from core.answering.offline import OfflineAnswerer, ScriptedChatModel, compose_answer
+from core.answering.offline import STREAM_PIECE, OfflineAnswerer, ScriptedChatModel, compose_answer
 from core.answering.prompts import build_messages, parse_human_message
 from core.answering.rag import retrieve
 from core.language.text import normalize
@@ -101,6 +101,20 @@ def test_offline_answerer_reads_keywords_from_invoke_and_stream(corpus_index):
     invoked = OfflineAnswerer().invoke(messages, keywords=keywords).content
     streamed = "".join(str(c.content) for c in OfflineAnswerer().stream(messages, keywords=keywords))
     assert invoked == streamed and "八周结课" in invoked
+
+
+def test_the_chain_reads_the_offline_answerers_own_pieces_which_are_its_streams_pieces(corpus_index):
+    """stream_text skips LangChain's run machinery for the offline answerer: the pieces must be exactly the ones its
+    `stream` yields (same text, same cuts), with the keywords read either way."""
+    messages = build_messages("一级要上几周", _refs(corpus_index, "一级要上几周"))
+    keywords = (WEEK,)
+    pieces = list(OfflineAnswerer().pieces(messages, keywords=keywords))
+    streamed = [str(c.content) for c in OfflineAnswerer().stream(messages, keywords=keywords)]
+    assert pieces == [p for p in streamed if p]  # LangChain ends a stream with an empty chunk
+    assert "八周结课" in "".join(pieces) and all(len(p) <= STREAM_PIECE for p in pieces)
+    long = build_messages("退费怎么算", _refs(corpus_index, "退费怎么算"))
+    assert len(list(OfflineAnswerer().pieces(long))) > 1
+    assert list(OfflineAnswerer().pieces(long)) == [p for p in (str(c.content) for c in OfflineAnswerer().stream(long)) if p]
 
 
 def test_answer_passes_the_decisions_keywords_to_the_offline_answerer(corpus_index):
