@@ -161,7 +161,10 @@ def run(engine: str, url: str, instances: int, args, data_dir: Path, folder: Pat
         # a context per client otherwise, and 200 of them cost seconds of CPU inside the measured window, on the
         # same cores as the service. (One client shared by the crowd was slower: its pool serves 200 at once badly.)
         context = httpx.create_ssl_context(trust_env=False)
-        clients = [[httpx.AsyncClient(base_url=s.url, timeout=30, trust_env=False, verify=context,
+        # Idle connections are dropped after 2 s, before uvicorn's 5 s keep-alive timeout: with both at 5 s a student
+        # who thought about 5 s could send on a connection the service was closing that instant (httpx ReadError).
+        limits = httpx.Limits(keepalive_expiry=2.0)
+        clients = [[httpx.AsyncClient(base_url=s.url, timeout=30, trust_env=False, verify=context, limits=limits,
                                       headers={"Authorization": f"Bearer {secret}"}) for s in started]
                    for _ in range(args.students)]
         try:
