@@ -53,7 +53,7 @@ class Glossary:
     entries: tuple[GlossaryEntry, ...] = ()
     _by_synonym: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
     _phrases: frozenset[str] = field(init=False, repr=False, compare=False)
-    _finder: list = field(init=False, repr=False, compare=False)  # [automaton over the synonyms], built when first used
+    _finder: ahocorasick.Automaton = field(init=False, repr=False, compare=False)  # over the synonyms
 
     def __post_init__(self) -> None:
         ordered = tuple(sorted(self.entries, key=lambda e: (e.term, e.synonym)))
@@ -65,25 +65,21 @@ class Glossary:
         object.__setattr__(self, "entries", ordered)
         object.__setattr__(self, "_by_synonym", {k: tuple(v) for k, v in by_synonym.items()})
         object.__setattr__(self, "_phrases", frozenset(by_synonym) | {normalize(e.term) for e in ordered})
-        object.__setattr__(self, "_finder", [])
+        finder = ahocorasick.Automaton()
+        for synonym in self._by_synonym:
+            if synonym:
+                finder.add_word(synonym, synonym)
+        if len(finder):
+            finder.make_automaton()
+        object.__setattr__(self, "_finder", finder)
 
     def synonyms_in(self, text: str) -> list[tuple[int, str]]:
         """(where it first occurs, the synonym) for every synonym in the normalised `text`: one Aho–Corasick pass
-        (pyahocorasick) instead of a search per synonym. The automaton is built on first use and kept (a read-only
-        automaton is safe to search from several threads; two threads building it at once keep either)."""
-        if not self._finder:
-            automaton = ahocorasick.Automaton()
-            for synonym in self._by_synonym:
-                if synonym:
-                    automaton.add_word(synonym, synonym)
-            if len(automaton):
-                automaton.make_automaton()
-            self._finder[:] = [automaton]
-        automaton = self._finder[0]
-        if not len(automaton) or not text:
+        (pyahocorasick) instead of a search per synonym (a built automaton is read-only: safe from several threads)."""
+        if not len(self._finder) or not text:
             return []
         first: dict[str, int] = {}
-        for end, synonym in automaton.iter(text):
+        for end, synonym in self._finder.iter(text):
             first.setdefault(synonym, end - len(synonym) + 1)
         return [(position, synonym) for synonym, position in first.items()]
 

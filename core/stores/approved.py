@@ -239,7 +239,8 @@ def count_use_in(conn: Connection, answer_id: int, now: datetime) -> None:
 
 def _near() -> Select:
     """Each approved answer citing one of the `places` (file, section) with its use count, its newest history
-    row and the database's corpus generation (core.stores.corpus_versions). Built once: `near` runs for every question (core/stores/exchanges.py says why)."""
+    row and the database's corpus generation (core.stores.corpus_versions). Built once: `near_at` runs for every
+    question (core/stores/exchanges.py says why)."""
     cited = select(approved_citations.c.answer_id).where(
         tuple_(approved_citations.c.source, approved_citations.c.heading).in_(bindparam("places", expanding=True)))
     newest = (select(approved_history.c.answer_id, func.max(approved_history.c.id).label("mark"))
@@ -261,19 +262,16 @@ class ApprovedStore:
         self._kept: dict[int, tuple[int, ApprovedAnswer]] = {}  # id → (its newest history row, the answer read then)
         db.migrate(APPROVED_SCHEMA)
 
-    def near(self, places: Collection[tuple[str, str]]) -> tuple[ApprovedAnswer, ...]:
-        """Every approved answer (any status) citing one of these (file, section) places: what the reuse
-        step checks for a question whose candidates are there.
+    def near_at(self, places: Collection[tuple[str, str]]) -> tuple[tuple[ApprovedAnswer, ...], int]:
+        """Every approved answer (any status) citing one of these (file, section) places — what the reuse step checks
+        for a question whose candidates are there — and the database's corpus generation
+        (`core.stores.corpus_versions.generation`; 0 when nothing is found), which the reuse step checks the answers
+        against.
 
         Asked for every question, so one statement reads each answer's newest history row (every change — a new
         version, a suspension, a resumption, a retirement, a linked wording — adds one, in its transaction, in any
-        instance) with its use count, and only answers changed since this store last read them are read in full."""
-        return self.near_at(places)[0]
-
-    def near_at(self, places: Collection[tuple[str, str]]) -> tuple[tuple[ApprovedAnswer, ...], int]:
-        """`near`, with the database's corpus generation (`core.stores.corpus_versions.generation`) read in the same
-        statement: the reuse step checks what the answers found say against the documents as of that generation,
-        without a statement of its own. The generation is 0 when nothing is found (it is not needed then)."""
+        instance), its use count and the generation, and only answers changed since this store last read them are
+        read in full."""
         if not places:
             return (), 0
         self.db.migrate(CORPUS_SCHEMA)

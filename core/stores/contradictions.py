@@ -107,7 +107,6 @@ class ContradictionStore:
                 added += 1
         return added
 
-
     def open(self, texts: Mapping[str, str] | None = None) -> tuple[Recorded, ...]:
         """The contradictions not dismissed and not fixed in `texts` (source → newest text; default: the
         database's corpus), oldest first."""

@@ -179,8 +179,6 @@ def as_version(row) -> CorpusVersion:
                          size=row.size, actor=row.actor, at=as_utc(row.at), content=row.content)
 
 
-
-
 def changes_since(db: Database, since: datetime) -> dict[str, tuple[str | None, str]]:
     """source → (its text in force at `since`, None when the file came later; its newest text) for every file
     with a version recorded after `since`. Empty when nothing changed (or nothing was ever recorded). A file whose

@@ -215,7 +215,7 @@ def test_a_wording_already_there_or_an_answer_not_in_use_refuses_the_link(stores
 
 
 def test_near_keeps_what_it_read_until_any_instance_changes_an_answer(database_url):
-    """near() reads an approved answer in full once and then only its newest history row and use count per question;
+    """near_at() reads an approved answer in full once and then only its newest history row and use count per question;
     a new version, a suspension, a linked wording or a retirement made through another process's store shows at
     once, and so does the use count."""
     first_db, second_db = Database(database_url), Database(database_url)
@@ -223,24 +223,24 @@ def test_near_keeps_what_it_read_until_any_instance_changes_an_answer(database_u
         review, mine, theirs = ReviewStore(first_db), ApprovedStore(first_db), ApprovedStore(second_db)
         place = {("01-口语课分级说明.md", "三、学费标准")}
         approve(review, queued(review))
-        (kept,) = mine.near(place)
-        assert mine.near(place)[0].text == kept.text and mine.near(place)[0].questions == ()
+        (kept,), _ = mine.near_at(place)
+        assert mine.near_at(place)[0][0].text == kept.text and mine.near_at(place)[0][0].questions == ()
 
         theirs.link_question(CONSULTANT, kept.id, "流利级要交多少钱", facts=shipped_facts())
-        assert mine.near(place)[0].questions == ("流利级要交多少钱",)
+        assert mine.near_at(place)[0][0].questions == ("流利级要交多少钱",)
         assert theirs.suspend(kept.id, reason="资料改了", actor="系统")
-        assert mine.near(place)[0].status == "suspended"
+        assert mine.near_at(place)[0][0].status == "suspended"
         assert theirs.resume(kept.id, reason="改回来了", actor="系统", expected_version=kept.version)
         other_review = ReviewStore(second_db)
         approve(other_review, other_review.enqueue(answer("三级学费多少", "流利级（三级）学费 4800 元[1]。"), origin="manual",
                                                    flagged_by="王老师", fingerprint="fp-2"))
-        newer = mine.near(place)[0]
+        newer = mine.near_at(place)[0][0]
         assert (newer.version, newer.text, newer.status) == (2, "流利级（三级）学费 4800 元[1]。", "active")
         with second_db.transaction() as conn:  # served once by the other instance
             count_use_in(conn, kept.id, utcnow())
-        assert mine.near(place)[0].uses == newer.uses + 1
+        assert mine.near_at(place)[0][0].uses == newer.uses + 1
         theirs.retire(ADMIN, kept.id, note="课程调整")
-        assert mine.near(place)[0].status == "retired"
+        assert mine.near_at(place)[0][0].status == "retired"
     finally:
         first_db.dispose()
         second_db.dispose()
