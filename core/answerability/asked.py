@@ -6,6 +6,10 @@ question's subject: where the sentence stands — its FAQ question, its lead, it
 holds at least SUBJECT_SHARE of the subject's weight. The subject is the question's content words the corpus knows,
 less the words that ask (多少钱, 退到哪里); of a question of several clauses, the asking clause's words count too,
 and the better share wins. A word the corpus never uses is the absent-word signal's business, not this rule's.
+A duration or an amount is asked of something on each side of the asking word (「保留学籍的申请多久能批下来」: what
+happens — 批下来 — to what — 保留学籍的申请): with the rule `asked_sides` on, each side's specific words must be held
+too — each side's main word (`asking_sides`, `Subject.holds_sides`) — so a review time stated for refunds does not
+answer how long a 保留学籍 takes.
 
 「保过班多少钱」: the passing chunks state amounts (「每次收取 100 元转班手续费」) but none holds enough of 保 and 班
 around it, so the gate refuses with 「资料里没有写“保过班价格”」. 「启明英语是哪一年成立的」: no passing sentence
@@ -13,8 +17,8 @@ states a year at all. 「退款多久能到账」: 「款项在 7 个工作日�
 
 Knob-free: the shares are measured once per candidate at retrieval time (`AskedCheck`), and a prefix of passing
 chunks misses a kind when none of its chunks holds a qualifying sentence (`missing`). The offline answerer
-chooses only qualifying sentences (`qualifies`, core.answering.extractive); a model's answer is checked against
-the same kinds (core.checks.asked).
+chooses among the related sentences those stating the kind asked (core.answering.choose); a model's answer is
+checked against the same kinds (core.checks.asked).
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ class Subject:
 
     sets: tuple[tuple[Term, ...], ...]
     named: str
+    # the words before and after the asking word that a sentence stating a duration or an amount must each hold
+    # (`asking_sides`; empty when the rule asked_sides is off or the kind is not one of SIDED_KINDS)
+    sides: tuple[tuple[Term, ...], ...] = ()
 
     def share(self, context: str) -> float:
         """The best share of one subject set's weight that `context` (normalised) holds, each word weighted as the
@@ -71,6 +78,13 @@ class Subject:
                 return 1.0  # nothing to be about: the kind alone decides
             best = max(best, sum(t.weight * t.specificity * credit(t, [context], graded=True) for t in terms) / total)
         return best
+
+    def holds_sides(self, context: str) -> bool:
+        """Whether `context` (normalised) holds each side's main word — its heaviest by weight × specificity —
+        at least SUBJECT_SHARE of it (graded, as `share` counts): 保留学籍 of 「保留学籍的申请交上去」, not 交上去."""
+        return all(credit(max(side, key=lambda t: t.weight * t.specificity), [context], graded=True) >= SUBJECT_SHARE
+                   for side in self.sides)
+        return all(Subject((side,), "").share(context) >= SUBJECT_SHARE for side in self.sides)
 
 
 def _subject_word(term: Term, asking: Sequence[str]) -> Term | None:
@@ -86,8 +100,12 @@ def _subject_word(term: Term, asking: Sequence[str]) -> Term | None:
     return replace(term, text=forms[0], forms=forms) if forms else None
 
 
-def subject_of(question: str, terms: Sequence[Term], asked: Asked) -> Subject:
-    """The subject of `question` (see the module doc)."""
+Binder = Callable[[str, Sequence[Term], Asked], tuple[tuple[Term, ...], ...]]
+
+
+def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequence[Binder] = ()) -> Subject:
+    """The subject of `question` (see the module doc); `binders` (the rules of the stage `bind` switched on) say
+    which groups of its words a qualifying sentence must hold besides the share."""
     said = [w for w in (*asked.words, *asked.topic_words) if w]
     whole = tuple(w for w in (_subject_word(t, said) for t in terms if t.weight > 0 and not t.is_number and t.known)
                   if w)
@@ -98,7 +116,37 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked) -> Subject:
     asking += [clauses[i - 1] for i, c in enumerate(clauses) if c in asking and i and _bare(c, terms, words)]
     inside = tuple(t for t in whole if any(normalize(t.typed or t.text) in normalize(c) for c in asking))
     sets = (inside, whole) if inside and inside != whole else (whole,)
-    return Subject(sets=sets, named=_named(question, terms, asked))
+    sides = tuple(side for binder in binders for side in binder(question, whole, asked))
+    return Subject(sets=sets, named=_named(question, terms, asked), sides=sides)
+
+
+# The kinds asked of something on each side of the asking word: a duration of what happens to what (「转人工之后
+# 要等多久才有人回」), an amount of what is paid for what (「教材弄丢了再补一本要花多少钱」). A clock time or a year is
+# asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为 9:00–21:00」).
+SIDED_KINDS = ("duration", "amount")
+# A side's word counts when at least half of the chunks lack it (specificity ≥ 0.5: the even split, as
+# SUBJECT_SHARE): 钱 or 课, which most chunks use, says nothing of which matter a sentence is about.
+SPECIFIC = 0.5
+
+
+def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
+    """The rule asked_sides: the subject's specific words before and after the word asking a duration or an amount,
+    in its clause; each non-empty side's main word must be held by a qualifying sentence's surroundings
+    (Subject.holds_sides).
+
+    Fixes 「保留学籍的申请一般多久能批下来」 (「提交申请后 3 个工作日内完成审核」 is under a refund question: 审核 is
+    there, 保留学籍 is not) and 「学费一般多久调一次价」 (no duration sentence says 调). Must not break
+    「审核通过了 钱多久能到账啊」 (钱 is a word most chunks use: its side is empty) or 「退费多久能到账」."""
+    word = next((asked.word(name) for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
+    clause = next((normalize(c) for c in _CLAUSE_RE.split(question) if word and word in normalize(c)), "")
+    at = clause.find(word) if word else -1
+    if at < 0:
+        return ()
+    placed = [(clause.find(typed), t) for t in subject
+              if t.specificity >= SPECIFIC and (typed := normalize(t.typed or t.text)) and typed in clause]
+    before = tuple(t for found, t in placed if found < at)
+    after = tuple(t for found, t in placed if found >= at + len(word))
+    return tuple(side for side in (before, after) if side)
 
 
 def _bare(clause: str, terms: Sequence[Term], words: Sequence[str]) -> bool:
@@ -159,7 +207,7 @@ class AskedCheck:
 
 
 def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequence[Hit], *,
-                own_case: bool = False) -> AskedCheck | None:
+                own_case: bool = False, binders: Sequence[Binder] = ()) -> AskedCheck | None:
     """The candidates measured for what `question` asks; None when it asks nothing a sentence's form can show.
     A question asking a computation of the student's own case (`own_case`: a refund, a transfer's fee, a level
     difference) asks for an amount worked out from a rule, not one a sentence states about its words: any passing
@@ -174,7 +222,7 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
     kinds = tuple(k for k in asked.checkable if k != "exists" or thing) + (("choice",) if options else ())
     if not kinds:
         return None
-    subject = subject_of(question, terms, asked)
+    subject = subject_of(question, terms, asked, binders)
     computed = frozenset(COMPUTED_KINDS) if own_case else frozenset()
     # Where a place itself is (「校区在哪」): only an address says it, not a sentence naming the place (到校区前台…).
     address = "place" in kinds and any(normalize(t.text) in PLACE_WORDS for t in subject.sets[0])
@@ -244,9 +292,11 @@ def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed
         carried = [k for k, name in enumerate(kinds)
                    if carries(sentence.text if name != "exists" else sentence.context or sentence.text, name)]
         if carried:
-            share = subject.share(surroundings(sentence, hit))
+            where = surroundings(sentence, hit)
+            share = subject.share(where)
+            sided = share if not subject.sides or subject.holds_sides(where) else 0.0
             for k in carried:
-                best[k] = max(best[k], 1.0 if kinds[k] in computed else share)
+                best[k] = max(best[k], 1.0 if kinds[k] in computed else sided if kinds[k] in SIDED_KINDS else share)
     return tuple(round(s, 4) for s in best)
 
 
@@ -255,14 +305,3 @@ def surroundings(sentence: Sentence, hit: Hit) -> str:
     FAQ question it answers, its lead and its paragraph (「各级口语课的单报学费如下：」 says 学费 for 「进阶级（二级）：
     4200 元」)."""
     return normalize(f"{PurePosixPath(hit.source).stem}\n{hit.heading}\n{sentence.context}")
-
-
-def qualifies(sentence: Sentence, where: str, asked: Asked, subject: Subject) -> bool:
-    """Whether `sentence` answers what is asked: it states one of the checkable kinds asked (in the units its asking
-    word names: 「几天」 is not answered by 「4 课时内」) and `where` it stands (`surroundings`) holds enough of the
-    subject. True for every sentence when nothing checkable is asked."""
-    kinds = asked.checkable
-    if not kinds:
-        return True
-    stated = any(states(sentence.text, name, asked.word(name)) for name in kinds)
-    return stated and subject.share(where) >= SUBJECT_SHARE

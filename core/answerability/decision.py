@@ -94,11 +94,13 @@ def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Se
                 kinds: AskedKinds, *, own_case: bool = False) -> AskedCheck | None:
     """The decide stage of the rules switched on (core.answerability.rules): what the question asks (read with
     `kinds`) measured on the ranked candidates; None when the rule is off or nothing checkable is asked.
-    `own_case`: the question asks a computation of the student's own case (core.case.intent.computation)."""
+    `own_case`: the question asks a computation of the student's own case (core.case.intent.computation). The
+    `bind` stage's rules switched on say which groups of the subject's words a qualifying sentence must hold too."""
+    binders = tuple(rule.function for rule in rules.at("bind"))
     for rule in rules.at("decide"):
         # A decide rule returns an AskedCheck or None (the registry types functions of every stage alike).
         return cast("AskedCheck | None", rule.function(question, terms, read_asked(question, kinds), ranked,
-                                                       own_case=own_case))
+                                                       own_case=own_case, binders=binders))
     return None
 
 

@@ -3,7 +3,8 @@
 `RULES` is the program: the analyzer (core.answerability.terms.TermAnalyzer) runs, at each stage of
 `STAGES`, the rules registered for that stage in the order they are listed here, and nothing else.
 The functions live in core.answerability.term_rules and core.answerability.message_rules (the decide stage's one
-rule in core.answerability.asked, which the gate's measuring runs: core.answerability.decision.asked_check); each
+rule in core.answerability.asked, which the gate's measuring runs: core.answerability.decision.asked_check, with the
+`bind` stage's rules handed to it); each
 stage has one call shape (`STAGES` says which). `RuleSet` says which rules are on; `parse_rules` reads the
 XIAOE_ANSWERABILITY_RULES syntax (core.settings carries the value): empty (all on), `-recut,-units`
 (all but these), `none`, or an explicit list of the rules to keep on. An unknown name is refused with a
@@ -33,6 +34,7 @@ STAGES = {
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
     "terms": "(question, terms, case) -> 背景词：这些词不计入关键词（case：学员情况读取器读出的情况，没读时为 None）",
     "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
+    "bind": "(question, subject, asked) -> 几组词：写了所问内容的句子，周围除了问题的主题，还要各有这几组词的一半以上",
     "cover": "(question, sentences) -> 文字：关键词覆盖除了命中片段还按哪些资料原句算（sentences：学员情况的计算要引用的原句）",
 }
 
@@ -79,6 +81,8 @@ RULES: tuple[Rule, ...] = (
          "提问的分句里的词照算（只问金额的分句里，名词照算）", term_rules.circumstance_words),
     Rule(asked.RULE_NAME, "decide", "问的是金额、时长、年份、人、地点……时，命中片段里要有一句写了它、且说的是问题问的那件事",
          asked.check_asked),
+    Rule("asked_sides", "bind", "问时长、金额时，问法词前面说的事（保留学籍的申请）和后面说的动作（批下来）要各自出现在写了时长、金额的句子周围："
+         "退费的审核时间回答不了保留学籍要审多久", asked.asking_sides),
     Rule("fact_sentences", "cover", "问自己情况算出来的金额（退费、转班、差价）时，计算要引用的资料原句（该级学费、课时、每周课时、手续费、差价规则）"
          "也算覆盖：回答会引用这些句子", term_rules.fact_sentences),
 )

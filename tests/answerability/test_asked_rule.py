@@ -146,3 +146,43 @@ def test_exists_switched_off_is_not_required(corpus_index):
 def test_organization_no_sentence_names_is_refused(corpus_index, question):
     decided = gate(corpus_index, question)
     assert decided.refused and decided.decision.reason_code == REASON_CODE, decided.reason
+
+
+# The rule asked_sides: a duration or an amount is asked of what stands on each side of the asking word.
+@pytest.mark.parametrize("question, reason", [
+    ("保留学籍的申请交上去多久能批下来", "资料里没有写“批下来要多久”"),  # the 3-day review is stated for refunds
+    ("学费多久调一次价", "资料里没有写“调要多久”"),                      # no duration sentence says 调
+])
+def test_a_duration_stated_for_another_matter_is_refused_with_both_sides_held(corpus_index, question, reason):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.reason == reason
+    assert not gate(corpus_index, question, answerability_rules="-asked_sides").refused  # what the rule adds
+
+
+@pytest.mark.parametrize("question", ["退费多久能到账", "审核通过了 钱多久能到账啊", "保留学籍最长能保留多久",
+                                      "转班要交多少钱", "三级学费多少钱"])
+def test_a_duration_or_amount_stated_for_the_matter_asked_is_still_answered(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+
+
+def test_the_sides_are_the_specific_words_before_and_after_the_asking_word():
+    from core.answerability.asked import SPECIFIC, asking_sides
+
+    words = (term("保留学籍", 1.0, 0.82), term("申请", 0.54, 0.44), term("批下来", 0.9, 0.82, "审核"),
+             term("钱", 0.45, 0.4))
+    question = "保留学籍的申请多久能批下来"
+    sides = asking_sides(question, words, read_asked(question))
+    assert [[t.text for t in side] for side in sides] == [["保留学籍"], ["批下来"]]  # 申请 is under SPECIFIC
+    assert all(t.specificity >= SPECIFIC for side in sides for t in side)
+    # 钱 is a word most chunks use: its side is empty and only the other side is required
+    assert [[t.text for t in side] for side in asking_sides("钱多久能批下来", words, read_asked("钱多久能批下来"))] \
+        == [["批下来"]]
+    # a year or a clock time is asked of one event: no sides (「几点上班」 is answered by 人工服务时间)
+    assert asking_sides("保留学籍哪一年批下来", words, read_asked("保留学籍哪一年批下来")) == ()
+    subject = Subject(sets=(words,), named="批下来", sides=sides)
+    assert subject.holds_sides("保留学籍最长6个月审核")  # each side's main word: 保留学籍, 批下来 (as 审核)
+    assert not subject.holds_sides("提交申请后3个工作日内完成审核")  # the refund review: 保留学籍 is not there
+    # the main word of a side decides, not its share: 交上去 (as 提交) does not stand in for 保留学籍
+    two = Subject(sets=(words,), named="批下来", sides=((term("保留学籍", 1.0, 0.82), term("交上去", 0.9, 0.82, "提交")),))
+    assert not two.holds_sides("提交申请后3个工作日内完成审核") and two.holds_sides("保留学籍的申请")

@@ -265,7 +265,7 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
         doc = rule.function.__doc__ or ""
         assert "Fixes" in doc and "Must not break" in doc, rule.name
     assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words",
-                                           "asked_attribute", "fact_sentences"} == set(RULE_NAMES)
+                                           "asked_attribute", "asked_sides", "fact_sentences"} == set(RULE_NAMES)
 
 
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():
