@@ -38,6 +38,11 @@ WORDS_FILE = "asked_kinds.txt"
 _NUMBER = r"(?<![第\d.])(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万半]+)"
 
 
+# How students say the words that ask: every asking word written with 什么 is read with 啥 as well.
+_COLLOQUIAL = {"什么": "啥"}
+_COLLOQUIAL_PARTS = ("问",)
+
+
 def _read_words(name: str = WORDS_FILE) -> dict[tuple[str, str], tuple[str, ...]]:
     """{(kind, 问|单位|词): words, longest first} from core/data/asked_kinds.txt."""
     table: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -47,6 +52,8 @@ def _read_words(name: str = WORDS_FILE) -> dict[tuple[str, str], tuple[str, ...]
         head, words = line.split("：", 1)
         kind_name, _, part = head.strip().partition(".")
         folded = {normalize(w) for w in words.split()} - {""}
+        if part in _COLLOQUIAL_PARTS:  # 凭什么 is asked as 凭啥 too, 什么级别 as 啥级别
+            folded |= {w.replace(formal, said) for w in folded for formal, said in _COLLOQUIAL.items() if formal in w}
         table[(kind_name, part)] = tuple(sorted(folded, key=lambda w: (-len(w), w)))
     return table
 

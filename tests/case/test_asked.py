@@ -224,3 +224,13 @@ def test_carried_reads_each_kind_against_the_word_that_asked_it():
 ])
 def test_read_asked_exists_and_organization(question, kinds):
     assert read_asked(question).kinds == kinds
+
+
+@pytest.mark.parametrize("question, kind, word", [("第二次转班凭啥要收100块", "reason", "凭啥"),
+                                                  ("报啥级别合适", "choice", "啥级别"),
+                                                  ("这是啥公司做的", "organization", "啥公司")])
+def test_an_asking_word_written_with_shenme_is_read_with_sha_too(question, kind, word):
+    # 凭什么 and 什么级别 are in the words file; 凭啥 and 啥级别 are not, and are read all the same
+    asked = read_asked(question)
+    assert kind in asked and asked.word(kind) == word
+    assert "reason" not in read_asked("第二次转班凭着要收100块")  # no 啥: nothing asks a reason
