@@ -7,9 +7,9 @@ holds at least SUBJECT_SHARE of the subject's weight. The subject is the questio
 less the words that ask (多少钱, 退到哪里); of a question of several clauses, the asking clause's words count too,
 and the better share wins. A word the corpus never uses is the absent-word signal's business, not this rule's.
 A duration or an amount is asked of something on each side of the asking word (「保留学籍的申请多久能批下来」: what
-happens — 批下来 — to what — 保留学籍的申请): with the rule `asked_sides` on, each side's specific words must be held
-too — each side's main word (`asking_sides`, `Subject.holds_sides`) — so a review time stated for refunds does not
-answer how long a 保留学籍 takes.
+happens — 批下来 — to what — 保留学籍的申请): with the rule `asked_sides` on, a sentence stating it must also hold
+each side's main word (`asking_sides`, `Subject.holds_sides`), so a review time stated for refunds does not answer
+how long a 保留学籍 takes.
 
 「保过班多少钱」: the passing chunks state amounts (「每次收取 100 元转班手续费」) but none holds enough of 保 and 班
 around it, so the gate refuses with 「资料里没有写“保过班价格”」. 「启明英语是哪一年成立的」: no passing sentence
@@ -64,8 +64,8 @@ class Subject:
 
     sets: tuple[tuple[Term, ...], ...]
     named: str
-    # the words before and after the asking word that a sentence stating a duration or an amount must each hold
-    # (`asking_sides`; empty when the rule asked_sides is off or the kind is not one of SIDED_KINDS)
+    # the specific words before and after the asking word, whose main word each a sentence stating a duration or an
+    # amount must hold (`asking_sides`; empty when the rule asked_sides is off or no SIDED_KINDS is asked)
     sides: tuple[tuple[Term, ...], ...] = ()
 
     def share(self, context: str) -> float:
@@ -84,7 +84,6 @@ class Subject:
         at least SUBJECT_SHARE of it (graded, as `share` counts): 保留学籍 of 「保留学籍的申请交上去」, not 交上去."""
         return all(credit(max(side, key=lambda t: t.weight * t.specificity), [context], graded=True) >= SUBJECT_SHARE
                    for side in self.sides)
-        return all(Subject((side,), "").share(context) >= SUBJECT_SHARE for side in self.sides)
 
 
 def _subject_word(term: Term, asking: Sequence[str]) -> Term | None:

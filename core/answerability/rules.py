@@ -34,7 +34,7 @@ STAGES = {
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
     "terms": "(question, terms, case) -> 背景词：这些词不计入关键词（case：学员情况读取器读出的情况，没读时为 None）",
     "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
-    "bind": "(question, subject, asked) -> 几组词：写了所问内容的句子，周围除了问题的主题，还要各有这几组词的一半以上",
+    "bind": "(question, subject, asked) -> 几组词：写了所问内容的句子，周围还要有每一组的主词（组里权重 × 专指度最大的词）",
     "cover": "(question, sentences) -> 文字：关键词覆盖除了命中片段还按哪些资料原句算（sentences：学员情况的计算要引用的原句）",
 }
 

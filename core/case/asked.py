@@ -38,9 +38,7 @@ WORDS_FILE = "asked_kinds.txt"
 _NUMBER = r"(?<![第\d.])(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万半]+)"
 
 
-# How students say the words that ask: every asking word written with 什么 is read with 啥 as well.
-_COLLOQUIAL = {"什么": "啥"}
-_COLLOQUIAL_PARTS = ("问",)
+SAID = "口语说法"  # the words file's line `口语说法：什么=啥`: how students write a part of an asking word
 
 
 def _read_words(name: str = WORDS_FILE) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -51,11 +49,21 @@ def _read_words(name: str = WORDS_FILE) -> dict[tuple[str, str], tuple[str, ...]
             continue
         head, words = line.split("：", 1)
         kind_name, _, part = head.strip().partition(".")
-        folded = {normalize(w) for w in words.split()} - {""}
-        if part in _COLLOQUIAL_PARTS:  # 凭什么 is asked as 凭啥 too, 什么级别 as 啥级别
-            folded |= {w.replace(formal, said) for w in folded for formal, said in _COLLOQUIAL.items() if formal in w}
+        folded = ({normalize(w) for w in words.split()} if kind_name != SAID else set(words.split())) - {""}
         table[(kind_name, part)] = tuple(sorted(folded, key=lambda w: (-len(w), w)))
-    return table
+    return _as_said(table)
+
+
+def _as_said(table: dict[tuple[str, str], tuple[str, ...]]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Every asking word (`问`) also as students write it (`口语说法：什么=啥`: 凭什么 is asked as 凭啥 too, 什么级别 as
+    啥级别), so the words file lists each asking word once."""
+    pairs = [pair.split("=", 1) for pair in table.pop((SAID, ""), ()) if "=" in pair]
+    out = dict(table)
+    for (kind_name, part), words in table.items():
+        if part == "问":
+            said = {w.replace(formal, colloquial) for w in words for formal, colloquial in pairs if formal in w}
+            out[(kind_name, part)] = tuple(sorted(set(words) | said, key=lambda w: (-len(w), w)))
+    return out
 
 
 _WORDS = _read_words()
