@@ -127,7 +127,7 @@ class Assistant:
             ranked = rank(terms, hits)
             own_case = computation(case, text) is not None
             asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
-                                own_case=own_case)
+                                own_case=own_case, every_level=self.facts.every_level)
             found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
                               measures=prefix_measures(terms, ranked, asked, self._cover(text) if own_case else ()))
         if len(self._retrievals) >= RETRIEVALS_KEPT:

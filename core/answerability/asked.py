@@ -206,7 +206,8 @@ class AskedCheck:
 
 
 def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequence[Hit], *,
-                own_case: bool = False, binders: Sequence[Binder] = ()) -> AskedCheck | None:
+                own_case: bool = False, binders: Sequence[Binder] = (),
+                every_level: tuple[tuple[str, ...], str] = ((), "")) -> AskedCheck | None:
     """The candidates measured for what `question` asks; None when it asks nothing a sentence's form can show.
     A question asking a computation of the student's own case (`own_case`: a refund, a transfer's fee, a level
     difference) asks for an amount worked out from a rule, not one a sentence states about its words: any passing
@@ -237,7 +238,16 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
             return states_rate(text, unit)
         return states_address(text) if name == "place" and address else states(text, name, asked.word(name))
 
-    shares = tuple(_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries) for hit in ranked)
+    common = frozenset(map(normalize, every_level[0]))
+    levels = normalize(every_level[1])
+
+    def where(sentence: Sentence, hit: Hit) -> str:
+        """`surroundings`, and where the levels are named when the sentence states one value for every level
+        (「每一级都是 16 课时」 is about 三级 too)."""
+        around = surroundings(sentence, hit)
+        return f"{around}\n{levels}" if levels and normalize(sentence.text) in common else around
+
+    shares = tuple(_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries, where) for hit in ranked)
     return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=shares,
                       choice="还是".join(option.typed or option.text for option in options), thing=thing)
 
@@ -283,7 +293,8 @@ COMPUTED_KINDS = ("amount", "upper", "lower")
 
 
 def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed: frozenset[str],
-                      carries: Callable[[str, str], bool]) -> tuple[float, ...]:
+                      carries: Callable[[str, str], bool],
+                      around: Callable[[Sentence, Hit], str] = lambda s, h: surroundings(s, h)) -> tuple[float, ...]:
     best = [0.0] * len(kinds)
     for sentence in reference_sentences(hit.text):
         if sentence.example:  # a worked example's amounts are another student's, not a fact about the subject
@@ -291,7 +302,7 @@ def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed
         carried = [k for k, name in enumerate(kinds)
                    if carries(sentence.text if name != "exists" else sentence.context or sentence.text, name)]
         if carried:
-            where = surroundings(sentence, hit)
+            where = around(sentence, hit)
             share = subject.share(where)
             sided = share if not subject.sides or subject.holds_sides(where) else 0.0
             for k in carried:

@@ -91,16 +91,20 @@ def prefix_measures(terms: Sequence[Term], ranked: Sequence[Hit], asked: AskedCh
 
 
 def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Sequence[Hit],
-                kinds: AskedKinds, *, own_case: bool = False) -> AskedCheck | None:
+                kinds: AskedKinds, *, own_case: bool = False,
+                every_level: tuple[tuple[str, ...], str] = ((), "")) -> AskedCheck | None:
     """The decide stage of the rules switched on (core.answerability.rules): what the question asks (read with
     `kinds`) measured on the ranked candidates; None when the rule is off or nothing checkable is asked.
     `own_case`: the question asks a computation of the student's own case (core.case.intent.computation). The
-    `bind` stage's rules switched on say which groups of the subject's words a qualifying sentence must hold too."""
+    `bind` stage's rules switched on say which groups of the subject's words a qualifying sentence must hold too.
+    `every_level` (SchoolFacts.every_level): the sentences stating one value for every level, and where the levels
+    are named."""
     binders = tuple(rule.function for rule in rules.at("bind"))
     for rule in rules.at("decide"):
         # A decide rule returns an AskedCheck or None (the registry types functions of every stage alike).
         return cast("AskedCheck | None", rule.function(question, terms, read_asked(question, kinds), ranked,
-                                                       own_case=own_case, binders=binders))
+                                                       own_case=own_case, binders=binders,
+                                                       every_level=every_level))
     return None
 
 

@@ -156,9 +156,21 @@ class SchoolFacts:
         found = self.per_level(name)
         return {lv.number: found.of(lv.number) if found else None for lv in self.levels}
 
+    @property
+    def every_level(self) -> tuple[tuple[str, ...], str]:
+        """What a sentence stating one value for every level (PerLevel.common: 「每一级都是 16 课时」) is about too:
+        (those sentences, the sentences naming the levels — 「…入门级（一级）、进阶级（二级）…」); the gate reads such a
+        sentence as about each level a question names (core.answerability.asked)."""
+        common = tuple(dict.fromkeys(found.common.source.sentence for name in PER_LEVEL_FACTS
+                                     if (found := self.per_level(name)) is not None and found.common is not None))
+        naming = "\n".join(dict.fromkeys(lv.source.sentence for lv in self.levels))
+        return (common, naming) if common and naming else ((), "")
+
     def differs(self, name: str) -> bool:
         """Whether the per-level fact `name` has different values for different levels."""
         return len({f.value for f in self.by_level(name).values() if f is not None}) > 1
 
 
+# The per-level facts (SchoolFacts.per_level), in the order the fields are declared.
+PER_LEVEL_FACTS = ("lessons_per_level", "lessons_per_week", "weeks_per_level", "over_half")
 NO_FACTS = SchoolFacts()

@@ -186,3 +186,25 @@ def test_the_sides_are_the_specific_words_before_and_after_the_asking_word():
     # the main word of a side decides, not its share: 交上去 (as 提交) does not stand in for 保留学籍
     two = Subject(sets=(words,), named="批下来", sides=((term("保留学籍", 1.0, 0.82), term("交上去", 0.9, 0.82, "提交")),))
     assert not two.holds_sides("提交申请后3个工作日内完成审核") and two.holds_sides("保留学籍的申请")
+
+
+@pytest.mark.parametrize("question", ["入门级一周上几节课", "二级每周上几次课"])
+def test_a_fact_the_documents_state_for_every_level_answers_a_question_naming_one_level(corpus_index, question):
+    # 「每周上 2 课时，八周结课。」 is the documents' one value for every level (SchoolFacts.every_level): it is about
+    # 入门级 too, though it names no level
+    from dataclasses import replace
+
+    assert not gate(corpus_index, question).refused
+    assistant = build_assistant(Settings(), corpus_index, GLOSSARY)
+    unread = replace(assistant, facts=replace(assistant.facts, levels=()))
+    decided = unread.gate(unread.retrieve(question))  # without the levels read, the level is not held: refused
+    assert decided.refused and decided.decision.reason_code == REASON_CODE
+
+
+def test_every_level_names_the_common_sentences_and_where_the_levels_are_named(corpus_index):
+    facts = build_assistant(Settings(), corpus_index, GLOSSARY).facts
+    common, naming = facts.every_level
+    assert "每周上 2 课时，八周结课。" in common and "每一级都是 16 课时，每课时 45 分钟。" in common
+    assert all(level.name in naming for level in facts.levels) and "（三级）" in naming
+    from core.values.facts import NO_FACTS
+    assert NO_FACTS.every_level == ((), "")
