@@ -123,8 +123,9 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequ
 # 要等多久才有人回」), an amount of what is paid for what (「教材弄丢了再补一本要花多少钱」). A clock time or a year is
 # asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为 9:00–21:00」).
 SIDED_KINDS = ("duration", "amount")
-# A side's word counts when at least half of the chunks lack it (specificity ≥ 0.5: the even split, as
-# SUBJECT_SHARE): 钱 or 课, which most chunks use, says nothing of which matter a sentence is about.
+# A side's word counts when its specificity (idf over that of a word in one chunk) is at least half, the even split
+# as SUBJECT_SHARE — in the shipped 26 chunks, a word in at most 5 of them: 钱 or 课, which many chunks use, says
+# nothing of which matter a sentence is about.
 SPECIFIC = 0.5
 
 
