@@ -294,8 +294,7 @@ COMPUTED_KINDS = ("amount", "upper", "lower")
 
 
 def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed: frozenset[str],
-                      carries: Callable[[str, str], bool],
-                      around: Callable[[Sentence, Hit], str] = lambda s, h: surroundings(s, h)) -> tuple[float, ...]:
+                      carries: Callable[[str, str], bool], around: Callable[[Sentence, Hit], str]) -> tuple[float, ...]:
     best = [0.0] * len(kinds)
     for sentence in reference_sentences(hit.text):
         if sentence.example:  # a worked example's amounts are another student's, not a fact about the subject

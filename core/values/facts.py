@@ -9,6 +9,7 @@ needs it says which fact is missing instead of falling back on a number written 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -156,11 +157,12 @@ class SchoolFacts:
         found = self.per_level(name)
         return {lv.number: found.of(lv.number) if found else None for lv in self.levels}
 
-    @property
+    @cached_property
     def every_level(self) -> tuple[tuple[str, ...], str]:
         """What a sentence stating one value for every level (PerLevel.common: 「每一级都是 16 课时」) is about too:
         (those sentences, the sentences naming the levels — 「…入门级（一级）、进阶级（二级）…」); the gate reads such a
-        sentence as about each level a question names (core.answerability.asked)."""
+        sentence as about each level a question names (core.answerability.asked). Read once per value: every ask
+        uses it."""
         common = tuple(dict.fromkeys(found.common.source.sentence for name in PER_LEVEL_FACTS
                                      if (found := self.per_level(name)) is not None and found.common is not None))
         naming = "\n".join(dict.fromkeys(lv.source.sentence for lv in self.levels))
