@@ -48,6 +48,7 @@ from core.retrieval.index import SearchIndex
 from core.retrieval.store import IndexBundle
 from core.reuse.drift import cited_contradictions, related_change
 from core.reuse.guards import check, pick
+from core.reuse.match import scoring
 from core.settings import Settings
 from core.stores.approved import ApprovedStore
 from core.stores.contradictions import ContradictionStore
@@ -192,9 +193,10 @@ class Assistant:
         if not found:
             return None
         candidate_hashes = {sha256_text(h.text) for h in retrieval.candidates}
-        results = [check(a, self._terms_of(a.question), retrieval, gate, corpus_hashes(self.index),
-                         candidate_hashes, self.settings.reuse_threshold, drift=self._drift(a, corpus),
-                         facts=self.facts, kinds=self.case_kinds)
+        scored, hashes = scoring(retrieval.terms, self.facts), corpus_hashes(self.index)
+        results = [check(a, self._terms_of(a.question), retrieval, gate, hashes, candidate_hashes,
+                         self.settings.reuse_threshold, drift=self._drift(a, corpus), facts=self.facts,
+                         kinds=self.case_kinds, scored=scored)
                    for a in found]
         return Reuse(pick(results), tuple(results), self.settings.reuse_threshold)
 

@@ -27,7 +27,7 @@ from collections.abc import Collection, Sequence
 
 from core.case import ALL_KINDS, KindSet
 from core.reuse.case import differences
-from core.reuse.match import asks_opposite, asks_other, asks_yes_no_instead, mentioned_text, similarity
+from core.reuse.match import Scoring, asks_opposite, asks_other, asks_yes_no_instead, mentioned_text, scoring
 from core.values import ApprovedAnswer, Gate, GuardResult, Retrieval, Term
 from core.values.facts import NO_FACTS, SchoolFacts
 from core.values.reuse import ACTIVE, SUSPENDED, SUSPENDED_NOTE
@@ -35,14 +35,16 @@ from core.values.reuse import ACTIVE, SUSPENDED, SUSPENDED_NOTE
 
 def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Retrieval, gate: Gate,
           corpus_hashes: Collection[str], candidate_hashes: Collection[str], threshold: float,
-          drift: str = "", facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS) -> GuardResult:
+          drift: str = "", facts: SchoolFacts = NO_FACTS, kinds: KindSet = ALL_KINDS,
+          scored: Scoring | None = None) -> GuardResult:
     """The guards for one approved answer against one new question, in order. The similarity is the closest of the
     approved question (with its terms' glossary forms, `approved_terms`) and every wording a consultant linked to it
     (ApprovedAnswer.phrasings; by its own words only); what is asked (amount, yes/no …) and the student's case are
     always the approved question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through. `facts`: the
-    school's (its level names are the case guard's, and no match of words)."""
-    scores = {q: similarity(retrieval.terms, mentioned_text(q, answer.text, approved_terms if q == answer.question else ()),
-                            facts)
+    school's (its level names are the case guard's, and no match of words). `scored`: the new question's
+    `scoring(retrieval.terms, facts)` when the caller checks many answers against it (read once, not per answer)."""
+    scored = scored or scoring(retrieval.terms, facts)
+    scores = {q: scored.of(mentioned_text(q, answer.text, approved_terms if q == answer.question else ()))
               for q in answer.phrasings}  # a linked wording counts by its own words: no glossary forms (钱 → 学费)
     closest = max(answer.phrasings, key=lambda q: scores[q])  # ties keep the approved question
     score, wording = scores[closest], closest if closest != answer.question else ""

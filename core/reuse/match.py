@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 from core.answerability.terms import credit
 from core.case import case_facts
@@ -26,18 +28,42 @@ from core.values.facts import NO_FACTS, SchoolFacts
 
 def mentioned_text(question: str, answer: str, terms: Sequence[Term]) -> str:
     """What an approved answer mentions: its question, its text and its question's glossary forms, normalised."""
-    return " ".join([normalize(question), normalize(answer), *(normalize(f) for t in terms for f in t.forms)])
+    return _mentioned(question, answer, tuple(f for t in terms for f in t.forms))
+
+
+@lru_cache(maxsize=8192)
+def _mentioned(question: str, answer: str, forms: tuple[str, ...]) -> str:
+    # the same approved answer is matched against question after question: normalised once
+    return " ".join([normalize(question), normalize(answer), *(normalize(f) for f in forms)])
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """A new question's terms as the similarity counts them, sorted out once however many approved answers it is
+    matched against (`scoring`)."""
+
+    terms: tuple[Term, ...]
+    total: float
+
+    def of(self, mentioned: str) -> float:
+        """The weighted share of the terms found in `mentioned`, in [0, 1] (see `similarity`)."""
+        if self.total <= 0:
+            return 0.0
+        return round(sum(t.weight * credit(t, [mentioned], graded=True) for t in self.terms) / self.total, 4)
+
+
+def scoring(new_terms: Sequence[Term], facts: SchoolFacts = NO_FACTS) -> Scoring:
+    """The new question's terms the similarity counts: the student's figures and level words (商务级, 三级: the case
+    guard compares those) left out."""
+    terms = tuple(t for t in new_terms if not t.is_number and "level" not in case_facts(t.text, facts))
+    return Scoring(terms, sum(t.weight for t in terms))
 
 
 def similarity(new_terms: Sequence[Term], mentioned: str, facts: SchoolFacts = NO_FACTS) -> float:
     """The weighted share of the new question's terms found in `mentioned`, in [0, 1]. The student's figures and
     level words (商务级, 三级: the case guard compares those) are left out; a word earns the offline answerer's
     graded credit (退回 against 退 in 「退 4322.5 元」, 到帐 against 到账 through the glossary)."""
-    terms = [t for t in new_terms if not t.is_number and "level" not in case_facts(t.text, facts)]
-    total = sum(t.weight for t in terms)
-    if total <= 0:
-        return 0.0
-    return round(sum(t.weight * credit(t, [mentioned], graded=True) for t in terms) / total, 4)
+    return scoring(new_terms, facts).of(mentioned)
 
 
 # What an approved answer gives, read by the same reader as the question (core.case.asked.states): an amount in 元,
@@ -57,6 +83,7 @@ _RATE = re.compile(rf"每(?:周|星期|天|日|次|课时|节课?|个?月)[^，�
 _AS = {"clock": "time"}
 
 
+@lru_cache(maxsize=8192)
 def asked(question: str) -> frozenset[str]:
     """What a question asks for or, a yes/no question, is about (「收费吗」: an amount), among the kinds reuse
     compares (core.case.asked.read_asked)."""
@@ -69,6 +96,7 @@ def asked(question: str) -> frozenset[str]:
 _STATED = ("amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count", "upper", "lower")
 
 
+@lru_cache(maxsize=8192)
 def stated(answer: str) -> frozenset[str]:
     """What kinds of thing the approved answer's text states (amount, duration, headcount …), read by the question
     reader's `states`; a rate (每周上 2 课时) is left out."""

@@ -282,9 +282,19 @@ class ApprovedStore:
                 marks = {r.id: r.mark for r in rows}
                 for answer in self._load(conn, stale):
                     self._kept[answer.id] = (marks[answer.id], answer)
-        found = tuple(replace(self._kept[r.id][1], uses=r.uses, last_used_at=as_utc(r.last_used_at))
+        found = tuple(self._counted(self._kept[r.id][1], r.uses, as_utc(r.last_used_at))
                       for r in rows if r.id in self._kept)
         return found, (int(rows[0].corpus) if rows else 0)
+
+    def _counted(self, answer: ApprovedAnswer, uses: int, last_used_at: datetime | None) -> ApprovedAnswer:
+        """`answer` with the use count read now; kept as the one copy until a use changes it (most answers near a
+        question were not used since the last question: no copy for each)."""
+        if answer.uses == uses and answer.last_used_at == last_used_at:
+            return answer
+        counted = replace(answer, uses=uses, last_used_at=last_used_at)
+        mark = self._kept[answer.id][0]
+        self._kept[answer.id] = (mark, counted)
+        return counted
 
     def get(self, answer_id: int) -> ApprovedAnswer:
         with self.db.read("读取已审答案") as conn:

@@ -336,6 +336,15 @@ def test_credit_grades_only_for_the_offline_answerer():
     assert credit(term("口语课", known=False), ["口语班每班8人"], graded=True) == 0.0
 
 
+def test_credit_never_finds_a_word_across_two_texts():
+    # each text (a chunk, a sentence) is searched on its own: the end of one and the start of the next are no word
+    assert credit(term("学费"), ["三级学", "费用另算"]) == 0.0
+    assert credit(term("每级"), ["每", "级"], graded=True) == 0.0  # nor one character inserted between them
+    assert credit(term("每级"), ["每", "一级"], graded=True) == 0.0
+    assert credit(term("口语课"), ["说口", "语"], graded=True) == 0.0  # a pair split by the boundary is not found
+    assert credit(term("学费"), ["三级", "学费 4800 元"]) == 1.0
+
+
 def test_specificity_worked_by_hand():
     analyzer = TermAnalyzer.from_chunks([HOURS, BOOKS])
     # N = 2 chunks; idf(df) = ln(1 + (N − df + 0.5) / (df + 0.5)); one chunk gives ln 2

@@ -239,6 +239,9 @@ def test_near_keeps_what_it_read_until_any_instance_changes_an_answer(database_u
         with second_db.transaction() as conn:  # served once by the other instance
             count_use_in(conn, kept.id, utcnow())
         assert mine.near_at(place)[0][0].uses == newer.uses + 1
+        with second_db.transaction() as conn:  # and again: the copy kept since the first count is not served stale
+            count_use_in(conn, kept.id, utcnow())
+        assert mine.near_at(place)[0][0].uses == newer.uses + 2
         theirs.retire(ADMIN, kept.id, note="课程调整")
         assert mine.near_at(place)[0][0].status == "retired"
     finally:
