@@ -12,7 +12,8 @@ Each student waits a think time drawn from an exponential with mean --think, the
 few popular questions (the repeats reuse approved answers once a consultant released one), the rest drawn from the
 labelled student sets; 5% of requests are retried at once with the same client_msg_id (a replay). One consultant
 thread releases held answers as they come (core.exchanges.release, as the queue page does). Printed: messages per
-second (new messages answered), latency p50/p95/max per status, errors, and the audit — lost exchanges (a 200
+second (new messages answered, over the window from the clients' first possible send to the last answer; a student
+whose next think time would end after --seconds stops sending, rather than idling the window longer), latency p50/p95/max per status, errors, and the audit — lost exchanges (a 200
 whose message is not in the database), duplicated exchanges (two rows for one client_msg_id), replays that
 answered differently, double deliveries (a released message POSTed with 2xx under two delivery ids, or an exchange
 with two outbox rows).
@@ -82,9 +83,12 @@ async def student(name: str, clients: list[httpx.AsyncClient], pool: list[str], 
     conversation = None
     turn = 0
     while True:
-        await asyncio.sleep(rng.expovariate(1 / think) if think > 0 else 0)
-        if time.monotonic() >= deadline:
+        # A think time that would end after the deadline ends this student's messages now: sleeping it out would
+        # stretch the measured window with students who send nothing (and lower the rate by a quarter at 1.5 s).
+        wait = rng.expovariate(1 / think) if think > 0 else 0
+        if time.monotonic() + wait >= deadline:
             return
+        await asyncio.sleep(wait)
         turn += 1
         query = rng.choice(POPULAR) if rng.random() < 0.3 else rng.choice(pool)
         body = {"user": name, "conversation_id": conversation, "client_msg_id": f"{name}-{turn}", "query": query}
@@ -153,8 +157,7 @@ def run(engine: str, url: str, instances: int, args, data_dir: Path, folder: Pat
     worker = threading.Thread(target=consultant, args=(url, stop, released), daemon=True)
     worker.start()
     rng = random.Random(f"{engine}-{instances}")
-    began = time.monotonic()
-    deadline = began + args.seconds
+    window: list[float] = []  # when the first student could send, and when the last answer came back
 
     async def crowd() -> None:
         # Each student's own client (its own connection to each instance), all sharing one TLS context: httpx builds
@@ -167,15 +170,18 @@ def run(engine: str, url: str, instances: int, args, data_dir: Path, folder: Pat
         clients = [[httpx.AsyncClient(base_url=s.url, timeout=30, trust_env=False, verify=context, limits=limits,
                                       headers={"Authorization": f"Bearer {secret}"}) for s in started]
                    for _ in range(args.students)]
+        window.append(time.monotonic())  # the clients are built: the measured window starts
+        deadline = window[0] + args.seconds
         try:
             await asyncio.gather(*(student(f"s{n}", clients[n], pool, tally, deadline, args.think,
                                            random.Random(rng.random())) for n in range(args.students)))
+            window.append(time.monotonic())
         finally:
             for client in (c for mine in clients for c in mine):
                 await client.aclose()
 
     asyncio.run(crowd())
-    elapsed = time.monotonic() - began
+    elapsed = window[1] - window[0]  # --seconds of sending and the last answers in flight
     stop.set()
     worker.join()
     time.sleep(3)  # the webhook worker's last rounds
