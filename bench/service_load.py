@@ -13,10 +13,10 @@ few popular questions (the repeats reuse approved answers once a consultant rele
 labelled student sets; 5% of requests are retried at once with the same client_msg_id (a replay). One consultant
 thread releases held answers as they come (core.exchanges.release, as the queue page does). Printed: messages per
 second (new messages answered, over the window from the clients' first possible send to the last answer; a student
-whose next think time would end after --seconds stops sending, rather than idling the window longer), latency p50/p95/max per status, errors, and the audit — lost exchanges (a 200
-whose message is not in the database), duplicated exchanges (two rows for one client_msg_id), replays that
-answered differently, double deliveries (a released message POSTed with 2xx under two delivery ids, or an exchange
-with two outbox rows).
+whose next think time would end after --seconds stops sending, rather than idling the window longer), latency
+p50/p95/max per status, errors, and the audit — lost exchanges (a 200 whose message is not in the database),
+duplicated exchanges (two rows for one client_msg_id), replays that answered differently, double deliveries (a
+released message POSTed with 2xx under two delivery ids, or an exchange with two outbox rows).
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ def check(answer: ApprovedAnswer, approved_terms: Sequence[Term], retrieval: Ret
     always the approved question's, so a linked wording lacking 「多少」 cannot let 「能打折吗」 through. `facts`: the
     school's (its level names are the case guard's, and no match of words). `scored`: the new question's
     `scoring(retrieval.terms, facts)` when the caller checks many answers against it (read once, not per answer)."""
-    scored = scored or scoring(retrieval.terms, facts)
+    if scored is None:
+        scored = scoring(retrieval.terms, facts)
     scores = {q: scored.of(mentioned_text(q, answer.text, approved_terms if q == answer.question else ()))
               for q in answer.phrasings}  # a linked wording counts by its own words: no glossary forms (钱 → 学费)
     closest = max(answer.phrasings, key=lambda q: scores[q])  # ties keep the approved question
