@@ -8,7 +8,7 @@ needs it says which fact is missing instead of falling back on a number written 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -163,8 +163,8 @@ class SchoolFacts:
         (those sentences, the sentences naming the levels — 「…入门级（一级）、进阶级（二级）…」); the gate reads such a
         sentence as about each level a question names (core.answerability.asked). Read once per value: every ask
         uses it."""
-        common = tuple(dict.fromkeys(found.common.source.sentence for name in PER_LEVEL_FACTS
-                                     if (found := self.per_level(name)) is not None and found.common is not None))
+        common = tuple(dict.fromkeys(found.common.source.sentence for each in fields(self)
+                                     if (found := self.per_level(each.name)) is not None and found.common is not None))
         naming = "\n".join(dict.fromkeys(lv.source.sentence for lv in self.levels))
         return (common, naming) if common and naming else ((), "")
 
@@ -173,6 +173,4 @@ class SchoolFacts:
         return len({f.value for f in self.by_level(name).values() if f is not None}) > 1
 
 
-# The per-level facts (SchoolFacts.per_level), in the order the fields are declared.
-PER_LEVEL_FACTS = ("lessons_per_level", "lessons_per_week", "weeks_per_level", "over_half")
 NO_FACTS = SchoolFacts()
