@@ -321,7 +321,7 @@ def render_candidates(run: dict, gate: Gate) -> None:
         st.info("资料库里没有可检索的片段。")
         return
     if view.COVERAGE in frame.columns:
-        st.caption(view.RERANK_NOTE)
+        st.caption(view.RERANK_NOTE + (view.ASKED_NOTE if view.ASKED in frame.columns else ""))
     else:
         st.caption("可答性判断已关闭：排序分就是检索分。")
     st.altair_chart(view.score_chart(frame, gate.threshold), width="stretch")

@@ -20,7 +20,7 @@ from typing import cast
 
 from langchain_core.language_models import BaseChatModel
 
-from core.answerability.decision import analyzer_for, asked_check, prefix_measures, rank
+from core.answerability.decision import analyzer_for, asked_check, asked_rank, prefix_measures, rank
 from core.answerability.gate import decide
 from core.answerability.glossary import Glossary, expand_query, load_starter
 from core.answerability.rules import parse_rules
@@ -129,6 +129,7 @@ class Assistant:
             own_case = computation(case, text) is not None
             asked = asked_check(self.analyzer.rules, text, terms, ranked, parse_asked(self.settings.asked_kinds),
                                 own_case=own_case, every_level=self.facts.every_level)
+            ranked, asked = asked_rank(self.analyzer.rules, ranked, asked)
             found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
                               measures=prefix_measures(terms, ranked, asked, self._cover(text) if own_case else ()))
         if len(self._retrievals) >= RETRIEVALS_KEPT:

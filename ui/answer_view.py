@@ -14,6 +14,7 @@ import altair as alt
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from core.answerability.asked import ASKED_BASE
 from core.answerability.decision import RERANK_BASE
 from core.checks.cited_sentence import claim_before
 from core.checks.references import excerpt
@@ -92,9 +93,10 @@ def citation_frame(answer: RAGAnswer) -> pd.DataFrame:
                         columns=["编号", "文件", "小节", "片段预览"])
 
 
-VALUE, SCORE, COVERAGE = "排序分", "检索分", "本片段关键词覆盖"
+VALUE, SCORE, COVERAGE, ASKED = "排序分", "检索分", "本片段关键词覆盖", "写了问的内容"
 RERANK_NOTE = (f"排序分 = 检索分 ×（{RERANK_BASE:g} + {1 - RERANK_BASE:g} × 本片段关键词覆盖）："
                "图中的柱子、表格的顺序、是否命中和交给模型的片段都按排序分；排序分 ≥ 阈值才算命中。")
+ASKED_NOTE = (f"问的是金额、时长、课时数……而有的片段写了它时，没写的片段（「{ASKED}」为否）排序分再 × {ASKED_BASE:g}。")
 
 
 def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
@@ -104,6 +106,7 @@ def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
     """
     chosen = {h.rank: h for h in gate.candidates}
     reranked = any(h.coverage is not None for h in all_candidates)
+    by_asked = any(h.asked is not None for h in all_candidates)
     rows = []
     for hit in all_candidates:
         current = chosen.get(hit.rank, hit)
@@ -111,9 +114,12 @@ def candidate_frame(gate: Gate, all_candidates: Sequence[Hit]) -> pd.DataFrame:
         if reranked:
             row[SCORE] = round(hit.score, 4)
             row[COVERAGE] = f"{hit.coverage or 0.0:.0%}"
+        if by_asked:
+            row[ASKED] = "是" if hit.asked else "否"
         rows.append({**row, "状态": status_of(current, gate.k), "文件": md_escape(hit.source),
                      "小节": md_escape(hit.heading or "（文首）"), "片段": md_escape(excerpt(hit.text, SNIPPET_CHARS))})
-    columns = ["排名", VALUE, *([SCORE, COVERAGE] if reranked else []), "状态", "文件", "小节", "片段"]
+    columns = ["排名", VALUE, *([SCORE, COVERAGE] if reranked else []), *([ASKED] if by_asked else []), "状态", "文件",
+               "小节", "片段"]
     return pd.DataFrame(rows, columns=columns)
 
 

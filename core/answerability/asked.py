@@ -68,11 +68,12 @@ class Subject:
     # amount must hold (`asking_sides`; empty when the rule asked_sides is off or no SIDED_KINDS is asked)
     sides: tuple[tuple[Term, ...], ...] = ()
 
-    def share(self, context: str) -> float:
+    def share(self, context: str, *, whole: bool = False) -> float:
         """The best share of one subject set's weight that `context` (normalised) holds, each word weighted as the
-        offline answerer weighs it: weight × specificity (a word most chunks use, such as 课时, says little)."""
+        offline answerer weighs it: weight × specificity (a word most chunks use, such as 课时, says little);
+        `whole`: of the whole question's set only (the last), not the asking clause's."""
         best = 0.0
-        for terms in self.sets:
+        for terms in self.sets[-1:] if whole else self.sets:
             total = sum(t.weight * t.specificity for t in terms)
             if total <= 0:
                 return 1.0  # nothing to be about: the kind alone decides
@@ -189,6 +190,9 @@ class AskedCheck:
     subject: Subject
     kinds: tuple[str, ...]
     shares: tuple[tuple[float, ...], ...]
+    # the same about the whole question's subject, not the asking clause's (what the rule asked_rank ranks by)
+    whole: tuple[tuple[float, ...], ...] = ()
+    own_case: bool = False  # it asks a computation of the student's own case (any amount carries: COMPUTED_KINDS)
     choice: str = ""  # the options of a choice written out, as a refusal names them (「线上还是校区」)
     thing: str = ""  # what 「有没有 X」 asks about, as typed (「学习报告」)
 
@@ -204,6 +208,39 @@ class AskedCheck:
         """「资料里没有写“成立年份”」: what the documents do not state, in the consultant's words."""
         named = {"choice": self.choice, "exists": self.thing}.get(name, self.subject.named)
         return f"资料里没有写“{asked_kind(name).missing(named)}”"
+
+
+# A candidate holding no sentence that carries what is asked ranks at this share of its ranking score, when some
+# candidate holds one (the rule asked_rank): the even split, as RERANK_BASE (core.answerability.decision); not tuned.
+ASKED_BASE = 0.5
+# Kinds a sentence carries by naming something, not by stating a value (「有没有 X」: any sentence naming X; a choice:
+# any sentence naming an option): too weak a sign to reorder the candidates by.
+UNRANKED_KINDS = ("exists", "choice")
+
+
+def rank_by_asked(ranked: Sequence[Hit], check: AskedCheck) -> tuple[tuple[Hit, ...], AskedCheck]:
+    """The rule asked_rank: the candidates holding no sentence that carries every kind asked about the whole
+    question's subject (`AskedCheck.whole`: not only the asking clause's) rank at their ranking score × ASKED_BASE,
+    so one that holds such a sentence moves above those scoring less than twice its score; the threshold still
+    compares the score the order follows. When none or all of them
+    carry it, nothing moves; nor for a computation of the student's own case (any amount carries it: the rule's
+    sentences, not a stated amount, answer it) or a kind carried by naming (UNRANKED_KINDS).
+
+    Fixes 「三级多少课时」: the chunks naming 三级 (the tuition list, the levels) rank above 「每一级都是 16 课时」, which
+    is about 三级 too (SchoolFacts.every_level) but does not name it, so it fell outside the first k and the gate
+    refused with 「资料里没有写“三级课时数”」. Must not break 「保过班多少钱」: no candidate states a price of 保过班,
+    so nothing moves and the gate refuses as before."""
+    if check.own_case or any(kind in UNRANKED_KINDS for kind in check.kinds):
+        return tuple(ranked), check
+    carries = [bool(row) and all(share >= SUBJECT_SHARE for share in row) for row in check.whole]
+    if all(carries) or not any(carries):
+        return tuple(ranked), check
+    scored = [replace(hit, asked=True) if carried else replace(hit, value=hit.value * ASKED_BASE, asked=False)
+              for hit, carried in zip(ranked, carries)]
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i].value, i))
+    moved = tuple(replace(scored[i], rank=r) for r, i in enumerate(order, start=1))
+    return moved, replace(check, shares=tuple(check.shares[i] for i in order),
+                          whole=tuple(check.whole[i] for i in order))
 
 
 def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequence[Hit], *,
@@ -242,14 +279,15 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
     common = frozenset(map(normalize, every_level[0]))
     levels = normalize(every_level[1])
 
-    def where(sentence: Sentence, hit: Hit) -> str:
+    def where(sentence: Sentence, hit: Hit, stem: bool = True) -> str:
         """`surroundings`, and where the levels are named when the sentence states one value for every level
         (「每一级都是 16 课时」 is about 三级 too)."""
-        around = surroundings(sentence, hit)
+        around = surroundings(sentence, hit, stem=stem)
         return f"{around}\n{levels}" if levels and normalize(sentence.text) in common else around
 
-    shares = tuple(_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries, where) for hit in ranked)
-    return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=shares,
+    measured = [_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries, where) for hit in ranked]
+    return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=tuple(m[0] for m in measured),
+                      whole=tuple(m[1] for m in measured), own_case=own_case,
                       choice="还是".join(option.typed or option.text for option in options), thing=thing)
 
 
@@ -294,24 +332,34 @@ COMPUTED_KINDS = ("amount", "upper", "lower")
 
 
 def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed: frozenset[str],
-                      carries: Callable[[str, str], bool], around: Callable[[Sentence, Hit], str]) -> tuple[float, ...]:
+                      carries: Callable[[str, str], bool], around: Callable[[Sentence, Hit, bool], str],
+                      ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The best share of each kind's qualifying sentence in `hit`, about the subject (`Subject.share`), and about the
+    whole question's subject in the sentence's own surroundings (`around(…, False)`: without the document's name)."""
     best = [0.0] * len(kinds)
+    whole = [0.0] * len(kinds)
     for sentence in reference_sentences(hit.text):
         if sentence.example:  # a worked example's amounts are another student's, not a fact about the subject
             continue
         carried = [k for k, name in enumerate(kinds)
                    if carries(sentence.text if name != "exists" else sentence.context or sentence.text, name)]
         if carried:
-            where = around(sentence, hit)
-            share = subject.share(where)
-            sided = share if not subject.sides or subject.holds_sides(where) else 0.0
-            for k in carried:
-                best[k] = max(best[k], 1.0 if kinds[k] in computed else sided if kinds[k] in SIDED_KINDS else share)
-    return tuple(round(s, 4) for s in best)
+            where = around(sentence, hit, True)
+            sided = not subject.sides or subject.holds_sides(where)
+            # ranking by it (asked_rank) asks more: the sentence's own surroundings, not its document's name
+            # (every sentence of 「助教小E使用手册」 is not about what 小E does at night)
+            own = subject.share(around(sentence, hit, False), whole=True)
+            for found, share in ((best, subject.share(where)), (whole, own)):
+                for k in carried:
+                    value = 1.0 if kinds[k] in computed else (share if sided else 0.0) if kinds[k] in SIDED_KINDS \
+                        else share
+                    found[k] = max(found[k], value)
+    return tuple(round(s, 4) for s in best), tuple(round(s, 4) for s in whole)
 
 
-def surroundings(sentence: Sentence, hit: Hit) -> str:
+def surroundings(sentence: Sentence, hit: Hit, *, stem: bool = True) -> str:
     """Where a sentence stands, normalised: its document (the file's name: 口语课分级说明), the chunk's heading, the
     FAQ question it answers, its lead and its paragraph (「各级口语课的单报学费如下：」 says 学费 for 「进阶级（二级）：
     4200 元」)."""
-    return normalize(f"{PurePosixPath(hit.source).stem}\n{hit.heading}\n{sentence.context}")
+    document = f"{PurePosixPath(hit.source).stem}\n" if stem else ""
+    return normalize(f"{document}{hit.heading}\n{sentence.context}")

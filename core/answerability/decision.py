@@ -108,6 +108,17 @@ def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Se
     return None
 
 
+def asked_rank(rules: RuleSet, ranked: Sequence[Hit], check: AskedCheck | None) -> tuple[tuple[Hit, ...],
+                                                                                      AskedCheck | None]:
+    """The rank stage of the rules switched on (core.answerability.rules): the candidates reordered by what the
+    question asks, with the check's measures in the new order; as they were when the rule is off or nothing is asked."""
+    found: tuple[tuple[Hit, ...], AskedCheck | None] = (tuple(ranked), check)
+    for rule in rules.at("rank"):
+        if found[1] is not None:
+            found = cast("tuple[tuple[Hit, ...], AskedCheck]", rule.function(found[0], found[1]))
+    return found
+
+
 def judge(terms: Sequence[Term], context: Sequence[str], m: Measures, kept: Sequence[Hit], knobs: Knobs) -> Decision:
     """Compare the measures of the passing chunks (`m`, the first `m.passing` of `kept`) with the knobs."""
     best = max((h.value for h in kept), default=0.0)

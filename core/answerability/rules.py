@@ -34,6 +34,7 @@ STAGES = {
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
     "terms": "(question, terms, case) -> 背景词：这些词不计入关键词（case：学员情况读取器读出的情况，没读时为 None）",
     "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
+    "rank": "(ranked, check) -> (ranked, check)：按问的内容把候选片段重新排序（检查是 decide 阶段量好的）",
     "bind": "(question, subject, asked) -> 几组词：写了所问内容的句子，周围还要有每一组的主词（组里权重 × 专指度最大的词）",
     "cover": "(question, sentences) -> 文字：关键词覆盖除了命中片段还按哪些资料原句算（sentences：学员情况的计算要引用的原句）",
 }
@@ -69,6 +70,7 @@ RULES: tuple[Rule, ...] = (
          lookup=message_rules.latin_in_corpus),
     Rule("homophones", "tokens", "资料里没有的词按读音（带声调、字数相同）当作资料里的词：学废 → 学费", message_rules.homophones),
     Rule("glossary_phrases", "tokens", "拼出同义词的几个词合成一个：小 / e → 小E", term_rules.glossary_phrases),
+    Rule("boundary", "tokens", "跨过词界切错的相邻两个词重切，让两边都是资料里的词：四 / 级差 → 四级 / 差", term_rules.boundary),
     Rule("numeral_nouns", "token", "数量短语取出名词：一个班 → 班", term_rules.numeral_nouns),
     Rule("numeral_units", "token", "数字和量词粘在一起的（五节、七次课）拆成数字和资料里的量词：五节 → 五 / 节", term_rules.numeral_units),
     Rule("resultatives", "token", "动词 + 结果补语只留动词：交完 → 交", term_rules.resultatives),
@@ -81,6 +83,8 @@ RULES: tuple[Rule, ...] = (
          "提问的分句里的词照算（只问金额的分句里，名词照算）", term_rules.circumstance_words),
     Rule(asked.RULE_NAME, "decide", "问的是金额、时长、年份、人、地点……时，命中片段里要有一句写了它、且说的是问题问的那件事",
          asked.check_asked),
+    Rule("asked_rank", "rank", "问的是金额、时长、课时数……时，有一句写了它、且说的是问题问的那件事的片段排在前面（别的片段排序分打对折）："
+         "三级多少课时先看到「每一级都是 16 课时」，而不是列着三级学费的片段", asked.rank_by_asked),
     Rule("asked_sides", "bind", "问时长、金额时，问法词前面说的事（保留学籍的申请）和后面说的动作（批下来）要各自出现在写了时长、金额的句子周围："
          "退费的审核时间回答不了保留学籍要审多久", asked.asking_sides),
     Rule("fact_sentences", "cover", "问自己情况算出来的金额（退费、转班、差价）时，计算要引用的资料原句（该级学费、课时、每周课时、手续费、差价规则）"

@@ -113,6 +113,43 @@ def glossary_phrases(analyzer: Analyzer, tokens: list[str], glossary: Glossary |
     return merged
 
 
+def boundary(analyzer: Analyzer, tokens: list[str], glossary: Glossary | None,
+             folds: list[tuple[str, str]]) -> list[str]:
+    """Two neighbouring tokens jieba cut across a word's edge are cut again: when one of them neither the corpus nor
+    the glossary knows (`Analyzer.is_glued`), its edge characters move to the other token if that makes a word the
+    corpus or the glossary knows and leaves a piece that is one (or a single character the corpus has).
+
+    Fixes 「三级跟四级差多少钱」 (jieba: 四 / 级差, an absent word → 四级 / 差). Must not break 「二级转三级要补多少」:
+    every token is known, nothing moves.
+    """
+    out = list(tokens)
+    i = 0
+    while i + 1 < len(out):
+        left, right = out[i], out[i + 1]
+        moved = _moved(analyzer, left, right, glossary)
+        if moved is not None:
+            out[i:i + 2] = [piece for piece in moved if piece]
+        i += 1
+    return out
+
+
+def _moved(analyzer: Analyzer, left: str, right: str, glossary: Glossary | None) -> tuple[str, str] | None:
+    """(left, right) with 1–2 edge characters moved across, or None when no move makes both sides known."""
+
+    def fine(piece: str) -> bool:
+        return not piece or analyzer.resolves(piece, glossary) or (len(piece) == 1 and analyzer.in_corpus(piece))
+
+    if analyzer.is_glued(right, glossary):
+        for k in (1, 2):
+            if k < len(right) and analyzer.resolves(left + right[:k], glossary) and fine(right[k:]):
+                return left + right[:k], right[k:]
+    if analyzer.is_glued(left, glossary):
+        for k in (1, 2):
+            if k < len(left) and analyzer.resolves(left[-k:] + right, glossary) and fine(left[:-k]):
+                return left[:-k], left[-k:] + right
+    return None
+
+
 # --- one glued token at a time -------------------------------------------------------------------
 
 def numeral_nouns(analyzer: Analyzer, token: str, glossary: Glossary | None) -> list[str] | None:

@@ -383,6 +383,9 @@ def _read(question: str, kinds: AskedKinds) -> Asked:
             name = _ASKING[match.group()]
             if kinds.on(name) and _asks(name, text, match.start(), match.end()):
                 found.setdefault(name, match.group())
+    for name in ASKED_NAMES:  # 「学费是多少」: the kind's noun, then 多少 a few characters on
+        if kinds.on(name) and name not in found and (gapped := _gapped(name, typed)):
+            found[name] = gapped
     if kinds.on("yes_no") and "yes_no" not in found:
         form = _yes_no(question)
         if form is not None:
@@ -398,6 +401,29 @@ def _read(question: str, kinds: AskedKinds) -> Asked:
     named = tuple(name for name in ASKED_NAMES if name in topics)
     return Asked(question, ordered, tuple(found[name] for name in ordered), named,
                  tuple(topics[name] for name in named))
+
+
+# How far 多少 may follow a kind's noun (`隔问`) to ask it: 「学费是多少」「教材费大概要多少」, within one clause.
+GAP_REACH = 4
+_GAP_ASKING = "多少"
+_GAP_ENDS = "钱元块呢啊呀吗哈嘞啦哇"  # what may follow that 多少: the end of the clause, a particle, the money itself
+
+
+def _gapped(name: str, text: str) -> str:
+    """The kind's noun and the 多少 after it within GAP_REACH characters of one clause, that 多少 ending the clause
+    or followed by a particle or the money (「学费是多少」「教材费要多少钱」), as typed; "" when none (「手续费按多少比例扣」
+    asks a rate)."""
+    for noun in _words(name, "隔问"):
+        at = text.find(noun)
+        while at >= 0:
+            after = text[at + len(noun):at + len(noun) + GAP_REACH + len(_GAP_ASKING)]
+            cut = re.split(r"[。？?！!；;，,\s]", after, maxsplit=1)[0]
+            found = cut.find(_GAP_ASKING)
+            tail = cut[found + len(_GAP_ASKING):found + len(_GAP_ASKING) + 1] if found >= 0 else ""
+            if 0 <= found <= GAP_REACH and (not tail or tail in _GAP_ENDS):  # not 「按多少比例扣」: 多少 of 比例
+                return text[at:at + len(noun) + found + len(_GAP_ASKING)]
+            at = text.find(noun, at + 1)
+    return ""
 
 
 # A bound (最长, 最少) asks only when a quantity's question word follows within this many characters: 「最长保留

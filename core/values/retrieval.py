@@ -27,6 +27,9 @@ class Hit:
     passed: bool = False
     coverage: float | None = None  # this chunk's own keyword coverage, set by the ranking step
     value: float = _FROM_SCORE  # the ranking score; the retrieval score when nothing reranked
+    # whether it holds a sentence carrying what is asked, when the rule asked_rank reordered by it (False: its
+    # ranking score was halved); None when nothing was reordered
+    asked: bool | None = None
 
     def __post_init__(self) -> None:
         if self.value is _FROM_SCORE or self.value is None:
@@ -42,7 +45,8 @@ class Hit:
         return {"rank": self.rank, "source": self.source, "heading": self.heading, "chunk": self.chunk,
                 "start": self.start, "end": self.end, "score": round(self.score, 6),
                 "value": round(self.value, 6), "passed": self.passed, "text": self.text,
-                **({} if self.coverage is None else {"coverage": self.coverage})}
+                **({} if self.coverage is None else {"coverage": self.coverage}),
+                **({} if self.asked is None else {"asked": self.asked})}
 
 
 @dataclass(frozen=True)

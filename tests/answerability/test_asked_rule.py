@@ -208,3 +208,42 @@ def test_every_level_names_the_common_sentences_and_where_the_levels_are_named(c
     assert all(level.name in naming for level in facts.levels) and "（三级）" in naming
     from core.values.facts import NO_FACTS
     assert NO_FACTS.every_level == ((), "")
+
+
+@pytest.mark.parametrize("question, figure", [("三级多少课时", "16 课时"), ("二级一共多少课时", "16 课时"),
+                                              ("四级要学多少周", "八周结课")])
+def test_a_chunk_carrying_what_is_asked_ranks_into_the_passing_set(corpus_index, question, figure):
+    # the chunks naming the level (the tuition list, the levels) outrank 「每一级都是 16 课时」; ranked by what is asked
+    # (asked_rank) it passes, and the answer states the figure
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+    outcome = build_assistant(Settings(), corpus_index, GLOSSARY).respond(question)
+    assert figure in outcome.answer.text
+    off = gate(corpus_index, question, answerability_rules="-asked_rank")
+    assert off.refused and off.decision.reason_code == REASON_CODE
+
+
+def test_ranking_by_what_is_asked_keeps_the_threshold_comparing_the_order_it_follows(corpus_index):
+    from core.answerability.asked import ASKED_BASE, rank_by_asked
+
+    assistant = build_assistant(Settings(answerability_rules="-asked_rank"), corpus_index, GLOSSARY)
+    found = assistant.retrieve("三级多少课时")
+    check = check_asked("三级多少课时", found.terms, read_asked("三级多少课时"), found.candidates,
+                        every_level=assistant.facts.every_level)
+    moved, after = rank_by_asked(found.candidates, check)
+    assert [h.rank for h in moved] == list(range(1, len(moved) + 1))
+    assert [h.value for h in moved] == sorted((h.value for h in moved), reverse=True)
+    carrying = [all(s >= SUBJECT_SHARE for s in row) for row in after.whole]
+    assert any(carrying[:3]) and not all(carrying)  # 「每一级都是 16 课时」 moved into the first k (3)
+    assert not any(all(s >= SUBJECT_SHARE for s in row) for row in check.whole[:3])  # it was not there before
+    before = {h.chunk_id if hasattr(h, "chunk_id") else (h.source, h.start): h.value for h in found.candidates}
+    for hit, carried in zip(moved, carrying):
+        key = hit.chunk_id if hasattr(hit, "chunk_id") else (hit.source, hit.start)
+        assert hit.value == pytest.approx(before[key] * (1.0 if carried else ASKED_BASE))
+
+
+@pytest.mark.parametrize("question", ["保过班多少钱", "有没有少儿英语班 我家娃7岁", "我交了4800上了6节能退多少"])
+def test_nothing_moves_when_no_chunk_carries_it_or_it_is_named_or_computed(corpus_index, question):
+    on = build_assistant(Settings(), corpus_index, GLOSSARY).retrieve(question)
+    off = build_assistant(Settings(answerability_rules="-asked_rank"), corpus_index, GLOSSARY).retrieve(question)
+    assert [(h.source, h.start, h.value) for h in on.candidates] == [(h.source, h.start, h.value) for h in off.candidates]

@@ -46,6 +46,7 @@ FIXES = [
     ("a_not_a", "学费里面包不包括书的钱", "-面包"),
     ("question_frames", "二级叫什么名字", "-名字"),
     ("glossary_phrases", "小E都能回答些什么", "+小e"),
+    ("boundary", "三级跟四级差多少钱", "-级差"),
     ("numeral_nouns", "一个班几个人啊", "+班"),
     ("numeral_units", "商务级 上了五节 能退多少", "-五节"),
     ("numeral_units", "上了六节了想退", "+节"),
@@ -64,6 +65,7 @@ KEEPS = [
     ("a_not_a", "不退费的情形有哪些", "退费"),
     ("question_frames", "想找真人客服怎么弄", "真人客服"),
     ("glossary_phrases", "学生有学生价吗", "学生价"),
+    ("boundary", "二级转三级要补多少", "三级"),
     ("numeral_nouns", "一起上课可以吗", "上课"),
     ("numeral_units", "商务级五千六 能退多少", "五千六"),
     ("numeral_units", "交了5880 能退多少", "5880"),
@@ -265,7 +267,7 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
         doc = rule.function.__doc__ or ""
         assert "Fixes" in doc and "Must not break" in doc, rule.name
     assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words",
-                                           "asked_attribute", "asked_sides", "fact_sentences"} == set(RULE_NAMES)
+                                           "asked_attribute", "asked_rank", "asked_sides", "fact_sentences"} == set(RULE_NAMES)
 
 
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():

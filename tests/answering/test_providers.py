@@ -19,7 +19,8 @@ from core.settings import Settings
 KEY = "sk-test-0123456789abcdefSECRET"
 EMBED_KEY = "sk-embed-9876543210fedcbaSECRET"
 QUESTION = "口语课一共有几级？每一级多少课时？"
-GOOD = "口语课一共四级[1]。每一级都是 16 课时，每课时 45 分钟[2]。"  # [2] is 二、课时安排与班型 (second after the coverage rerank)
+# [1] is 二、课时安排与班型 (first: it carries both kinds asked, asked_rank), [2] the FAQ stating 一共四级
+GOOD = "每一级都是 16 课时，每课时 45 分钟[1]。口语课一共四级[2]。"
 FABRICATED = "口语课一共六级，每级 12 课时[7]。"
 LOW = 0.05  # low enough that the question above passes the gate on the shipped corpus
 

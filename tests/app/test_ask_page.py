@@ -235,11 +235,13 @@ def test_ask_page_orders_candidates_by_score_and_their_own_keyword_coverage(open
     assert "本片段关键词覆盖" in table.columns
     assert list(table["排名"]) == list(range(1, len(table) + 1))
     coverage = [float(v.rstrip("%")) / 100 for v in table["本片段关键词覆盖"]]
-    keys = [s * (0.5 + 0.5 * c) for s, c in zip(table["检索分"], coverage)]
+    assert set(table["写了问的内容"]) == {"是", "否"}  # a price is asked and some chunk states one (asked_rank)
+    asked = [1.0 if v == "是" else 0.5 for v in table["写了问的内容"]]
+    keys = [s * (0.5 + 0.5 * c) * a for s, c, a in zip(table["检索分"], coverage, asked)]
     assert all(abs(k - v) < 0.003 for k, v in zip(keys, table["排序分"]))  # the shown value is the formula's
     assert list(table["排序分"]) == sorted(table["排序分"], reverse=True)  # the table is in that order
     assert list(table["检索分"]) != sorted(table["检索分"], reverse=True)  # coverage moved some chunk up
-    assert any("本片段关键词覆盖" in c for c in texts(at.caption))
+    assert any("本片段关键词覆盖" in c and "写了问的内容" in c for c in texts(at.caption))
 
 
 def test_ask_page_without_answerability_orders_by_score_alone(open_app, monkeypatch):

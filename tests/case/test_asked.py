@@ -234,3 +234,15 @@ def test_an_asking_word_written_with_shenme_is_read_with_sha_too(question, kind,
     asked = read_asked(question)
     assert kind in asked and asked.word(kind) == word
     assert "reason" not in read_asked("第二次转班凭着要收100块")  # no 啥: nothing asks a reason
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    ("二级学费是多少", "学费是多少"), ("教材费大概要多少呢", "教材费大概要多少"), ("手续费一共多少钱", "多少钱")])
+def test_a_fee_noun_with_its_多少_a_few_characters_on_asks_an_amount(question, word):
+    found = read_asked(question)
+    assert found.kinds == ("amount",) and found.words == (word,)
+
+
+@pytest.mark.parametrize("question", ["退费手续费按多少比例扣", "学费交了，课时还剩多少"])
+def test_a_多少_of_another_thing_after_a_fee_noun_asks_no_amount(question):
+    assert "amount" not in read_asked(question).kinds
