@@ -9,10 +9,12 @@ with 那/那么/还有/这个/那个 or ends with 呢; it is short and points ba
 most two characters of its own (「多久到账？」「要什么证明」); it asks only about a thing that needs an owner
 (「差价是多少」「要哪种医院的证明」); it asks nothing and only tells a figure of the student's (「医生说可能要半年」); or
 it would not pass the gate alone (the caller says; this module runs no gate).
+A message that opens with a word turning to another matter (「对了」「顺便问一下」) and asks stays as it is too.
 Anything else is a topic switch and is never rewritten; after a refused turn nothing is carried over; courtesy
 (「好的谢谢」) is left as it is.
 
-A follow-up becomes a standalone question by the swaps of core.conversations.swaps (`SWAPS`, in order); a rewrite that
+A phrase pointing back at one thing the previous question names (「这个级别」 → its level: `refer_back`) is replaced by
+it first, and the message so read is the standalone question. Any other follow-up becomes one by the swaps of core.conversations.swaps (`SWAPS`, in order); a rewrite that
 only gives back the message itself (「二级多少钱」 + 「三级多少课时」) is no rewrite. Each rule is named and can be
 switched off (XIAOE_FOLLOWUP_RULES), so its worth can be measured.
 
@@ -28,9 +30,9 @@ from core.case.asked import read_asked
 from core.case.figures import LEVEL
 from core.case.spans import figure_spans
 from core.conversations.subjects import new_subjects, subjects
-from core.conversations.swaps import SWAPS, Draft, asks, asks_any, own_words, strip_marks, subject
+from core.conversations.swaps import SWAPS, Draft, asks, asks_any, no_topic, own_words, strip_marks, subject
 from core.conversations.text import PUNCT, compact, find, level_spans, without
-from core.conversations.words import number, slot_groups, words
+from core.conversations.words import number, slot_groups, words, words_starting
 from core.errors import ConfigError
 from core.values.conversations import (
     AFTER_REFUSAL,
@@ -126,7 +128,17 @@ def full_question(message: str, stands_alone: bool, previous: str, facts: School
     return bool(mine) and not mine & theirs
 
 
+def topic_opener(message: str, stands_alone: bool, _previous: str, _facts: SchoolFacts = NO_FACTS) -> bool:
+    """It opens with a word that turns to another matter (`topic_opener`: 对了, 顺便问一下), asks, and the gate answers
+    it alone: 「对了 你们一周上几次课」 after 「四级的教材费是多少」 is a question of its own, however short; 「对了」
+    alone asks nothing, and 「对了 要多久」 names nothing the documents could be searched for."""
+    body = _bare(message).lstrip()
+    opener = next((w for w in words("topic_opener") if body.startswith(w)), "")
+    return bool(opener) and stands_alone and asks_any(body[len(opener):])
+
+
 STAY_RULES: tuple[tuple[str, Callable[[str, bool, str, SchoolFacts], bool]], ...] = (
+    ("topic_opener", topic_opener),
     ("own_subject", own_subject),
     ("own_level", own_level),
     ("new_subject", new_subject),
@@ -206,10 +218,13 @@ FOLLOW_UP_RULES: tuple[tuple[str, Callable[..., bool]], ...] = (
     ("no_subject", no_subject),
     ("not_alone", not_alone),
 )
+CONDITION = "condition"  # another situation (「那要是…呢」) in place of the previous question's situation clauses
+REVERSE = "reverse"  # 「反过来呢」: the previous question's two levels (or two words of a group) swapped
+REFER = "refer"  # a phrase pointing back (「这个级别」) is the one word of its group the previous question names
 KEEPS_SUBJECT = "keeps_subject"  # a rewrite that drops a thing the message names is no rewrite (「测试完可以直接报三级吗」)
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
-RULE_NAMES = (tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
-              + tuple(name for name, _ in SWAPS) + (FRONT, KEEPS_SUBJECT))
+RULE_NAMES = ((REFER, REVERSE) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
+              + tuple(name for name, _ in SWAPS) + (CONDITION, FRONT, KEEPS_SUBJECT))
 
 
 def parse_rules(spec: str | None) -> frozenset[str]:
@@ -229,6 +244,70 @@ def parse_rules(spec: str | None) -> frozenset[str]:
     return frozenset(RULE_NAMES) - set(off) if off else frozenset(names)
 
 
+# -- pointing back at one thing of the previous question ---------------------------------------------------------
+
+def refer_back(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
+    """`message` with a phrase pointing back at one group's word (`refer.<group>`: 这个级别, 这种班型) replaced by the
+    one word of that group the previous question names: 「那这个级别每周要上几节」 after 「八周能学完一级吗」 →
+    「一级每周要上几节」. "" when it has no such phrase, or the previous question names none or several of them
+    (「二级转三级」: which one is meant cannot be told). 「在里面」 (`refer.subject`) is the previous question's subject
+    (core.conversations.swaps.subject): 「教材含在里面不」 after 「三级学费多少呀」 → 「教材含在三级学费里面不」."""
+    groups = dict(slot_groups())
+    for name, phrases in words_starting("refer."):
+        spans = find(message, phrases)
+        if not spans:
+            continue
+        start, end, phrase = spans[0]
+        if name == "subject":  # 「在里面」 → 在 + the previous question's subject + 里面
+            topic = subject(previous, facts)
+            if no_topic(topic):
+                return ""
+            resolved = message[:start] + phrase[0] + topic + phrase[1:] + message[end:]
+            return strip_marks(resolved, words("opener"), ()).strip()
+        named = level_spans(previous, facts) if name == "level" else find(previous, groups.get(name, ()))
+        if len({word for _, _, word in named}) != 1:
+            return ""
+        resolved = message[:start] + named[0][2] + message[end:]
+        return strip_marks(resolved, words("opener"), ()).strip()
+    return ""
+
+
+# -- another situation for the same question --------------------------------------------------------------------
+
+_CLAUSES = re.compile(r"[，,；;。\s]+")
+
+
+def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
+    """A follow-up that only sets another situation (「那要是能简单日常对话了呢」「如果是公司派我去外地呢」: a `condition`
+    word, no asking) put in place of the previous question's clauses that ask nothing: 「孩子完全零基础 该报哪一级」 →
+    「能简单日常对话了，该报哪一级」. "" when the message asks, names no situation, or the previous question has no
+    clause that asks nothing, or none that asks, or one of its clauses that ask nothing tells the student's figures."""
+    body = strip_marks(message, (), words("closer")).strip()
+    condition = next((w for w in words("condition") if body.startswith(w)), "")
+    situation = compact(body[len(condition):]).removeprefix("是") if condition else ""
+    if not situation or asks_any(situation):
+        return ""
+    clauses = [c for c in _CLAUSES.split(strip_marks(previous, words("opener"), ()).strip()) if c]
+    asking = [c for c in clauses if asks_any(c)]
+    if not asking or len(asking) == len(clauses) or any(_told(c, facts) for c in clauses if c not in asking):
+        return ""  # a clause telling the student's figures (「我付了4200上了4节」) is theirs to keep, not a situation
+    return situation + "，" + "，".join(asking)
+
+
+def reverse(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
+    """A message that only says the other way round (`reverse`: 「反过来呢」) after a question naming two levels (or two
+    words of one group) in order: the previous question with the two swapped (「从二级转到三级要补多少钱」 →
+    「从三级转到二级要补多少钱」). "" otherwise."""
+    rest = compact(without(strip_marks(message, words("opener"), words("closer")), words("reverse")))
+    if rest or not find(message, words("reverse")):
+        return ""
+    for named in [level_spans(previous, facts), *(find(previous, listed) for _, listed in slot_groups())]:
+        if len(named) == 2 and named[0][2] != named[1][2]:
+            (s1, e1, w1), (s2, e2, w2) = named
+            return previous[:s1] + w2 + previous[e1:s2] + w1 + previous[e2:]
+    return ""
+
+
 # -- reading a message in its conversation ----------------------------------------------------------------------
 
 def _courtesy(message: str) -> bool:
@@ -245,6 +324,12 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         return Standalone(message, message, AFTER_REFUSAL)
     if _courtesy(message):
         return Standalone(message, message, COURTESY)
+    resolved = refer_back(message, previous.standalone, facts) if REFER in rules else ""
+    if resolved:
+        return Standalone(message, resolved, FOLLOW_UP, (REFER,), previous.message_id)
+    turned = reverse(message, previous.standalone, facts) if REVERSE in rules else ""
+    if turned:
+        return Standalone(message, turned, FOLLOW_UP, (REVERSE,), previous.message_id)
     if any(name in rules and rule(message, stands_alone, previous.standalone, facts) for name, rule in STAY_RULES):
         return Standalone(message, message, TOPIC_SWITCH)
     if not any(name in rules and rule(message, stands_alone, facts, previous=previous.standalone)
@@ -259,9 +344,12 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         draft.front[:0] = draft.pending
         draft.rest = without(draft.rest, tuple(draft.pending))
     leftover = compact(without(draft.rest, words("filler") + words("anaphor")))
+    swapped = condition_swap(message, previous.standalone, facts) if CONDITION in rules and not draft.rules else ""
+    if swapped:
+        return Standalone(message, swapped, FOLLOW_UP, (CONDITION,), previous.message_id)
     if leftover and leftover not in draft.question and not draft.rules:
-        if len(leftover) >= number("own_topic") or FRONT not in rules:
-            return Standalone(message, message, OWN_QUESTION)
+        if len(leftover) >= number("own_topic") or FRONT not in rules or find(leftover, words("asking") + words("asks")):
+            return Standalone(message, message, OWN_QUESTION)  # 「每次多久」 asks its own thing: no word to put in front
         draft.front.append(leftover)
         draft.rules.append(FRONT)
     joiner = "，" if draft.clause else ""

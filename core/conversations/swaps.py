@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from core.case.asked import read_asked
 from core.case.figures import LESSONS, LEVEL
 from core.case.spans import figure_spans
+from core.case.words import words as case_words
 from core.conversations.subjects import subjects
 from core.conversations.text import Span, blank, compact, find, level_spans, without
 from core.conversations.words import STARTED, slot_groups, words
@@ -101,7 +102,9 @@ def _swap_words(draft: Draft, name: str, in_message: list[Span], in_question: li
     if not new:
         return
     named = {w for _, _, w in in_question}
-    if len(named) >= 2 and set(new) <= named:
+    old = [w for _, _, w in in_question]
+    reversed_order = len(new) == len(old) >= 2 and new != old  # 「从二级转到四级…」 + 「反过来四级转二级呢」
+    if len(named) >= 2 and set(new) <= named and not reversed_order:
         return  # the previous question compares them (「线上班和线下班价格一样吗」): nothing to swap
     if in_question:
         draft.rest = blank(draft.rest, in_message)
@@ -117,11 +120,25 @@ def level(draft: Draft) -> None:
     _swap_words(draft, "level", level_spans(draft.rest, draft.facts), level_spans(draft.question, draft.facts))
 
 
+def _with_verb(text: str, span: Span) -> Span:
+    """A lessons-taken figure with the verb before it (「上了」 of 「上了4节」: core.case's `lesson_before` words)."""
+    start, end, _ = span
+    verb = next((w for w in case_words("lesson_before") if text[:start].endswith(w)), "")
+    return start - len(verb), end, text[start - len(verb):end]
+
+
 def slots(draft: Draft) -> None:
     """Each group of interchangeable words: 「三级学费多少」 + 「教材费呢」 → 「三级教材费多少」; 「开课前退费能全退吗」 +
-    「开课后呢」 → 「开课后退费能全退吗」."""
+    「开课后呢」 → 「开课后退费能全退吗」; the course's stage also takes the place of the lessons taken (「上了4节」 +
+    「那要是还没上呢」)."""
     for group, listed in slot_groups():
-        _swap_words(draft, f"slot.{group}", find(draft.rest, listed), find(draft.question, listed))
+        in_question = find(draft.question, listed)
+        if group == STARTED and not in_question:
+            # 「我付了4200上了4节…」 + 「那要是还没上呢」: the stage of the course stands for the lessons taken
+            in_question = [_with_verb(draft.question, (f.start, f.end, f.text))
+                           for f in figure_spans(draft.question, draft.facts.level_numbers or None)
+                           if f.kind == LESSONS and not f.role][-1:]
+        _swap_words(draft, f"slot.{group}", find(draft.rest, listed), in_question)
 
 
 def _figures(text: str, facts: SchoolFacts) -> dict[tuple[str, str], list[Span]]:
@@ -228,6 +245,17 @@ def _matter_of_verb(rest: str, kept: str) -> str:
     return ""
 
 
+_NUMERAL = re.compile(r"^[一二两三四五六七八九十百几每\d]+")
+
+
+def no_topic(kept: str) -> bool:
+    """A previous question's subject that names no topic: under two characters once filler and the verb that goes
+    with an asking (`asking_verb`: 上) are out (「上」 of 「每周上几次课」), or only a numeral and measure words (`measure`:
+    「一节课」 of 「一节课多久啊」, 「一节课上」 of 「一节课上多久啊」)."""
+    bare = compact(without(kept, words("filler") + words("asking_verb")))
+    return len(bare) < 2 or not compact(without(_NUMERAL.sub("", bare), words("measure")))
+
+
 def asked(draft: Draft) -> None:
     """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
     rest = compact(strip_marks(draft.rest, words("opener"), ()))
@@ -238,6 +266,8 @@ def asked(draft: Draft) -> None:
     if any(word not in draft.pending for word in subjects(rest, draft.facts)):
         return  # it names a subject of its own
     kept = subject(draft.question, draft.facts)
+    if no_topic(kept):
+        return  # 「一周上几节」 after 「一节课多久啊」: nothing to ask it of
     fees = dict(slot_groups()).get("fee", ())
     asked_words = tuple(w for w in read_asked(rest).words if w)
     if any(w not in fees for _, _, w in find(without(rest, asked_words), words("relational"))):

@@ -34,12 +34,18 @@ def number(name: str) -> int:
     return int(words(name)[0])
 
 
+def words_starting(prefix: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(name without `prefix`, its words) for every line whose name starts with `prefix` (「refer.level」), in file
+    order."""
+    return tuple((name.removeprefix(prefix), listed) for name, listed in table().items() if name.startswith(prefix))
+
+
 STARTED = "started"  # the course's stage, read with core.case's words 「before」 and 「after」
 
 
 @cache
 def slot_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(group name, its words) for every 「slot.<name>」 line, in file order, then the course's stage."""
-    listed = [(name.removeprefix("slot."), ws) for name, ws in table().items() if name.startswith("slot.")]
+    listed = list(words_starting("slot."))
     stage = tuple(sorted(set(case_words("before")) | set(case_words("after")), key=lambda w: (-len(w), w)))
     return (*listed, (STARTED, stage))
