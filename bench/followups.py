@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 from collections import defaultdict
 from dataclasses import replace
@@ -59,7 +60,8 @@ def half(threads: dict[str, list[dict]], which: str) -> dict[str, list[dict]]:
     if which == "all":
         return threads
     parity = 1 if which == "odd" else 0
-    return {name: rows for name, rows in threads.items() if name.strip().isdigit() and int(name) % 2 == parity}
+    numbers = {name: re.sub(r"\D", "", name) for name in threads}  # 「17」 or 「T017」
+    return {name: rows for name, rows in threads.items() if numbers[name] and int(numbers[name]) % 2 == parity}
 
 
 def score(assistant: Assistant, threads: dict[str, list[dict]]) -> list[dict]:
