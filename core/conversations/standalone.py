@@ -356,6 +356,8 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     question = "".join(draft.front) + joiner + draft.question if draft.front else draft.question
     if KEEPS_SUBJECT in rules and asks(message) and any(word not in question for word in subjects(message, facts)):
         return Standalone(message, message, OWN_QUESTION)  # the rewrite lost what the message is about
-    if not draft.rules or _bare(question) == _bare(message):
-        return Standalone(message, message, OWN_QUESTION)  # nothing of the previous question was carried
+    plain = _bare(strip_marks(message, words("opener"), words("closer")))
+    if not draft.rules or _bare(question) in (_bare(message), plain):
+        return Standalone(message, message, OWN_QUESTION)  # nothing of the previous question was carried (「那三级学费
+        # 多少呢」 after 「二级学费多少」 comes back as itself without its 那 and 呢: it stood on its own)
     return Standalone(message, question, FOLLOW_UP, tuple(draft.rules), previous.message_id)

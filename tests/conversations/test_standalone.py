@@ -476,6 +476,7 @@ def test_closers_and_who_applies_swap(previous, message, expected):
 @pytest.mark.parametrize(("previous", "message"), [
     ("一节课多长时间", "一周上几节"),  # 一节课 is a measure, not a topic
     ("一节课上多久啊", "一周上几节"),  # nor is 一节课上: 上 goes with the asking
+    ("二级学费多少", "那三级学费多少呢"),  # the rewrite is the message without its 那 and 呢: it stands alone
     ("每周上几次课", "每次多久"),  # 上 is no topic; 每次多久 asks its own thing, nothing goes in front
 ])
 def test_a_previous_question_naming_no_topic_lends_nothing(previous, message):
