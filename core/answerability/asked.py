@@ -222,9 +222,9 @@ def rank_by_asked(ranked: Sequence[Hit], check: AskedCheck) -> tuple[tuple[Hit, 
     """The rule asked_rank: the candidates holding no sentence that carries every kind asked about the whole
     question's subject (`AskedCheck.whole`: not only the asking clause's) rank at their ranking score × ASKED_BASE,
     so one that holds such a sentence moves above those scoring less than twice its score; the threshold still
-    compares the score the order follows. When none or all of them
-    carry it, nothing moves; nor for a computation of the student's own case (any amount carries it: the rule's
-    sentences, not a stated amount, answer it) or a kind carried by naming (UNRANKED_KINDS).
+    compares the score the order follows. When none or all of them carry it, nothing moves; nor for a computation of
+    the student's own case (any amount carries it: the rule's sentences, not a stated amount, answer it) or a kind
+    carried by naming (UNRANKED_KINDS).
 
     Fixes 「三级多少课时」: the chunks naming 三级 (the tuition list, the levels) rank above 「每一级都是 16 课时」, which
     is about 三级 too (SchoolFacts.every_level) but does not name it, so it fell outside the first k and the gate

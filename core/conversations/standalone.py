@@ -13,10 +13,13 @@ A message that opens with a word turning to another matter (「对了」「顺�
 Anything else is a topic switch and is never rewritten; after a refused turn nothing is carried over; courtesy
 (「好的谢谢」) is left as it is.
 
-A phrase pointing back at one thing the previous question names (「这个级别」 → its level: `refer_back`) is replaced by
-it first, and the message so read is the standalone question. Any other follow-up becomes one by the swaps of core.conversations.swaps (`SWAPS`, in order); a rewrite that
-only gives back the message itself (「二级多少钱」 + 「三级多少课时」) is no rewrite. Each rule is named and can be
-switched off (XIAOE_FOLLOWUP_RULES), so its worth can be measured.
+Before any of that, a phrase pointing back at one thing the previous question names is replaced by it (「这个级别」 →
+its level: `refer_back`), and 「反过来呢」 swaps the previous question's two levels (`reverse`); the message so read is
+the standalone question. Any other follow-up becomes one by the swaps of core.conversations.swaps (`SWAPS`, in order);
+when none applies, another situation (「那要是…呢」) takes the place of the previous question's situation clauses
+(`condition_swap`). A rewrite that only gives back the message itself (「二级多少钱」 + 「三级多少课时」, or the message
+without its 那 and 呢) is no rewrite. Each rule is named and can be switched off (XIAOE_FOLLOWUP_RULES), so its worth
+can be measured.
 
 Left out: the gate itself, any model (the optional guarded model rewrite is core.conversations.model_rewrite's), storage.
 """
@@ -324,12 +327,10 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         return Standalone(message, message, AFTER_REFUSAL)
     if _courtesy(message):
         return Standalone(message, message, COURTESY)
-    resolved = refer_back(message, previous.standalone, facts) if REFER in rules else ""
-    if resolved:
-        return Standalone(message, resolved, FOLLOW_UP, (REFER,), previous.message_id)
-    turned = reverse(message, previous.standalone, facts) if REVERSE in rules else ""
-    if turned:
-        return Standalone(message, turned, FOLLOW_UP, (REVERSE,), previous.message_id)
+    for name, point in ((REFER, refer_back), (REVERSE, reverse)):  # pointing back at the previous question
+        pointed = point(message, previous.standalone, facts) if name in rules else ""
+        if pointed:
+            return Standalone(message, pointed, FOLLOW_UP, (name,), previous.message_id)
     if any(name in rules and rule(message, stands_alone, previous.standalone, facts) for name, rule in STAY_RULES):
         return Standalone(message, message, TOPIC_SWITCH)
     if not any(name in rules and rule(message, stands_alone, facts, previous=previous.standalone)
@@ -356,8 +357,9 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     question = "".join(draft.front) + joiner + draft.question if draft.front else draft.question
     if KEEPS_SUBJECT in rules and asks(message) and any(word not in question for word in subjects(message, facts)):
         return Standalone(message, message, OWN_QUESTION)  # the rewrite lost what the message is about
+    # nothing of the previous question was carried: the message comes back as itself, or without its 那 and 呢
+    # (「那三级学费多少呢」 after 「二级学费多少」 stood on its own)
     plain = _bare(strip_marks(message, words("opener"), words("closer")))
     if not draft.rules or _bare(question) in (_bare(message), plain):
-        return Standalone(message, message, OWN_QUESTION)  # nothing of the previous question was carried (「那三级学费
-        # 多少呢」 after 「二级学费多少」 comes back as itself without its 那 and 呢: it stood on its own)
+        return Standalone(message, message, OWN_QUESTION)
     return Standalone(message, question, FOLLOW_UP, tuple(draft.rules), previous.message_id)

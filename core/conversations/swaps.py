@@ -130,11 +130,11 @@ def _with_verb(text: str, span: Span) -> Span:
 def slots(draft: Draft) -> None:
     """Each group of interchangeable words: 「三级学费多少」 + 「教材费呢」 → 「三级教材费多少」; 「开课前退费能全退吗」 +
     「开课后呢」 → 「开课后退费能全退吗」; the course's stage also takes the place of the lessons taken (「上了4节」 +
-    「那要是还没上呢」)."""
+    「那要是还没开课呢」)."""
     for group, listed in slot_groups():
         in_question = find(draft.question, listed)
         if group == STARTED and not in_question:
-            # 「我付了4200上了4节…」 + 「那要是还没上呢」: the stage of the course stands for the lessons taken
+            # 「我付了4200上了4节…」 + 「那要是还没开课呢」: the stage of the course stands for the lessons taken
             in_question = [_with_verb(draft.question, (f.start, f.end, f.text))
                            for f in figure_spans(draft.question, draft.facts.level_numbers or None)
                            if f.kind == LESSONS and not f.role][-1:]
