@@ -384,7 +384,7 @@ def _read(question: str, kinds: AskedKinds) -> Asked:
             if kinds.on(name) and _asks(name, text, match.start(), match.end()):
                 found.setdefault(name, match.group())
     for name in ASKED_NAMES:  # 「学费是多少」: the kind's noun, then 多少 a few characters on
-        if kinds.on(name) and name not in found and (gapped := _gapped(name, typed)):
+        if kinds.on(name) and name not in found and (gapped := _gapped(name, question)):
             found[name] = gapped
     if kinds.on("yes_no") and "yes_no" not in found:
         form = _yes_no(question)
@@ -413,16 +413,16 @@ def _gapped(name: str, text: str) -> str:
     """The kind's noun and the 多少 after it within GAP_REACH characters of one clause, that 多少 ending the clause
     or followed by a particle or the money (「学费是多少」「教材费要多少钱」), as typed; "" when none (「手续费按多少比例扣」
     asks a rate)."""
-    for noun in _words(name, "隔问"):
-        at = text.find(noun)
-        while at >= 0:
-            after = text[at + len(noun):at + len(noun) + GAP_REACH + len(_GAP_ASKING)]
-            cut = re.split(r"[。？?！!；;，,\s]", after, maxsplit=1)[0]
-            found = cut.find(_GAP_ASKING)
-            tail = cut[found + len(_GAP_ASKING):found + len(_GAP_ASKING) + 1] if found >= 0 else ""
-            if 0 <= found <= GAP_REACH and (not tail or tail in _GAP_ENDS):  # not 「按多少比例扣」: 多少 of 比例
-                return text[at:at + len(noun) + found + len(_GAP_ASKING)]
-            at = text.find(noun, at + 1)
+    for clause in map(normalize, _CLAUSES_RE.split(text)):  # normalised text has no punctuation left to part on
+        for noun in _words(name, "隔问"):
+            at = clause.find(noun)
+            while at >= 0:
+                after = clause[at + len(noun):at + len(noun) + GAP_REACH + len(_GAP_ASKING)]
+                found = after.find(_GAP_ASKING)
+                tail = after[found + len(_GAP_ASKING):found + len(_GAP_ASKING) + 1] if found >= 0 else ""
+                if 0 <= found <= GAP_REACH and (not tail or tail in _GAP_ENDS):  # not 「按多少比例扣」: 多少 of 比例
+                    return clause[at:at + len(noun) + found + len(_GAP_ASKING)]
+                at = clause.find(noun, at + 1)
     return ""
 
 
