@@ -279,6 +279,7 @@ def render_flag(answer: RAGAnswer, fingerprint: str, user, outcome: Outcome) -> 
     """「标记复核」: a consultant sends an answer to the queue by hand, with a name and a note."""
     if not user.can("flag"):
         return
+    queued = None
     with st.expander("标记复核"):
         with st.form("flag_form", border=False):
             name = signed_in_name()
@@ -296,7 +297,9 @@ def render_flag(answer: RAGAnswer, fingerprint: str, user, outcome: Outcome) -> 
                 except XiaoEError as error:
                     st.error(md_escape(str(error)))
                 else:
-                    confirm_queued(item)
+                    queued = item
+    if queued is not None:  # outside the expander: the submit's rerun may draw it closed, hiding the line
+        confirm_queued(queued)
 
 
 def render_copy(answer: RAGAnswer) -> None:

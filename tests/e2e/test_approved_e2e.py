@@ -42,6 +42,7 @@ def flag(page, idle) -> None:
     page.get_by_text("标记复核", exact=True).first.click()
     page.get_by_label("标记人").fill("李老师")
     page.get_by_role("button", name="标记复核").click()
+    page.get_by_text("在复核队列打开").first.wait_for()  # idle alone may be seen before the submit's rerun starts
     idle(page)
 
 
