@@ -39,8 +39,10 @@ from core.case.asked import (
     per_unit,
     states,
     states_address,
+    states_counted,
     states_rate,
 )
+from core.case.words import said
 from core.corpus.sentences import Sentence, reference_sentences
 from core.language.text import normalize
 from core.language.words import RETRIEVAL_QUESTION_WORDS
@@ -130,6 +132,10 @@ SIDED_KINDS = ("duration", "amount")
 SPECIFIC = 0.5
 
 
+CONDITION_END = "的话"  # 「X 的话，…」: X is the condition the next clause is asked under
+STAGES = ("before", "after")  # the student's-case word lists of the course's stage (core/data/case_words.txt)
+
+
 def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
     """The rule asked_sides: the subject's specific words before and after the word asking a duration or an amount,
     in its clause; each non-empty side's main word must be held by a qualifying sentence's surroundings
@@ -137,17 +143,31 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
 
     Fixes 「保留学籍的申请一般多久能批下来」 (「提交申请后 3 个工作日内完成审核」 is under a refund question: 审核 is
     there, 保留学籍 is not) and 「学费一般多久调一次价」 (no duration sentence says 调). Must not break
-    「审核通过了 钱多久能到账啊」 (钱 is a word most chunks use: its side is empty) or 「退费多久能到账」."""
+    「审核通过了 钱多久能到账啊」 (钱 is a word most chunks use: its side is empty) or 「退费多久能到账」. A clause ending in
+    的话 just before the asking clause is a third side, the condition it is asked under (「申请保留学籍的话，审核要多久啊」:
+    「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 is a refund's)."""
     word = next((asked.word(name) for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
-    clause = next((normalize(c) for c in _CLAUSE_RE.split(question) if word and word in normalize(c)), "")
-    at = clause.find(word) if word else -1
-    if at < 0:
+    clauses = [normalize(c) for c in _CLAUSE_RE.split(question) if c]
+    i = next((i for i, c in enumerate(clauses) if word and word in c), -1)
+    if i < 0:
         return ()
-    placed = [(clause.find(typed), t) for t in subject
-              if t.specificity >= SPECIFIC and (typed := normalize(t.typed or t.text)) and typed in clause]
+    clause = clauses[i]
+    at = clause.find(word)
+
+    def specific_in(text: str) -> list[tuple[int, Term]]:
+        # the course's stage is the student's situation, no matter of its own (「开课后退费多久能到账」: any refund's)
+        return [(text.find(typed), t) for t in subject
+                if t.specificity >= SPECIFIC and (typed := normalize(t.typed or t.text)) and typed in text
+                and not any(said(typed, stage) for stage in STAGES)]
+
+    placed = specific_in(clause)
     before = tuple(t for found, t in placed if found < at)
     after = tuple(t for found, t in placed if found >= at + len(word))
-    return tuple(side for side in (before, after) if side)
+    # the condition the question is asked under is a side too (「申请保留学籍的话，审核要多久」: the leave's review)
+    held = {t for _, t in placed}
+    condition = tuple(t for _, t in specific_in(clauses[i - 1]) if t not in held) \
+        if i > 0 and clauses[i - 1].endswith(CONDITION_END) else ()
+    return tuple(side for side in (condition, before, after) if side)
 
 
 def _bare(clause: str, terms: Sequence[Term], words: Sequence[str]) -> bool:
@@ -274,6 +294,8 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
             return any(credit(option, [normalize(text)]) >= 1.0 for option in options)
         if name == "amount" and unit:
             return states_rate(text, unit)
+        if name == "count" and asked.counted:  # 「开了几个校区」: a figure of 校区, not any count
+            return states_counted(text, asked.counted)
         return states_address(text) if name == "place" and address else states(text, name, asked.word(name))
 
     common = frozenset(map(normalize, every_level[0]))

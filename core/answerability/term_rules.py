@@ -207,7 +207,8 @@ def resplit(analyzer: Analyzer, token: str, glossary: Glossary | None) -> list[s
     with question-frame words around it one corpus character may stand alone (先考 → 先 + 考);
     a token made only of frame words is one (想要 → 想 + 要). Fewest pieces win, then the longest.
     Fixes 「那本书的钱退不退」 (那本书, absent, → 书). Must not break 「有证书吗」: single characters
-    never resolve alone, so 证书 stays whole and unknown.
+    never resolve alone, so 证书 stays whole and unknown; nor 「有日语课吗」: a piece jieba tags as a numeral that counts
+    nothing (日) is no function morpheme to drop, so 日语课 stays whole and unknown (not 语课, a piece of 口语课).
     """
     if not analyzer.is_glued(token, glossary):
         return None
@@ -218,6 +219,8 @@ def _best_split(analyzer: Analyzer, token: str, glossary: Glossary | None, *, co
     best: tuple[tuple[int, int, int], list[str]] | None = None
     for pieces in _splits(token):
         content = [p for p in pieces if analyzer.weigh(p, glossary)[0] > 0.0]
+        if not compound and any(_false_numeral(analyzer, p) for p in pieces if p not in content):
+            continue  # 「日语课」 is no 日 + 语课: jieba tags 日 a numeral, but it counts nothing
         resolved = [p for p in content if analyzer.resolves(p, glossary)]
         frame_only = all(p in analyzer.question_words for p in pieces if p not in content)
         if compound:  # numeral + classifier + noun: the piece must be a noun (not 起 of 一起)
@@ -236,6 +239,15 @@ def _best_split(analyzer: Analyzer, token: str, glossary: Glossary | None, *, co
             if best is None or key < best[0]:
                 best = (key, pieces)
     return best[1] if best else None
+
+
+_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千万几半多每0123456789")
+
+
+def _false_numeral(analyzer: Analyzer, piece: str) -> bool:
+    """A piece jieba tags as a numeral (m) with no numeral in it (日 of 日语课): a word's part, not a count to drop
+    (一分 of 一分钱 is one)."""
+    return analyzer.tag(piece) == "m" and not set(piece) & _NUMERAL_CHARS
 
 
 def _splits(token: str) -> Iterable[list[str]]:

@@ -236,6 +236,7 @@ ASKED_KINDS: tuple[AskedKind, ...] = (
     AskedKind("headcount", "人数", "{subject}人数", "一个班几个人", _stating("headcount")),
     AskedKind("lessons", "课时数", "{subject}课时数", "一个级别几节课", _stating("lessons")),
     AskedKind("count", "数量", "{subject}数量", "口语课一共有几级", _stating("count")),
+    AskedKind("frequency", "频率", "{subject}多久一次", "对话记录多久复核一次", _stating("frequency")),
     AskedKind("duration", "时长", "{subject}要多久", "退款多久到账", _stating("duration")),
     AskedKind("clock", "钟点或日子", "{subject}时间", "人工服务几点下班", _states_clock),
     AskedKind("time", "时间", "{subject}时间", "什么时候可以申请退费", _states_time),
@@ -340,6 +341,7 @@ class Asked:
     words: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()  # kinds a yes/no question names without asking them (价格一样吗: amount)
     topic_words: tuple[str, ...] = ()  # the word that named each topic
+    counted: str = ""  # what a count asked with 几个 / 多少个 counts, as typed (「开了几个校区」 → 校区)
 
     def __contains__(self, name: object) -> bool:
         return name in self.kinds
@@ -377,12 +379,14 @@ def read_asked(question: str, kinds: AskedKinds = ALL_ASKED) -> Asked:
 @lru_cache(maxsize=4096)
 def _read(question: str, kinds: AskedKinds) -> Asked:
     found: dict[str, str] = {}
+    off: dict[str, str] = {}  # the kinds switched off, as asked: another kind may read their words again (改读)
     typed = normalize(question)
     for text in (typed, _A_NOT_A_RE.sub(r"\1", typed)):  # 要不要钱 asks about 要钱 too, as 要钱吗 does
         for match in _ASKING_RE.finditer(text):
             name = _ASKING[match.group()]
-            if kinds.on(name) and _asks(name, text, match.start(), match.end()):
-                found.setdefault(name, match.group())
+            if _asks(name, text, match.start(), match.end()):
+                (found if kinds.on(name) else off).setdefault(name, match.group())
+    found = _read_again(found, off, typed, kinds)
     for name in ASKED_NAMES:  # 「学费是多少」: the kind's noun, then 多少 a few characters on
         if kinds.on(name) and name not in found and (gapped := _gapped(name, question)):
             found[name] = gapped
@@ -397,10 +401,74 @@ def _read(question: str, kinds: AskedKinds) -> Asked:
     if found.get("choice") in _ALTERNATIVES:  # 「按上了多少节算还是按剩多少节算」: which of two, not how many
         found = {name: word for name, word in found.items()
                  if name == "choice" or not _same_clause(question, word, found["choice"])}
+    counted = ""
+    if kinds.on("count") and (not found or found.get("count", "").endswith(_PIECE)):
+        last = next((normalize(c) for c in reversed(_CLAUSES_RE.split(question)) if normalize(c)), "")
+        word, counted = _counted(typed if found else last, found.get("count", ""))
+        if counted:
+            found.setdefault("count", word)
     ordered = tuple(name for name in ASKED_NAMES if name in found)
     named = tuple(name for name in ASKED_NAMES if name in topics)
     return Asked(question, ordered, tuple(found[name] for name in ordered), named,
-                 tuple(topics[name] for name in named))
+                 tuple(topics[name] for name in named), counted)
+
+
+# `类名.改读.另一类`: another kind's asking word followed in its clause, within BOUND_REACH characters, by one of
+# these words asks this kind instead (「多久做一次」「多久开一期」 ask how often, not how long).
+_READ_AGAIN = tuple((name, part.removeprefix("改读."), words) for (name, part), words in _WORDS.items()
+                    if part.startswith("改读."))
+
+
+def _read_again(found: dict[str, str], off: dict[str, str], text: str, kinds: AskedKinds) -> dict[str, str]:
+    """`found` with each kind a `改读` line re-reads (asked, or switched `off`) replaced by the kind it names (see
+    _READ_AGAIN)."""
+    out = dict(found)
+    for name, other, follows in _READ_AGAIN:
+        word = out.get(other) or off.get(other, "")
+        if not word or not kinds.on(name) or name in out:
+            continue
+        for clause in _CLAUSES_RE.split(text):
+            at = clause.find(word)
+            if at >= 0 and any(f in clause[at + len(word):at + len(word) + BOUND_REACH + len(f)] for f in follows):
+                out.pop(other, None)
+                out[name] = word
+                break
+    return out
+
+
+# 「几个 X」「多少个 X」: a count of X, answered only by a figure of X (「3 个校区」), not by any count (「一次」「四级」).
+# Alone (no other kind asked) 几个 asks too, in the question's last clause: 「一期开几个班」; elsewhere, or beside
+# another question word, it is 「a few」 (「就认识几个单词 从哪级开始」). X is the characters after 个 up to COUNTED_REACH, stopping at a particle or a helping verb; an X
+# that is some kind's unit (几个点, 几个月) is that kind's business, not a count.
+_PIECE = "个"
+_COUNT_WORDS = ("几个", "多少个")
+COUNTED_REACH = 2
+_COUNTED_STOPS = "啊呀吗呢哈啦嘞的了能可以要是在有和跟都还就呗嘛哇咧"
+
+
+def _counted(text: str, word: str) -> tuple[str, str]:
+    """(the asking word, the noun it counts) in folded `text`; ("", "") when none (see _PIECE)."""
+    for asking in ((word,) if word else _COUNT_WORDS):
+        at = text.find(asking)
+        while at >= 0:
+            start = at + len(asking)
+            if word or _asks("count", text, at, start):
+                noun = ""
+                for char in text[start:start + COUNTED_REACH]:
+                    if not "\u4e00" <= char <= "\u9fff" or char in _COUNTED_STOPS:
+                        break
+                    noun += char
+                if noun and not any(f"{_PIECE}{noun}".startswith(unit) or noun.startswith(unit)
+                                    for unit in _ALL_UNITS if unit != _PIECE):
+                    return asking, noun
+            at = text.find(asking, at + 1)
+    return "", ""
+
+
+def states_counted(text: str, counted: str) -> bool:
+    """A figure of `counted` (Asked.counted), by its first or last character: 「3 个校区」「两个班」, 「四级」 for 等级."""
+    ends = "".join(sorted({counted[:1], counted[-1:]}))
+    return bool(re.search(rf"{_NUMBER}\s*{_PIECE}?\s*[{re.escape(ends)}]", normalize(text)))
 
 
 # How far 多少 may follow a kind's noun (`隔问`) to ask it: 「学费是多少」「教材费大概要多少」, within one clause.
@@ -429,8 +497,9 @@ def _gapped(name: str, text: str) -> str:
 # A bound (最长, 最少) asks only when a quantity's question word follows within this many characters: 「最长保留
 # 多久」 asks an upper bound, 「最高那个级别叫什么」 names the top level.
 BOUND_REACH = 6
-# 好几年, 十几个, 几十块, 学过几年, 那几个月, 某几种: a few, not a question; 第几 is an order, not a quantity.
-_INDEFINITE_BEFORE, _INDEFINITE_AFTER = "好十数某过了那这第", "十百千万"
+# 好几年, 十几个, 几十块, 学过几年, 那几个月, 某几种, 就认识几个单词: a few, not a question; 第几 is an order, not
+# a quantity.
+_INDEFINITE_BEFORE, _INDEFINITE_AFTER = "好十数某过了那这第就只才仅", "十百千万"
 
 
 def _asks(name: str, text: str, start: int, end: int) -> bool:
@@ -491,5 +560,7 @@ def states(text: str, name: str, word: str = "") -> bool:
 
 def carried(text: str, asked: Asked) -> tuple[str, ...]:
     """The checkable kinds `asked` asks for that `text` states, each read against the word that asked it (in
-    registry order)."""
-    return tuple(name for name in asked.checkable if states(text, name, asked.word(name)))
+    registry order); a count of something named (Asked.counted) by a figure of it."""
+    return tuple(name for name in asked.checkable
+                 if (states_counted(text, asked.counted) if name == "count" and asked.counted
+                     else states(text, name, asked.word(name))))

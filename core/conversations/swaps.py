@@ -8,6 +8,7 @@ standalone question, in the order of `SWAPS` (core.conversations.standalone runs
 - `figures`: the student's own figures, every kind the student-case reader reads with a number (amount, lessons
   taken or left, weeks, days, which time, months, age, transfers made: core.case.spans); lessons taken with no lesson
   count before replace the stage word (「还没开课」 + 「那上了3节呢」), else the student's clause goes in front;
+- `counts`: a count in the measure of one of the previous question's (「报两个级别」 + 「三个级别呢」);
 - `asked`: a rest that only asks (it names at most `bare_ask` characters besides asking, predicate and filler words)
   keeps the previous question's subject and asks its own thing (「退费怎么申请？」 + 「多久到账？」 → 「退费多久到账？」);
   a rest that points back (「也是吗」) keeps what the previous question asked.
@@ -176,6 +177,34 @@ def figures(draft: Draft) -> None:
         return
 
 
+# A count of something the student-case reader has no kind for (「两个级别」「3个人」): a numeral, then its measure —
+# 个 and the character after it, or one character — that must be the same in the message and the previous question.
+_COUNT = re.compile(r"(?<![第\d.])([一二两三四五六七八九十\d]+)\s*(个[\u4e00-\u9fff]|[\u4e00-\u9fff])")
+
+
+def _counts(text: str, facts: SchoolFacts, *, figures: bool = True) -> list[tuple[Span, str]]:
+    """((start, end, numeral), measure) of each count in `text` (_COUNT) that is no level (「三级」: `level`'s) and,
+    unless `figures`, no figure of the student's case (`figures`' to swap)."""
+    taken = level_spans(text, facts) + ([] if figures else
+                                        [(f.start, f.end, f.text) for f in figure_spans(text, facts.level_numbers or None)])
+    return [((m.start(1), m.end(1), m.group(1)), m.group(2)) for m in _COUNT.finditer(text)
+            if all(m.end() <= start or m.start() >= end for start, end, _ in taken)]
+
+
+def counts(draft: Draft) -> None:
+    """A count in the same measure as one of the previous question's takes its numeral: 「我想报两个级别，教材费一共
+    多少」 + 「报三个级别呢」 → 「我想报三个级别，教材费一共多少」. Only what `figures` left (the student's own figures
+    are its), and only a measure the previous question counts in once, with another numeral."""
+    for (start, end, said), measure in _counts(draft.rest, draft.facts, figures=False):
+        same = [span for span, other in _counts(draft.question, draft.facts) if other == measure]
+        if len(same) != 1 or same[0][2] == said:
+            continue
+        draft.question = _replace(draft.question, same, [said])
+        draft.rest = blank(draft.rest, [(start, end + len(measure), said + measure)])
+        draft.rules.append("counts")
+        return
+
+
 def _anchors(text: str, facts: SchoolFacts) -> list[Span]:
     """What a question names that a follow-up can swap: levels, interchangeable words, the student's figures."""
     groups = tuple(w for _, listed in slot_groups() for w in listed)
@@ -282,5 +311,6 @@ SWAPS: tuple[tuple[str, Callable[[Draft], None]], ...] = (
     ("level", level),
     ("slots", slots),
     ("figures", figures),
+    ("counts", counts),
     ("asked", asked),
 )

@@ -71,8 +71,8 @@ def similarity(new_terms: Sequence[Term], mentioned: str, facts: SchoolFacts = N
 # 「单笔最低 50 元」 does not answer 「手续费最多收多少」). A new question asking for one of these is asking what the
 # answer already states (「流利级多少钱」 against an approved 「三级学费多少 → 学费 4800 元」), even when the approved
 # question did not use a question word for it. A yes/no and a choice are compared apart (`asks_yes_no_instead`).
-_COMPARED = ("amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count", "person", "place",
-             "reason", "upper", "lower", "way")
+_COMPARED = ("amount", "duration", "frequency", "clock", "time", "year", "age", "headcount", "lessons", "count",
+             "person", "place", "reason", "upper", "lower", "way")
 _N = r"(?:\d|(?<!第)[两三四五六七八九十])"  # a figure, in digits or Chinese numerals (一 and ordinals are no count)
 # A rate (「每周上 2 课时」「每课时 45 分钟」) states how often or how long each, not the total asked for:
 # 「每周上 2 课时，八周结课」 gives a duration, not how many lessons a level has.
@@ -93,7 +93,8 @@ def asked(question: str) -> frozenset[str]:
 
 # What an answer states by its figures or bounds; a place, a person or a reason in an answer (「原路退回」) says where
 # or who about its own question, never that it answers another one asking where (「退款要去哪里申请」).
-_STATED = ("amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count", "upper", "lower")
+_STATED = ("amount", "duration", "frequency", "clock", "time", "year", "age", "headcount", "lessons", "count", "upper",
+           "lower")
 
 
 @lru_cache(maxsize=8192)
@@ -113,7 +114,8 @@ def asks_other(new: str, approved: str, answer: str = "") -> frozenset[str] | No
 
 
 # The quantities an answer is asked for.
-_QUANTITIES = frozenset({"amount", "duration", "clock", "time", "year", "age", "headcount", "lessons", "count"})
+_QUANTITIES = frozenset({"amount", "duration", "frequency", "clock", "time", "year", "age", "headcount", "lessons",
+                         "count"})
 
 
 def asks_yes_no_instead(new: str, approved: str) -> frozenset[str] | None:

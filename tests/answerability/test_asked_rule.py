@@ -151,7 +151,8 @@ def test_organization_no_sentence_names_is_refused(corpus_index, question):
 # The rule asked_sides: a duration or an amount is asked of what stands on each side of the asking word.
 @pytest.mark.parametrize("question, reason", [
     ("保留学籍的申请交上去多久能批下来", "资料里没有写“批下来要多久”"),  # the 3-day review is stated for refunds
-    ("学费多久调一次价", "资料里没有写“调要多久”"),                      # no duration sentence says 调
+    # a condition said before the asking clause is a side too: the 3-day review is a refund's
+    ("申请保留学籍的话，审核要多久啊", "资料里没有写“审核要多久”"),
 ])
 def test_a_duration_stated_for_another_matter_is_refused_with_both_sides_held(corpus_index, question, reason):
     decided = gate(corpus_index, question)
@@ -160,7 +161,8 @@ def test_a_duration_stated_for_another_matter_is_refused_with_both_sides_held(co
 
 
 @pytest.mark.parametrize("question", ["退费多久能到账", "审核通过了 钱多久能到账啊", "保留学籍最长能保留多久",
-                                      "转班要交多少钱", "三级学费多少钱"])
+                                      "转班要交多少钱", "三级学费多少钱",
+                                      "开课后退费的话，钱多久能到账"])  # a course stage is no matter of its own
 def test_a_duration_or_amount_stated_for_the_matter_asked_is_still_answered(corpus_index, question):
     decided = gate(corpus_index, question)
     assert not decided.refused, decided.reason
@@ -247,3 +249,24 @@ def test_nothing_moves_when_no_chunk_carries_it_or_it_is_named_or_computed(corpu
     on = build_assistant(Settings(), corpus_index, GLOSSARY).retrieve(question)
     off = build_assistant(Settings(answerability_rules="-asked_rank"), corpus_index, GLOSSARY).retrieve(question)
     assert [(h.source, h.start, h.value) for h in on.candidates] == [(h.source, h.start, h.value) for h in off.candidates]
+
+
+# Kinds read this round (core/data/asked_kinds.txt): how often, a count of a thing named, a reason's own words.
+@pytest.mark.parametrize(("question", "reason", "off"), [
+    ("对话记录的质量复核多久做一次呀", "资料里没有写“对话记录的质量复核多久一次”", {"asked_kinds": "-frequency"}),
+    ("学费多久调一次价", "资料里没有写“调多久一次”", {"asked_kinds": "-frequency,-duration"}),
+    ("每个级别一期开几个班啊", "资料里没有写“班数量”", {"asked_kinds": "-count"}),
+    ("同一级别每周有几个时段能选呀", "资料里没有写“时段数量”", {"asked_kinds": "-count"}),
+    ("保留学籍为啥一定要二级以上医院开的证明呀", "资料里没有写“二级以上医院原因”", {"asked_kinds": "-reason"}),
+    ("小孩几岁可以报名啊", "资料里没有写“报名年龄”", {"asked_kinds": "-age"}),  # 未成年 is no number of years
+])
+def test_a_frequency_a_count_of_a_thing_or_a_reason_not_stated_is_refused(corpus_index, question, reason, off):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.reason == reason
+    assert not gate(corpus_index, question, **off).refused  # what reading that kind adds
+
+
+@pytest.mark.parametrize("question", ["口语课一共有几个级别", "口语课一共有几个等级", "每周上几次课",
+                                      "退休了想学点英语 就认识几个单词 从哪级开始合适"])
+def test_a_count_or_frequency_the_documents_state_is_still_answered(corpus_index, question):
+    assert not gate(corpus_index, question).refused

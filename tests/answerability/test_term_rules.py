@@ -71,6 +71,7 @@ KEEPS = [
     ("numeral_units", "交了5880 能退多少", "5880"),
     ("resultatives", "上完商务级能保证找到工作吗", "上完"),
     ("resplit", "有证书吗", "证书"),
+    ("resplit", "你们有日语课吗", "日语课"),  # 日 (tagged a numeral) counts nothing: not 日 + 语课 of 口语课
     ("numeral_topics", "一个人能报吗", "报"),
     ("courtesy", "有外教老师吗", "老师"),
     ("courtesy", "父亲可以代办吗", "父亲"),

@@ -17,6 +17,7 @@ from core.case.asked import (
     parse_asked,
     read_asked,
     states,
+    states_counted,
 )
 from core.errors import ConfigError
 
@@ -247,3 +248,58 @@ def test_a_fee_noun_with_its_多少_a_few_characters_on_asks_an_amount(question,
                                       "学费交了，还剩多少"])  # a comma parts the clauses: 多少 of another one
 def test_a_多少_of_another_thing_after_a_fee_noun_asks_no_amount(question):
     assert "amount" not in read_asked(question).kinds
+
+
+# 「多久做一次」 asks how often, not how long: the duration word re-read (`frequency.改读.duration`).
+@pytest.mark.parametrize(("question", "kinds"), [
+    ("对话记录的质量复核多久做一次呀", ("frequency",)), ("你们多久开一期新班", ("frequency",)),
+    ("学费多久调一次价", ("frequency",)), ("多久一次", ("frequency",)),
+    ("退款多久能到账", ("duration",)), ("转班一次要多久", ("duration",))])  # 一次 before 多久: no frequency
+def test_a_duration_word_followed_by_一次_asks_how_often(question, kinds):
+    assert read_asked(question).kinds == kinds
+    assert "frequency" not in read_asked(question, ALL_ASKED.without("frequency")).kinds
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("每周上 2 课时，八周结课。", True), ("人工服务时间为每天 9:00–21:00。", True),
+    ("对话记录保存 90 天，只用于服务质量复核。", False)])  # a span is no frequency
+def test_a_frequency_is_stated_by_每_a_period(sentence, expected):
+    assert states(sentence, "frequency") is expected
+
+
+# 「几个 X」: a count of X, answered only by a figure of X.
+@pytest.mark.parametrize(("question", "word", "counted"), [
+    ("你们一共有几个校区", "有几个", "校区"),
+    ("每个级别一期开几个班啊", "几个", "班"),            # alone, in the last clause, 几个 asks
+    ("同一级别每周有几个时段能选呀", "有几个", "时段"),
+    ("口语课一共有几个等级", "有几个", "等级")])
+def test_a_count_of_a_thing_named_after_几个_counts_that_thing(question, word, counted):
+    found = read_asked(question)
+    assert found.kinds == ("count",) and found.words == (word,) and found.counted == counted
+
+
+@pytest.mark.parametrize("question", [
+    "退休了想学点英语 就认识几个单词 从哪级开始合适",   # not the last clause: 「a few」
+    "一个班大概多少个学生",                            # 个学生 is a headcount's unit
+    "退费扣几个点"])                                   # 点 is a clock's unit
+def test_a_few_or_a_unit_after_几个_is_no_count_of_a_thing(question):
+    assert read_asked(question).counted == ""
+
+
+@pytest.mark.parametrize(("sentence", "counted", "expected"), [
+    ("目前开了 3 个校区。", "校区", True), ("每班不超过 8 人。", "班", False), ("一共分为四级。", "等级", True),
+    ("开课后 4 课时内，可以免费转班一次。", "时段", False)])  # any count (一次) is no figure of 时段
+def test_states_counted_wants_a_figure_of_the_thing(sentence, counted, expected):
+    assert states_counted(sentence, counted) is expected
+
+
+def test_因_of_a_ground_is_no_reason_given():
+    # 「因病申请的」 names a ground a rule applies to, not why the rule is so (「为啥要医院证明」)
+    assert not states("因病申请的，需提供二级及以上医院的证明。", "reason")
+    assert states("因为名额有限，所以要提前预约。", "reason")
+
+
+def test_未成年_states_no_age():
+    # 「小孩几岁可以报名」 asks a number of years: 「学员是未成年人的，由监护人提出申请」 states none
+    assert not states("学员是未成年人的，由监护人提出申请。", "age")
+    assert states("年满 18 周岁的学员可以自己申请。", "age")

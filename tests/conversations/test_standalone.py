@@ -63,12 +63,16 @@ def read(previous: str, message: str, *, alone: bool = False, refused: bool = Fa
     # 「反过来呢」 swaps the previous question's two words of one group (reverse)
     ("从一级转到二级要补多少钱？", "反过来呢", "从二级转到一级要补多少钱？", "reverse"),
     ("线下班转线上班要收费吗", "倒过来呢", "线上班转线下班要收费吗", "reverse"),
+    # a count in the measure of one of the previous question's takes its numeral (counts)
+    ("我想报两个级别，教材费一共多少", "报三个级别呢", "我想报三个级别，教材费一共多少", "counts"),
+    ("我们3个人一起报二级一共多少钱", "要是5个人呢", "我们5个人一起报二级一共多少钱", "counts"),
+    ("我报二级 交了4200 才上了3次课 退多少", "我记错了 是5次", "我报二级 交了4200 才上了5次课 退多少", "counts"),
 ])
 def test_read_in_context_swaps_the_changed_part(previous, message, expected, rule):
     found = read(previous, message)
     assert (found.question, found.kind, found.derived_from) == (expected, FOLLOW_UP, "msg_prev")
     assert rule in found.rules
-    if rule in ("refer", "condition", "reverse"):  # the rules of round 13 decide alone: switched off, no such rewrite
+    if rule in ("refer", "condition", "reverse", "counts"):  # these decide alone: switched off, no such rewrite
         assert read(previous, message, rules=parse_rules(f"-{rule}")).question != expected
 
 
