@@ -31,11 +31,13 @@ from pathlib import PurePosixPath
 from core.answerability.credit import credit
 from core.case.asked import (
     ASKING_WORDS,
+    COMPARING_WORDS,
     PLACE_WORDS,
     RULE_WORDS,
     Asked,
     alternatives,
     asked_kind,
+    compared,
     per_unit,
     states,
     states_address,
@@ -132,7 +134,8 @@ SIDED_KINDS = ("duration", "amount")
 SPECIFIC = 0.5
 
 
-CONDITION_END = "的话"  # 「X 的话，…」: X is the condition the next clause is asked under
+# 「X 的话，…」「X 以后，…」: X is the condition or the time the next clause is asked under
+CONDITION_ENDS = ("的话", "以后", "之后")
 STAGES = ("before", "after")  # the student's-case word lists of the course's stage (core/data/case_words.txt)
 
 
@@ -144,7 +147,7 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     Fixes 「保留学籍的申请一般多久能批下来」 (「提交申请后 3 个工作日内完成审核」 is under a refund question: 审核 is
     there, 保留学籍 is not) and 「学费一般多久调一次价」 (no duration sentence says 调). Must not break
     「审核通过了 钱多久能到账啊」 (钱 is a word most chunks use: its side is empty) or 「退费多久能到账」. A clause ending in
-    的话 just before the asking clause is a third side, the condition it is asked under (「申请保留学籍的话，审核要多久啊」:
+    的话 (or 以后, 之后: CONDITION_ENDS) just before the asking clause is a third side, the condition it is asked under (「申请保留学籍的话，审核要多久啊」:
     「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 is a refund's)."""
     word = next((asked.word(name) for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
     clauses = [normalize(c) for c in _CLAUSE_RE.split(question) if c]
@@ -166,7 +169,7 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     # the condition the question is asked under is a side too (「申请保留学籍的话，审核要多久」: the leave's review)
     held = {t for _, t in placed}
     condition = tuple(t for _, t in specific_in(clauses[i - 1]) if t not in held) \
-        if i > 0 and clauses[i - 1].endswith(CONDITION_END) else ()
+        if i > 0 and clauses[i - 1].endswith(CONDITION_ENDS) else ()
     return tuple(side for side in (condition, before, after) if side)
 
 
@@ -215,6 +218,7 @@ class AskedCheck:
     own_case: bool = False  # it asks a computation of the student's own case (any amount carries: COMPUTED_KINDS)
     choice: str = ""  # the options of a choice written out, as a refusal names them (「线上还是校区」)
     thing: str = ""  # what 「有没有 X」 asks about, as typed (「学习报告」)
+    compared: str = ""  # a comparison written out, as a refusal names it (「教材跟新概念比」)
 
     def missing(self, passing: int) -> str:
         """The first kind (registry order) no sentence of the first `passing` candidates carries about the subject;
@@ -226,7 +230,7 @@ class AskedCheck:
 
     def reason(self, name: str) -> str:
         """「资料里没有写“成立年份”」: what the documents do not state, in the consultant's words."""
-        named = {"choice": self.choice, "exists": self.thing}.get(name, self.subject.named)
+        named = {"choice": self.choice, "exists": self.thing, "compare": self.compared}.get(name, self.subject.named)
         return f"资料里没有写“{asked_kind(name).missing(named)}”"
 
 
@@ -235,7 +239,7 @@ class AskedCheck:
 ASKED_BASE = 0.5
 # Kinds a sentence carries by naming something, not by stating a value (「有没有 X」: any sentence naming X; a choice:
 # any sentence naming an option): too weak a sign to reorder the candidates by.
-UNRANKED_KINDS = ("exists", "choice")
+UNRANKED_KINDS = ("exists", "choice", "compare")
 
 
 def rank_by_asked(ranked: Sequence[Hit], check: AskedCheck) -> tuple[tuple[Hit, ...], AskedCheck]:
@@ -277,7 +281,9 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
     """
     options = _options(question, terms) if "choice" in asked else ()
     thing, things = _thing(question, terms, asked.word("exists")) if "exists" in asked else ("", ())
-    kinds = tuple(k for k in asked.checkable if k != "exists" or thing) + (("choice",) if options else ())
+    sides = _compared(question, terms, normalize(every_level[1])) if "compare" in asked else None
+    kinds = tuple(k for k in asked.checkable if k != "exists" or thing) + (("choice",) if options else ()) + \
+        (("compare",) if sides is not None else ())
     if not kinds:
         return None
     subject = subject_of(question, terms, asked, binders)
@@ -292,6 +298,11 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
             return any(t.known and credit(t, [normalize(text)]) >= 1.0 for t in things)
         if name == "choice":  # a choice written out is answered by a sentence naming one of its options
             return any(credit(option, [normalize(text)]) >= 1.0 for option in options)
+        if name == "compare":  # 「X 跟 Y 比」: a sentence comparing the two, each named by a word the documents have
+            folded = normalize(text)
+            return sides is not None and any(w in folded for w in COMPARING_WORDS) and all(
+                side and all(t.known for t in side) and any(credit(t, [folded]) >= 1.0 for t in side)
+                for side in sides[:2])
         if name == "amount" and unit:
             return states_rate(text, unit)
         if name == "count" and asked.counted:  # 「开了几个校区」: a figure of 校区, not any count
@@ -310,7 +321,8 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
     measured = [_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries, where) for hit in ranked]
     return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=tuple(m[0] for m in measured),
                       whole=tuple(m[1] for m in measured), own_case=own_case,
-                      choice="还是".join(option.typed or option.text for option in options), thing=thing)
+                      choice="还是".join(option.typed or option.text for option in options), thing=thing,
+                      compared=sides[2] if sides is not None else "")
 
 
 def _thing(question: str, terms: Sequence[Term], word: str) -> tuple[str, tuple[Term, ...]]:
@@ -347,6 +359,27 @@ def _options(question: str, terms: Sequence[Term]) -> tuple[Term, ...]:
 
     first, second = at(before, after, last=True), at(after, before, last=False)
     return (first, second) if first is not None and second is not None and first != second else ()
+
+
+def _compared(question: str, terms: Sequence[Term], levels: str = "",
+              ) -> tuple[tuple[Term, ...], tuple[Term, ...], str] | None:
+    """The words of each thing a comparison written out compares (core.case.asked.compared), and the comparison as
+    typed (「教材跟新概念比」); None without one, or when both things are levels (`levels`: the sentences naming them,
+    SchoolFacts.every_level): the documents state each level's values, which compare by themselves (「入门级和商务级
+    比，哪个学费贵」). A side with a word the documents never use cannot be compared from them (`carries`)."""
+    found = compared(question)
+    if found is None:
+        return None
+    first, second, word = found
+
+    def words(side: str) -> tuple[Term, ...]:
+        folded = normalize(side)
+        return tuple(t for t in terms if t.weight > 0 and (typed := normalize(t.typed or t.text)) and typed in folded)
+
+    sides = words(first), words(second)
+    if levels and all(side and all(normalize(t.typed or t.text) in levels for t in side) for side in sides):
+        return None
+    return *sides, f"{first}跟{second}{word}"
 
 
 # What a computation of the student's own case works out (core.answering.calculate): an amount, within bounds.

@@ -246,6 +246,7 @@ ASKED_KINDS: tuple[AskedKind, ...] = (
     AskedKind("reason", "原因", "{subject}原因", "教材费为什么不退", _stating("reason")),
     AskedKind("way", "方式", "{subject}方式", "怎么转人工", None),
     AskedKind("choice", "选择", "{subject}", "分级测试是线上做还是去校区做", None),
+    AskedKind("compare", "比较", "{subject}", "小E 跟人工客服比哪个更准", None),
     AskedKind("exists", "有没有", "{subject}", "有没有学习报告", _states_exists),
     AskedKind("yes_no", "是否", "{subject}", "分级测试收费吗", _states_yes_no),
 )
@@ -390,6 +391,8 @@ def _read(question: str, kinds: AskedKinds) -> Asked:
     for name in ASKED_NAMES:  # 「学费是多少」: the kind's noun, then 多少 a few characters on
         if kinds.on(name) and name not in found and (gapped := _gapped(name, question)):
             found[name] = gapped
+    if kinds.on("compare") and (sides := compared(question)) is not None:  # 「X 跟 Y 比，哪个…」: by its form
+        found["compare"] = sides[2]
     if kinds.on("yes_no") and "yes_no" not in found:
         form = _yes_no(question)
         if form is not None:
@@ -524,6 +527,24 @@ def alternatives(question: str) -> tuple[str, str] | None:
             before, found, after = clause.partition(word)
             if found and before.strip() and after.strip():
                 return before.strip(), after.strip()
+    return None
+
+
+_COMPARE_RE = re.compile(r"(.+?)(?:跟|和|与|同)(.+?)(相比|比起来|比较|比)")
+_COMPARE_HINTS = _words("compare", "提示")
+COMPARING_WORDS = _words("compare", "词")
+
+
+def compared(question: str) -> tuple[str, str, str] | None:
+    """The two things a comparison written out compares, and its word (「小E 跟人工客服比，哪个答得更准」 → 小E,
+    人工客服, 比): a clause 「X 跟/和/与/同 Y 比」 in a question holding a word that asks which or whether
+    (compare.提示); None otherwise (「跟老师比划」 asks nothing of two)."""
+    if not any(hint in normalize(question) for hint in _COMPARE_HINTS):
+        return None
+    for clause in re.split(r"[。？?！!；;，,]", question):  # a space does not part 「小E 跟人工客服比」
+        found = _COMPARE_RE.search(re.sub(r"\s+", "", clause))
+        if found:
+            return found.group(1), found.group(2), found.group(3)
     return None
 
 

@@ -153,6 +153,7 @@ def test_organization_no_sentence_names_is_refused(corpus_index, question):
     ("保留学籍的申请交上去多久能批下来", "资料里没有写“批下来要多久”"),  # the 3-day review is stated for refunds
     # a condition said before the asking clause is a side too: the 3-day review is a refund's
     ("申请保留学籍的话，审核要多久啊", "资料里没有写“审核要多久”"),
+    ("交了保留学籍的申请以后，审核要几天", "资料里没有写“审核要多久”"),  # … and a time clause (以后, 之后)
 ])
 def test_a_duration_stated_for_another_matter_is_refused_with_both_sides_held(corpus_index, question, reason):
     decided = gate(corpus_index, question)
@@ -162,7 +163,8 @@ def test_a_duration_stated_for_another_matter_is_refused_with_both_sides_held(co
 
 @pytest.mark.parametrize("question", ["退费多久能到账", "审核通过了 钱多久能到账啊", "保留学籍最长能保留多久",
                                       "转班要交多少钱", "三级学费多少钱",
-                                      "开课后退费的话，钱多久能到账"])  # a course stage is no matter of its own
+                                      "开课后退费的话，钱多久能到账",  # a course stage is no matter of its own
+                                      "提交退费申请以后，审核要几天", "审核通过之后，钱多久到账"])
 def test_a_duration_or_amount_stated_for_the_matter_asked_is_still_answered(corpus_index, question):
     decided = gate(corpus_index, question)
     assert not decided.refused, decided.reason
@@ -259,6 +261,7 @@ def test_nothing_moves_when_no_chunk_carries_it_or_it_is_named_or_computed(corpu
     ("同一级别每周有几个时段能选呀", "资料里没有写“时段数量”", {"asked_kinds": "-count"}),
     ("保留学籍为啥一定要二级以上医院开的证明呀", "资料里没有写“二级以上医院原因”", {"asked_kinds": "-reason"}),
     ("小孩几岁可以报名啊", "资料里没有写“报名年龄”", {"asked_kinds": "-age"}),  # 未成年 is no number of years
+    ("小E和真人客服比谁更靠谱", "资料里没有写“小E跟真人客服比”", {"asked_kinds": "-compare"}),  # no sentence compares
 ])
 def test_a_frequency_a_count_of_a_thing_or_a_reason_not_stated_is_refused(corpus_index, question, reason, off):
     decided = gate(corpus_index, question)
@@ -267,6 +270,8 @@ def test_a_frequency_a_count_of_a_thing_or_a_reason_not_stated_is_refused(corpus
 
 
 @pytest.mark.parametrize("question", ["口语课一共有几个级别", "口语课一共有几个等级", "每周上几次课",
+                                      "线下班跟线上班比，价格一样吗",  # 「线上班与线下班同价」 compares the two
+                                      "入门级和商务级比，哪个学费贵",  # levels compare by their stated values
                                       "退休了想学点英语 就认识几个单词 从哪级开始合适"])
 def test_a_count_or_frequency_the_documents_state_is_still_answered(corpus_index, question):
     assert not gate(corpus_index, question).refused

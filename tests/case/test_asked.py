@@ -12,6 +12,7 @@ from core.case.asked import (
     AskedKinds,
     asked_kind,
     carried,
+    compared,
     figure_units,
     named_units,
     parse_asked,
@@ -303,3 +304,17 @@ def test_未成年_states_no_age():
     # 「小孩几岁可以报名」 asks a number of years: 「学员是未成年人的，由监护人提出申请」 states none
     assert not states("学员是未成年人的，由监护人提出申请。", "age")
     assert states("年满 18 周岁的学员可以自己申请。", "age")
+
+
+@pytest.mark.parametrize(("question", "sides"), [
+    ("小E和真人客服比谁更靠谱", ("小E", "真人客服")),
+    ("你们的课跟外面的培训班比哪个好", ("你们的课", "外面的培训班")),
+    ("线下班跟线上班比，价格一样吗", ("线下班", "线上班"))])
+def test_a_comparison_written_out_is_read_by_its_form(question, sides):
+    assert compared(question)[:2] == sides and "compare" in read_asked(question).kinds
+    assert "compare" not in read_asked(question, ALL_ASKED.without("compare")).kinds
+
+
+@pytest.mark.parametrize("question", ["上课时能跟老师比划吗", "跟同学比我基础差，报几级"])  # no two things compared
+def test_比_without_a_which_or_whether_is_no_comparison(question):
+    assert compared(question) is None or "compare" not in read_asked(question).kinds
