@@ -196,6 +196,8 @@ def counts(draft: Draft) -> None:
     多少」 + 「报三个级别呢」 → 「我想报三个级别，教材费一共多少」. Only what `figures` left (the student's own figures
     are its), and only a measure the previous question counts in once, with another numeral."""
     for (start, end, said), measure in _counts(draft.rest, draft.facts, figures=False):
+        if any(draft.rest[:start].rstrip().endswith(w) for w in words("increment")):
+            continue  # 「再上一节呢」 adds one to the lessons taken: not a count in place of theirs
         same = [span for span, other in _counts(draft.question, draft.facts) if other == measure]
         if len(same) != 1 or same[0][2] == said:
             continue
