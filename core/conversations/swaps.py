@@ -28,6 +28,7 @@ from core.case.asked import read_asked
 from core.case.figures import LESSONS, LEVEL
 from core.case.spans import figure_spans
 from core.case.words import words as case_words
+from core.language.figures import format_number, parse_chinese_numeral
 from core.conversations.subjects import subjects
 from core.conversations.text import Span, blank, compact, find, level_spans, without
 from core.conversations.words import STARTED, slot_groups, words
@@ -154,7 +155,9 @@ def figures(draft: Draft) -> None:
     """The student's own figures: 「我报了二级，上了4节课，能退多少？」 + 「那我上了6节呢」 → 「…上了6节课…」; a
     figure the previous question lacks brings the student's clause in front (「我上了6节，退费怎么算」)."""
     in_question = _figures(draft.question, draft.facts)
-    for (kind, role), in_message in _figures(draft.rest, draft.facts).items():
+    told = {key: spans for key, spans in _figures(draft.rest, draft.facts).items()
+            if not any(_added(draft.rest, start) for start, _, _ in spans)}  # 「再上两节」 is counts' to add
+    for (kind, role), in_message in told.items():
         name = f"figures.{kind}" + (f".{role}" if role else "")
         if (kind, role) in in_question:
             draft.question = _replace(draft.question, in_question[(kind, role)], [w for _, _, w in in_message])
@@ -182,25 +185,39 @@ def figures(draft: Draft) -> None:
 _COUNT = re.compile(r"(?<![第\d.])([一二两三四五六七八九十\d]+)\s*(个[\u4e00-\u9fff]|[\u4e00-\u9fff])")
 
 
-def _counts(text: str, facts: SchoolFacts, *, figures: bool = True) -> list[tuple[Span, str]]:
-    """((start, end, numeral), measure) of each count in `text` (_COUNT) that is no level (「三级」: `level`'s) and,
-    unless `figures`, no figure of the student's case (`figures`' to swap)."""
-    taken = level_spans(text, facts) + ([] if figures else
-                                        [(f.start, f.end, f.text) for f in figure_spans(text, facts.level_numbers or None)])
+def _counts(text: str, facts: SchoolFacts) -> list[tuple[Span, str]]:
+    """((start, end, numeral), measure) of each count in `text` (_COUNT) that is no level (「三级」: `level`'s)."""
+    taken = level_spans(text, facts)
     return [((m.start(1), m.end(1), m.group(1)), m.group(2)) for m in _COUNT.finditer(text)
             if all(m.end() <= start or m.start() >= end for start, end, _ in taken)]
+
+
+def _added(text: str, start: int) -> bool:
+    """Whether the count at `start` is said as added to the previous one (「再上一节」「又多上了两节」: `increment`)."""
+    return any(text[:start].rstrip().endswith(w) for w in words("increment"))
+
+
+def _numeral(text: str) -> float | None:
+    return float(text) if text.isdigit() else (None if (n := parse_chinese_numeral(text)) is None else float(n))
 
 
 def counts(draft: Draft) -> None:
     """A count in the same measure as one of the previous question's takes its numeral: 「我想报两个级别，教材费一共
     多少」 + 「报三个级别呢」 → 「我想报三个级别，教材费一共多少」. Only what `figures` left (the student's own figures
     are its), and only a measure the previous question counts in once, with another numeral."""
-    for (start, end, said), measure in _counts(draft.rest, draft.facts, figures=False):
-        if any(draft.rest[:start].rstrip().endswith(w) for w in words("increment")):
-            continue  # 「再上一节呢」 adds one to the lessons taken: not a count in place of theirs
+    figures_told = [(f.start, f.end) for f in figure_spans(draft.rest, draft.facts.level_numbers or None)]
+    for (start, end, said), measure in _counts(draft.rest, draft.facts):
+        added = _added(draft.rest, start)
+        if not added and any(start < e and s < end + len(measure) for s, e in figures_told):
+            continue  # the student's own figure: `figures`' to swap
         same = [span for span, other in _counts(draft.question, draft.facts) if other == measure]
-        if len(same) != 1 or same[0][2] == said:
+        if len(same) != 1 or (same[0][2] == said and not added):
             continue
+        if added:  # 「再上一节呢」 after 「上了8节」: one more, 9
+            old, new = _numeral(same[0][2]), _numeral(said)
+            if old is None or new is None:
+                continue
+            said = format_number(old + new)
         draft.question = _replace(draft.question, same, [said])
         draft.rest = blank(draft.rest, [(start, end + len(measure), said + measure)])
         draft.rules.append("counts")

@@ -502,8 +502,11 @@ def test_pointing_back_at_the_value_days_and_stage(previous, message, expected):
     assert read(previous, message).question == expected
 
 
-@pytest.mark.parametrize(("previous", "message"), [("我交了4800 上了6节 能退多少", "要是再多上一节呢"),
-                                                   ("我报了两个级别，教材费一共多少", "再加一个级别呢")])
-def test_counts_leaves_a_count_added_to_the_previous_one(previous, message):
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("我交了4800 上了6节 能退多少", "要是再多上一节呢", "我交了4800 上了7节 能退多少"),
+    ("我交了4800 上了6节 能退多少", "再上两节呢", "我交了4800 上了8节 能退多少"),  # read as a figure, but added
+    ("我报了两个级别，教材费一共多少", "再加一个级别呢", "我报了3个级别，教材费一共多少")])
+def test_counts_adds_a_count_said_as_added_to_the_previous_one(previous, message, expected):
     # 「再上一节」 is one more than before, not one lesson in place of six
-    assert "counts" not in read(previous, message).rules
+    found = read(previous, message)
+    assert found.question == expected and "counts" in found.rules
