@@ -28,10 +28,10 @@ from core.case.asked import read_asked
 from core.case.figures import LESSONS, LEVEL
 from core.case.spans import figure_spans
 from core.case.words import words as case_words
-from core.language.figures import format_number, parse_chinese_numeral
 from core.conversations.subjects import subjects
 from core.conversations.text import Span, blank, compact, find, level_spans, without
 from core.conversations.words import STARTED, slot_groups, words
+from core.language.figures import format_number, parse_chinese_numeral
 from core.values.facts import SchoolFacts
 
 END = "？?。！!"
