@@ -61,6 +61,14 @@ _ASKING_PARTS = tuple(sorted({w for w in RETRIEVAL_QUESTION_WORDS if w not in ("
 _CLAUSE_RE = re.compile(r"[，,。！!？?；;\s]+")
 
 
+STAGES = ("before", "after")  # the student's-case word lists of the course's stage (core/data/case_words.txt)
+
+
+def _stage(text: str) -> bool:
+    """Whether `text` names where the course is (开课前 / 开课后 …: the case reader's stage words)."""
+    return any(said(text, stage) for stage in STAGES)
+
+
 @dataclass(frozen=True)
 class Subject:
     """What a question is about, as the gate's terms say it: the subject word sets to try (the asking clause's,
@@ -86,9 +94,16 @@ class Subject:
 
     def holds_sides(self, context: str) -> bool:
         """Whether `context` (normalised) holds each side's main word — its heaviest by weight × specificity —
-        at least SUBJECT_SHARE of it (graded, as `share` counts): 保留学籍 of 「保留学籍的申请交上去」, not 交上去."""
-        return all(credit(max(side, key=lambda t: t.weight * t.specificity), [context], graded=True) >= SUBJECT_SHARE
-                   for side in self.sides)
+        at least SUBJECT_SHARE of it (graded, as `share` counts): 保留学籍 of 「保留学籍的申请交上去」, not 交上去.
+        A course stage (开课后) as the main word is held too by a context naming no stage: a rule said for no stage
+        holds at every stage (「开课后退费多久能到账」 is answered by 「审核通过后 7 个工作日内原路退回」)."""
+        def held(side: tuple[Term, ...]) -> bool:
+            main = max(side, key=lambda t: t.weight * t.specificity)
+            if credit(main, [context], graded=True) >= SUBJECT_SHARE:
+                return True
+            return _stage(main.typed or main.text) and not _stage(context)
+
+        return all(held(side) for side in self.sides)
 
 
 def _subject_word(term: Term, asking: Sequence[str]) -> Term | None:
@@ -136,7 +151,6 @@ SPECIFIC = 0.5
 
 # 「X 的话，…」「X 以后，…」: X is the condition or the time the next clause is asked under
 CONDITION_ENDS = ("的话", "以后", "之后")
-STAGES = ("before", "after")  # the student's-case word lists of the course's stage (core/data/case_words.txt)
 
 
 def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
@@ -158,10 +172,8 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     at = clause.find(word)
 
     def specific_in(text: str) -> list[tuple[int, Term]]:
-        # the course's stage is the student's situation, no matter of its own (「开课后退费多久能到账」: any refund's)
         return [(text.find(typed), t) for t in subject
-                if t.specificity >= SPECIFIC and (typed := normalize(t.typed or t.text)) and typed in text
-                and not any(said(typed, stage) for stage in STAGES)]
+                if t.specificity >= SPECIFIC and (typed := normalize(t.typed or t.text)) and typed in text]
 
     placed = specific_in(clause)
     before = tuple(t for found, t in placed if found < at)
