@@ -34,6 +34,7 @@ from core.case.asked import (
     COMPARING_WORDS,
     PLACE_WORDS,
     RULE_WORDS,
+    TOPIC_WORDS,
     Asked,
     alternatives,
     asked_kind,
@@ -140,9 +141,10 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequ
 
 
 # The kinds asked of something on each side of the asking word: a duration of what happens to what (「转人工之后
-# 要等多久才有人回」), an amount of what is paid for what (「教材弄丢了再补一本要花多少钱」). A clock time or a year is
+# 要等多久才有人回」), an amount of what is paid for what (「教材弄丢了再补一本要花多少钱」), a person of what is done to
+# what (「退费的审核是谁来做」: 「学员本人可以在 App 内提交退费申请」 says who applies, not who reviews). A clock time or a year is
 # asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为 9:00–21:00」).
-SIDED_KINDS = ("duration", "amount")
+SIDED_KINDS = ("duration", "amount", "person")
 # A side's word counts when its specificity (idf over that of a word in one chunk) is at least half, the even split
 # as SUBJECT_SHARE — in the shipped 26 chunks, a word in at most 5 of them: 钱 or 课, which many chunks use, says
 # nothing of which matter a sentence is about.
@@ -378,7 +380,8 @@ def _compared(question: str, terms: Sequence[Term], levels: str = "",
     """The words of each thing a comparison written out compares (core.case.asked.compared), and the comparison as
     typed (「教材跟新概念比」); None without one, or when both things are levels (`levels`: the sentences naming them,
     SchoolFacts.every_level): the documents state each level's values, which compare by themselves (「入门级和商务级
-    比，哪个学费贵」). A side with a word the documents never use cannot be compared from them (`carries`)."""
+    比，哪个学费贵」), or when a side names no thing but what is asked (「价钱比线下贵吗」: the thing is in another clause).
+    A side with a word the documents never use cannot be compared from them (`carries`)."""
     found = compared(question)
     if found is None:
         return None
@@ -388,8 +391,16 @@ def _compared(question: str, terms: Sequence[Term], levels: str = "",
         folded = normalize(side)
         return tuple(t for t in terms if t.weight > 0 and (typed := normalize(t.typed or t.text)) and typed in folded)
 
+    def names_a_thing(side: str) -> bool:
+        rest = normalize(side)
+        for word in sorted(ASKING_WORDS | TOPIC_WORDS, key=len, reverse=True):
+            rest = rest.replace(word, "")
+        return bool(rest)
+
+    if not (names_a_thing(first) and names_a_thing(second)):
+        return None  # 「价钱比线下贵吗」: a side naming only what is asked (价钱) names no thing to compare
     sides = words(first), words(second)
-    if levels and all(side and all(normalize(t.typed or t.text) in levels for t in side) for side in sides):
+    if levels and all(normalize(side) in levels for side in (first, second)):  # 「四级比三级贵多少」
         return None
     return *sides, f"{first}跟{second}{word}"
 

@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from core.errors import ConfigError
 from core.language.text import normalize
-from core.language.words import DATA
+from core.language.words import ASKING_MARKERS, DATA
 
 ASKED_KINDS_ENV = "XIAOE_ASKED_KINDS"
 WORDS_FILE = "asked_kinds.txt"
@@ -255,6 +255,7 @@ _BY_NAME = {k.name: k for k in ASKED_KINDS}
 # Which kind each asking word reads as; one regex, longest word first (「几个人」 before 「几个」).
 _ASKING = {word: k.name for k in ASKED_KINDS for part in ("问", "话题") for word in _words(k.name, part)}
 _TOPICS = frozenset(word for k in ASKED_KINDS for word in _words(k.name, "话题"))  # ask only outside a yes/no question
+TOPIC_WORDS = _TOPICS  # 价格, 人数 …: what a question asks about, not a thing
 _ASKING_RE = re.compile(_alternatives(tuple(_ASKING)))
 # Every kind's asking words, folded: they say how to ask, never what about (a topic word such as 免费 is content).
 ASKING_WORDS = frozenset(word for k in ASKED_KINDS for word in _words(k.name, "问"))
@@ -532,20 +533,33 @@ def alternatives(question: str) -> tuple[str, str] | None:
 
 _COMPARE_RE = re.compile(r"(.+?)(?:跟|和|与|同)(.+?)(相比|比起来|比较|比)")
 _COMPARE_HINTS = _words("compare", "提示")
+# 「X 比 Y 多」: the comparative after Y says it compares, no hint needed (比较, 比例, 比如 are other words)
+_MORE_THAN_RE = re.compile(rf"(.+?)比(?!较|例|如)(.+?)(?:更|还)?({_alternatives(_words('compare', '比后'))})")
 COMPARING_WORDS = _words("compare", "词")
 
 
 def compared(question: str) -> tuple[str, str, str] | None:
     """The two things a comparison written out compares, and its word (「小E 跟人工客服比，哪个答得更准」 → 小E,
     人工客服, 比): a clause 「X 跟/和/与/同 Y 比」 in a question holding a word that asks which or whether
-    (compare.提示); None otherwise (「跟老师比划」 asks nothing of two)."""
-    if not any(hint in normalize(question) for hint in _COMPARE_HINTS):
-        return None
+    (compare.提示), or 「X 比 Y 多/贵/快…」 (compare.比后); None otherwise (「跟老师比划」 asks nothing of two)."""
+    hinted = any(hint in normalize(question) for hint in _COMPARE_HINTS)
     for clause in re.split(r"[。？?！!；;，,]", question):  # a space does not part 「小E 跟人工客服比」
-        found = _COMPARE_RE.search(re.sub(r"\s+", "", clause))
+        compact = re.sub(r"\s+", "", clause)
+        found = _COMPARE_RE.search(compact) if hinted else None
         if found:
             return found.group(1), found.group(2), found.group(3)
+        more = _MORE_THAN_RE.search(compact)
+        if more and _asks_in(compact):  # 「跟同学比我基础差，报几级」 tells, the clause asks nothing
+            return more.group(1), more.group(2), "比"
     return None
+
+
+def _asks_in(clause: str) -> bool:
+    """Whether `clause` asks: an asking marker (core/data/asking_markers.txt: 吗 呢 几 多少 …), an asking word of
+    some kind, an A-not-A, or a closing 不 / 没."""
+    folded = normalize(clause)
+    return bool(any(marker in folded for marker in ASKING_MARKERS) or _ASKING_RE.search(folded)
+                or _A_NOT_A_RE.search(folded) or _FINAL_NOT_RE.search(clause.strip()))
 
 
 def _same_clause(question: str, word: str, other: str) -> bool:

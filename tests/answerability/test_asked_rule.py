@@ -148,7 +148,7 @@ def test_organization_no_sentence_names_is_refused(corpus_index, question):
     assert decided.refused and decided.decision.reason_code == REASON_CODE, decided.reason
 
 
-# The rule asked_sides: a duration or an amount is asked of what stands on each side of the asking word.
+# The rule asked_sides: a duration, an amount or a person is asked of what stands on each side of the asking word.
 @pytest.mark.parametrize("question, reason", [
     ("保留学籍的申请交上去多久能批下来", "资料里没有写“批下来要多久”"),  # the 3-day review is stated for refunds
     # a condition said before the asking clause is a side too: the 3-day review is a refund's
@@ -159,6 +159,18 @@ def test_a_duration_stated_for_another_matter_is_refused_with_both_sides_held(co
     decided = gate(corpus_index, question)
     assert decided.refused and decided.reason == reason
     assert not gate(corpus_index, question, answerability_rules="-asked_sides").refused  # what the rule adds
+
+
+# A person is asked of what stands on each side too (SIDED_KINDS): 「学员本人可以在 App 内提交退费申请」 says who applies,
+# not who reviews (审核, after the asking word).
+@pytest.mark.parametrize(("question", "reason"), [
+    ("退费申请是谁来审核", "资料里没有写“审核是谁”"),
+])
+def test_a_person_stated_for_another_step_is_refused(corpus_index, question, reason):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.reason == reason
+    assert not gate(corpus_index, question, answerability_rules="-asked_sides").refused  # what the rule adds
+    assert not gate(corpus_index, "退费得谁来申请").refused  # who applies is stated: 学员本人 / 监护人
 
 
 @pytest.mark.parametrize("question", ["退费多久能到账", "审核通过了 钱多久能到账啊", "保留学籍最长能保留多久",
@@ -262,7 +274,8 @@ def test_nothing_moves_when_no_chunk_carries_it_or_it_is_named_or_computed(corpu
     ("同一级别每周有几个时段能选呀", "资料里没有写“时段数量”", {"asked_kinds": "-count"}),
     ("保留学籍为啥一定要二级以上医院开的证明呀", "资料里没有写“二级以上医院原因”", {"asked_kinds": "-reason"}),
     ("小孩几岁可以报名啊", "资料里没有写“报名年龄”", {"asked_kinds": "-age"}),  # 未成年 is no number of years
-    ("小E和真人客服比谁更靠谱", "资料里没有写“小E跟真人客服比”", {"asked_kinds": "-compare"}),  # no sentence compares
+    ("小E和真人客服比哪个更靠谱", "资料里没有写“小E跟真人客服比”", {"asked_kinds": "-compare"}),  # none compares
+    ("App申请退费比前台快吗", "资料里没有写“App申请退费跟前台比”", {"asked_kinds": "-compare"}),  # 「X 比 Y 快」
 ])
 def test_a_frequency_a_count_of_a_thing_or_a_reason_not_stated_is_refused(corpus_index, question, reason, off):
     decided = gate(corpus_index, question)
@@ -273,6 +286,7 @@ def test_a_frequency_a_count_of_a_thing_or_a_reason_not_stated_is_refused(corpus
 @pytest.mark.parametrize("question", ["口语课一共有几个级别", "口语课一共有几个等级", "每周上几次课",
                                       "线下班跟线上班比，价格一样吗",  # 「线上班与线下班同价」 compares the two
                                       "入门级和商务级比，哪个学费贵",  # levels compare by their stated values
+                                      "四级比三级贵多少",
                                       "退休了想学点英语 就认识几个单词 从哪级开始合适"])
 def test_a_count_or_frequency_the_documents_state_is_still_answered(corpus_index, question):
     assert not gate(corpus_index, question).refused

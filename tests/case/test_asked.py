@@ -309,12 +309,15 @@ def test_未成年_states_no_age():
 @pytest.mark.parametrize(("question", "sides"), [
     ("小E和真人客服比谁更靠谱", ("小E", "真人客服")),
     ("你们的课跟外面的培训班比哪个好", ("你们的课", "外面的培训班")),
-    ("线下班跟线上班比，价格一样吗", ("线下班", "线上班"))])
+    ("线下班跟线上班比，价格一样吗", ("线下班", "线上班")),
+    ("商务级的作业比流利级多吗", ("商务级的作业", "流利级")),   # 「X 比 Y 多」: no hint needed
+    ("线上班会不会比线下班便宜", ("线上班会不会", "线下班"))])
 def test_a_comparison_written_out_is_read_by_its_form(question, sides):
     assert compared(question)[:2] == sides and "compare" in read_asked(question).kinds
     assert "compare" not in read_asked(question, ALL_ASKED.without("compare")).kinds
 
 
-@pytest.mark.parametrize("question", ["上课时能跟老师比划吗", "跟同学比我基础差，报几级"])  # no two things compared
+@pytest.mark.parametrize("question", ["上课时能跟老师比划吗", "跟同学比我基础差，报几级",  # no two things compared
+                                      "学费比较贵吗", "手续费按多少比例扣", "比如我上了4节"])  # 比较, 比例, 比如
 def test_比_without_a_which_or_whether_is_no_comparison(question):
     assert compared(question) is None or "compare" not in read_asked(question).kinds
