@@ -141,9 +141,10 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequ
 
 
 # The kinds asked of something on each side of the asking word: a duration of what happens to what (「转人工之后
-# 要等多久才有人回」), an amount of what is paid for what (「教材弄丢了再补一本要花多少钱」), a person of what is done to
-# what (「退费的审核是谁来做」: 「学员本人可以在 App 内提交退费申请」 says who applies, not who reviews). A clock time or a year is
-# asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为 9:00–21:00」).
+# 要等多久才有人回」), an amount of what is paid for what (「教材弄丢了再补一本要花多少钱」), a person of what is done
+# to what (「退费申请是谁来审核」: 「学员本人可以在 App 内提交退费申请」 says who applies, not who reviews). A clock time
+# or a year is asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为
+# 9:00–21:00」).
 SIDED_KINDS = ("duration", "amount", "person")
 # A side's word counts when its specificity (idf over that of a word in one chunk) is at least half, the even split
 # as SUBJECT_SHARE — in the shipped 26 chunks, a word in at most 5 of them: 钱 or 课, which many chunks use, says
@@ -156,15 +157,15 @@ CONDITION_ENDS = ("的话", "以后", "之后")
 
 
 def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
-    """The rule asked_sides: the subject's specific words before and after the word asking a duration or an amount,
-    in its clause; each non-empty side's main word must be held by a qualifying sentence's surroundings
-    (Subject.holds_sides).
+    """The rule asked_sides: the subject's specific words before and after the word asking a duration, an amount or a
+    person (SIDED_KINDS), in its clause; each non-empty side's main word must be held by a qualifying sentence's
+    surroundings (Subject.holds_sides).
 
     Fixes 「保留学籍的申请一般多久能批下来」 (「提交申请后 3 个工作日内完成审核」 is under a refund question: 审核 is
     there, 保留学籍 is not) and 「学费一般多久调一次价」 (no duration sentence says 调). Must not break
     「审核通过了 钱多久能到账啊」 (钱 is a word most chunks use: its side is empty) or 「退费多久能到账」. A clause ending in
-    的话 (or 以后, 之后: CONDITION_ENDS) just before the asking clause is a third side, the condition it is asked under (「申请保留学籍的话，审核要多久啊」:
-    「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 is a refund's)."""
+    的话, 以后 or 之后 (CONDITION_ENDS) just before the asking clause is a third side, the condition it is asked under
+    (「申请保留学籍的话，审核要多久啊」: 「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 a refund's)."""
     word = next((asked.word(name) for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
     clauses = [normalize(c) for c in _CLAUSE_RE.split(question) if c]
     i = next((i for i, c in enumerate(clauses) if word and word in c), -1)

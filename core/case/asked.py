@@ -13,8 +13,9 @@ A figure's unit is read once, longest first across every kind (「6 个月」 is
 carries only the kinds that list that unit. A question whose asking word names a unit of one of its kind's unit groups
 is answered only by a figure in that group (`named_units`): 「几天」 by a clock or calendar span — 「4 课时内」 answers
 「多久」, not 「几天」 — and 「多少道」 by a count of 道, not by 「一次」.
-Three kinds have no such form — a yes/no, a way of doing something, a choice among options — any sentence
-about the question's subject may answer them (`AskedKind.checkable` is False).
+Four kinds have no such form — a yes/no, a way of doing something, a choice among options, a comparison — any
+sentence about the question's subject may answer them (`AskedKind.checkable` is False; the gate checks a choice or a
+comparison written out by the things it names: core.answerability.asked).
 
 Left out: the question's subject (the gate's terms say what it is about: core.answerability), the student's own
 figures (the student-case reader beside this one) and any school fact — these words say how people ask, never
@@ -442,8 +443,9 @@ def _read_again(found: dict[str, str], off: dict[str, str], text: str, kinds: As
 
 # 「几个 X」「多少个 X」: a count of X, answered only by a figure of X (「3 个校区」), not by any count (「一次」「四级」).
 # Alone (no other kind asked) 几个 asks too, in the question's last clause: 「一期开几个班」; elsewhere, or beside
-# another question word, it is 「a few」 (「就认识几个单词 从哪级开始」). X is the characters after 个 up to COUNTED_REACH, stopping at a particle or a helping verb; an X
-# that is some kind's unit (几个点, 几个月) is that kind's business, not a count.
+# another question word, it is 「a few」 (「就认识几个单词 从哪级开始」). X is the characters after 个 up to
+# COUNTED_REACH, stopping at a particle or a helping verb; an X that is some kind's unit (几个点, 几个月) is that
+# kind's business, not a count.
 _PIECE = "个"
 _COUNT_WORDS = ("几个", "多少个")
 COUNTED_REACH = 2

@@ -8,7 +8,8 @@ standalone question, in the order of `SWAPS` (core.conversations.standalone runs
 - `figures`: the student's own figures, every kind the student-case reader reads with a number (amount, lessons
   taken or left, weeks, days, which time, months, age, transfers made: core.case.spans); lessons taken with no lesson
   count before replace the stage word (「还没开课」 + 「那上了3节呢」), else the student's clause goes in front;
-- `counts`: a count in the measure of one of the previous question's (「报两个级别」 + 「三个级别呢」);
+- `counts`: a count in the measure of one of the previous question's (「报两个级别」 + 「三个级别呢」), or added to it
+  (「上了8节」 + 「再上一节呢」 → 「上了9节」);
 - `asked`: a rest that only asks (it names at most `bare_ask` characters besides asking, predicate and filler words)
   keeps the previous question's subject and asks its own thing (「退费怎么申请？」 + 「多久到账？」 → 「退费多久到账？」);
   a rest that points back (「也是吗」) keeps what the previous question asked.
@@ -203,8 +204,9 @@ def _numeral(text: str) -> float | None:
 
 def counts(draft: Draft) -> None:
     """A count in the same measure as one of the previous question's takes its numeral: 「我想报两个级别，教材费一共
-    多少」 + 「报三个级别呢」 → 「我想报三个级别，教材费一共多少」. Only what `figures` left (the student's own figures
-    are its), and only a measure the previous question counts in once, with another numeral."""
+    多少」 + 「报三个级别呢」 → 「我想报三个级别，教材费一共多少」; a count said as added (`increment`: 「再上一节呢」)
+    adds to it: 「上了8节」 → 「上了9节」. Not a figure of the student's `figures` reads (its to swap) unless added, and
+    only a measure the previous question counts in once."""
     figures_told = [(f.start, f.end) for f in figure_spans(draft.rest, draft.facts.level_numbers or None)]
     for (start, end, said), measure in _counts(draft.rest, draft.facts):
         added = _added(draft.rest, start)
