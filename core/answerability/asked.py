@@ -376,6 +376,11 @@ def _options(question: str, terms: Sequence[Term]) -> tuple[Term, ...]:
     return (first, second) if first is not None and second is not None and first != second else ()
 
 
+# What a question asks and asks about (多少钱, 价格 …), longest first: a side of a comparison naming only these names no
+# thing to compare.
+_ASKED_ABOUT_RE = re.compile("|".join(map(re.escape, sorted(ASKING_WORDS | TOPIC_WORDS, key=len, reverse=True))))
+
+
 def _compared(question: str, terms: Sequence[Term], levels: str = "",
               ) -> tuple[tuple[Term, ...], tuple[Term, ...], str] | None:
     """The words of each thing a comparison written out compares (core.case.asked.compared), and the comparison as
@@ -393,10 +398,7 @@ def _compared(question: str, terms: Sequence[Term], levels: str = "",
         return tuple(t for t in terms if t.weight > 0 and (typed := normalize(t.typed or t.text)) and typed in folded)
 
     def names_a_thing(side: str) -> bool:
-        rest = normalize(side)
-        for word in sorted(ASKING_WORDS | TOPIC_WORDS, key=len, reverse=True):
-            rest = rest.replace(word, "")
-        return bool(rest)
+        return bool(_ASKED_ABOUT_RE.sub("", normalize(side)))
 
     if not (names_a_thing(first) and names_a_thing(second)):
         return None  # 「价钱比线下贵吗」: a side naming only what is asked (价钱) names no thing to compare

@@ -255,8 +255,8 @@ ASKED_NAMES: tuple[str, ...] = tuple(k.name for k in ASKED_KINDS)
 _BY_NAME = {k.name: k for k in ASKED_KINDS}
 # Which kind each asking word reads as; one regex, longest word first (「几个人」 before 「几个」).
 _ASKING = {word: k.name for k in ASKED_KINDS for part in ("问", "话题") for word in _words(k.name, part)}
-_TOPICS = frozenset(word for k in ASKED_KINDS for word in _words(k.name, "话题"))  # ask only outside a yes/no question
-TOPIC_WORDS = _TOPICS  # 价格, 人数 …: what a question asks about, not a thing
+# 价格, 人数 …: what a question asks about, not a thing; they ask only outside a yes/no question
+TOPIC_WORDS = frozenset(word for k in ASKED_KINDS for word in _words(k.name, "话题"))
 _ASKING_RE = re.compile(_alternatives(tuple(_ASKING)))
 # Every kind's asking words, folded: they say how to ask, never what about (a topic word such as 免费 is content).
 ASKING_WORDS = frozenset(word for k in ASKED_KINDS for word in _words(k.name, "问"))
@@ -401,8 +401,8 @@ def _read(question: str, kinds: AskedKinds) -> Asked:
             found["yes_no"] = form
     topics: dict[str, str] = {}
     if "yes_no" in found:  # 「线上线下价格一样吗」 asks whether, not how much: the amount is its topic
-        topics = {name: word for name, word in found.items() if word in _TOPICS}
-        found = {name: word for name, word in found.items() if word not in _TOPICS}
+        topics = {name: word for name, word in found.items() if word in TOPIC_WORDS}
+        found = {name: word for name, word in found.items() if word not in TOPIC_WORDS}
     if found.get("choice") in _ALTERNATIVES:  # 「按上了多少节算还是按剩多少节算」: which of two, not how many
         found = {name: word for name, word in found.items()
                  if name == "choice" or not _same_clause(question, word, found["choice"])}

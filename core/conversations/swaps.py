@@ -205,14 +205,15 @@ def _numeral(text: str) -> float | None:
 def counts(draft: Draft) -> None:
     """A count in the same measure as one of the previous question's takes its numeral: 「我想报两个级别，教材费一共
     多少」 + 「报三个级别呢」 → 「我想报三个级别，教材费一共多少」; a count said as added (`increment`: 「再上一节呢」)
-    adds to it: 「上了8节」 → 「上了9节」. Not a figure of the student's `figures` reads (its to swap) unless added, and
-    only a measure the previous question counts in once."""
+    adds to it: 「上了8节」 → 「上了9节」. A figure of the student's that `figures` reads is left to it unless said as
+    added, and only a measure the previous question counts in once is swapped."""
     figures_told = [(f.start, f.end) for f in figure_spans(draft.rest, draft.facts.level_numbers or None)]
+    in_question = _counts(draft.question, draft.facts)
     for (start, end, said), measure in _counts(draft.rest, draft.facts):
         added = _added(draft.rest, start)
         if not added and any(start < e and s < end + len(measure) for s, e in figures_told):
             continue  # the student's own figure: `figures`' to swap
-        same = [span for span, other in _counts(draft.question, draft.facts) if other == measure]
+        same = [span for span, other in in_question if other == measure]
         if len(same) != 1 or (same[0][2] == said and not added):
             continue
         if added:  # 「再上一节呢」 after 「上了8节」: one more, 9
