@@ -20,7 +20,7 @@ from typing import cast
 
 from langchain_core.language_models import BaseChatModel
 
-from core.answerability.decision import analyzer_for, asked_check, asked_rank, prefix_measures, rank
+from core.answerability.decision import analyzer_for, asked_check, asked_rank, asked_retrieve, prefix_measures, rank
 from core.answerability.gate import decide
 from core.answerability.glossary import Glossary, expand_query, load_starter
 from core.answerability.rules import parse_rules
@@ -53,7 +53,7 @@ from core.settings import Settings
 from core.stores.approved import ApprovedStore
 from core.stores.contradictions import ContradictionStore
 from core.stores.corpus_versions import VersionLog, version_log
-from core.values import ApprovedAnswer, Failure, Gate, Outcome, Problem, RAGAnswer, Retrieval, Reuse, Usage
+from core.values import ApprovedAnswer, Failure, Gate, Hit, Outcome, Problem, RAGAnswer, Retrieval, Reuse, Usage
 from core.values.contradictions import CONTRADICTED_CODE
 from core.values.conversations import Standalone, Turn
 from core.values.reuse import ACTIVE
@@ -119,10 +119,12 @@ class Assistant:
         if known is not None:
             return known
         read = without_placeholders(text)  # a placeholder (〔手机号1〕) is no term the documents could lack
-        hits = retrieve(expand_query(read, self.glossary) if self.glossary else read, self.index, MAX_TOP_K)
+        hits = self._search(read)
         if self.analyzer is None:
             found = Retrieval(question=text, candidates=hits)
         else:
+            hits = asked_retrieve(self.analyzer.rules, read, hits, self._search, parse_asked(self.settings.asked_kinds),
+                                  self.facts.level_words)
             case = read_case(text, self.facts, self.case_kinds)
             terms, context = self.analyzer.split(read, self.glossary, case=case)
             ranked = rank(terms, hits)
@@ -131,11 +133,16 @@ class Assistant:
                                 own_case=own_case, every_level=self.facts.every_level)
             ranked, asked = asked_rank(self.analyzer.rules, ranked, asked)
             found = Retrieval(question=text, candidates=ranked, terms=terms, context=context,
-                              measures=prefix_measures(terms, ranked, asked, self._cover(text) if own_case else ()))
+                              measures=prefix_measures(terms, ranked, asked, self._cover(text) if own_case else (),
+                                                       self.analyzer.rules))
         if len(self._retrievals) >= RETRIEVALS_KEPT:
             self._retrievals.pop(next(iter(self._retrievals), None), None)
         self._retrievals[text] = found
         return found
+
+    def _search(self, text: str) -> tuple[Hit, ...]:
+        """The MAX_TOP_K best chunks for `text`, searched with its glossary expansion."""
+        return retrieve(expand_query(text, self.glossary) if self.glossary else text, self.index, MAX_TOP_K)
 
     def _cover(self, text: str) -> tuple[str, ...]:
         """What coverage counts beside the passing chunks for a computation of the student's own case: the cover

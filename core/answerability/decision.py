@@ -18,6 +18,7 @@ the chart and the table use.
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -54,19 +55,38 @@ def _hit_text(hit: Hit) -> str:
     return normalize(f"{hit.heading}\n{hit.text}")
 
 
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
+
+
+def hit_sentences(hit: Hit) -> tuple[str, ...]:
+    """A chunk's heading and sentences, each normalised on its own (normalising drops the punctuation that parts
+    them): what a rule counting within one sentence reads."""
+    return tuple(s for s in (normalize(part) for part in _SENTENCE_END.split(f"{hit.heading}\n{hit.text}")) if s)
+
+
 def _weighted_share(credits: Mapping[Term, float]) -> float:
     """Σ weight × credit ÷ Σ weight (0 without weight)."""
     total = sum(t.weight for t in credits)
     return sum(t.weight * c for t, c in credits.items()) / total if total > 0 else 0.0
 
 
+Credit = Callable[[Sequence[Term], Sequence[str], Mapping[Term, float]], Mapping[Term, float]]
+
+
 def measure(terms: Sequence[Term], passing: Sequence[Hit], asked: AskedCheck | None = None,
-            texts: Sequence[str] | None = None) -> Measures:
+            texts: Sequence[str] | None = None, credits_of: Sequence[Credit] = (),
+            sentences: Sequence[str] | None = None) -> Measures:
     """Coverage, absent words and the words that carry or miss, for these passing chunks (`texts`: their
     `_hit_text`, when the caller has them already); with `asked` (the candidates measured for what the question
-    asks, the first `len(passing)` of them these chunks), whether a passing sentence carries it."""
+    asks, the first `len(passing)` of them these chunks), whether a passing sentence carries it; `credits_of`: the
+    credit stage's rules (core.answerability.rules), each adding credit one of `sentences` gives (the passing chunks'
+    sentences, normalised one by one: `hit_sentences`)."""
     texts = [_hit_text(h) for h in passing] if texts is None else texts
     credits = {t: credit(t, texts) for t in terms}
+    if credits_of:
+        found = [s for h in passing for s in hit_sentences(h)] if sentences is None else sentences
+        for rule in credits_of:
+            credits.update(rule(terms, found, credits))
     unknown = sorted((t for t in terms if not t.known and credits[t] == 0.0), key=lambda t: -t.weight)
     by_weight = sorted(terms, key=lambda t: -t.weight)
     uncovered = tuple(t for t in by_weight if credits[t] < 1.0)
@@ -80,13 +100,17 @@ def measure(terms: Sequence[Term], passing: Sequence[Hit], asked: AskedCheck | N
 
 
 def prefix_measures(terms: Sequence[Term], ranked: Sequence[Hit], asked: AskedCheck | None = None,
-                    also: Sequence[str] = ()) -> tuple[Measures, ...]:
+                    also: Sequence[str] = (), rules: RuleSet | None = None) -> tuple[Measures, ...]:
     """`measure` for the first 0, 1, …, len(ranked) candidates: every passing set the knobs can pick. Each chunk is
     normalised once, not once per prefix (it was about a tenth of an ask's time in bench.load). `also`: normalised
-    document sentences the answer will cite whatever passes (the cover rules), counted with every non-empty prefix."""
+    document sentences the answer will cite whatever passes (the cover rules), counted with every non-empty prefix;
+    `rules`: the rules switched on, whose credit stage adds what one sentence covers (None: none)."""
     texts = [_hit_text(h) for h in ranked]
     extra = list(also)
-    return tuple(measure(terms, ranked[:j], asked, texts[:j] + (extra if j else []))
+    credits_of = tuple(cast(Credit, rule.function) for rule in rules.at("credit")) if rules is not None else ()
+    each = [hit_sentences(h) for h in ranked] if credits_of else [() for _ in ranked]
+    return tuple(measure(terms, ranked[:j], asked, texts[:j] + (extra if j else []), credits_of,
+                         [s for found in each[:j] for s in found] + (extra if j else []))
                  for j in range(len(ranked) + 1))
 
 
@@ -106,6 +130,19 @@ def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Se
                                                        own_case=own_case, binders=binders,
                                                        every_level=every_level))
     return None
+
+
+def asked_retrieve(rules: RuleSet, question: str, hits: Sequence[Hit], search: Callable[[str], Sequence[Hit]],
+                   kinds: AskedKinds, every_level: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[Hit, ...]:
+    """The retrieve stage of the rules switched on (core.answerability.rules): the retrieved hits, searched again
+    where what the question asks calls for it; as they were when no rule of the stage is on."""
+    found = tuple(hits)
+    stage = rules.at("retrieve")
+    if stage:
+        asked = read_asked(question, kinds)
+        for rule in stage:
+            found = cast("tuple[Hit, ...]", rule.function(question, found, search, asked, every_level))
+    return found
 
 
 def asked_rank(rules: RuleSet, ranked: Sequence[Hit], check: AskedCheck | None) -> tuple[tuple[Hit, ...],

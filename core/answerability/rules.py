@@ -33,9 +33,11 @@ STAGES = {
     "token": "(analyzer, token, glossary) -> pieces | None：重切一个粘连的词（第一条适用的生效）",
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
     "terms": "(question, terms, case) -> 背景词：这些词不计入关键词（case：学员情况读取器读出的情况，没读时为 None）",
+    "retrieve": "(question, hits, search, asked, every_level) -> hits：检索之后、排序之前，按问的内容补检索（search：同一个检索）",
     "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
     "rank": "(ranked, check) -> (ranked, check)：按问的内容把候选片段重新排序（检查是 decide 阶段量好的）",
     "bind": "(question, subject, asked) -> 几组词：写了所问内容的句子，周围还要有每一组的主词（组里权重 × 专指度最大的词）",
+    "credit": "(terms, texts, credits) -> {词: 覆盖}：命中片段里按一句话补算的覆盖（credits：照常算出的覆盖）",
     "cover": "(question, sentences) -> 文字：关键词覆盖除了命中片段还按哪些资料原句算（sentences：学员情况的计算要引用的原句）",
 }
 
@@ -81,12 +83,16 @@ RULES: tuple[Rule, ...] = (
          term_rules.case_words),
     Rule("circumstance_words", "terms", "学员把自己的情况说全了（交了多少或级别、上了多少；哪一次转班；从哪一级到哪一级）时，资料和同义词表都没有的词是处境，不计入；"
          "提问的分句里的词照算（只问金额的分句里，名词照算）", term_rules.circumstance_words),
+    Rule("every_level", "retrieve", "问某一级的课时、时长这类每一级都一样的数时，写着「每一级都是 16 课时」的片段按去掉级别名的问法打分："
+         "流利级多少课时 能检索到这句，而不是只看到列着流利级学费的片段", asked.every_level_rescored),
     Rule(asked.RULE_NAME, "decide", "问的是金额、时长、年份、人、地点……时，命中片段里要有一句写了它、且说的是问题问的那件事",
          asked.check_asked),
     Rule("asked_rank", "rank", "问的是金额、时长、课时数……时，有一句写了它、且说的是问题问的那件事的片段排在前面（别的片段排序分打对折）："
          "三级多少课时先看到「每一级都是 16 课时」，而不是列着三级学费的片段", asked.rank_by_asked),
     Rule("asked_sides", "bind", "问时长、金额时，问法词前面说的事（保留学籍的申请）和后面说的动作（批下来）要各自出现在写了时长、金额的句子周围："
          "退费的审核时间回答不了保留学籍要审多久", asked.asking_sides),
+    Rule("day_scope", "credit", "问题说的某天、某个时段（周末、星期天、晚上）由写着「每天」、又有问题里别的关键词的那句话覆盖："
+         "「人工服务时间为每天 9:00–21:00」回答得了周末有没有人工，回答不了周末有没有班", term_rules.day_scope),
     Rule("fact_sentences", "cover", "问自己情况算出来的金额（退费、转班、差价）时，计算要引用的资料原句（该级学费、课时、每周课时、手续费、差价规则）"
          "也算覆盖：回答会引用这些句子", term_rules.fact_sentences),
 )

@@ -11,9 +11,10 @@ knobs. Word lists come from core/data/ through `core.language.words`; the three 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from core.answerability.credit import credit
 from core.answerability.rule_api import Analyzer
 from core.case.asked import read_asked
 from core.case.intent import asks_amount, told, wants_transfer
@@ -25,6 +26,7 @@ from core.language.lexicon import lexicon
 from core.language.text import normalize
 from core.language.words import (
     ASKING_MARKERS,
+    DATA,
     EXAM_NAMES,
     FRAME_PHRASES,
     MAX_MERGE_TOKENS,
@@ -379,3 +381,44 @@ def fact_sentences(question: str, sentences: Sequence[str]) -> tuple[str, ...]:
     if not asks_amount(question):
         return ()
     return tuple(normalize(s) for s in sentences)
+
+
+# --- credit within one sentence ----------------------------------------------------------------------
+
+# A word of the question counts as held by a sentence when the sentence holds this much of it (graded credit: 人工 of
+# 「人工服务时间为每天 9:00–21:00」 is half of 找人工).
+HELD_SHARE = 0.5
+
+
+def _scopes() -> tuple[tuple[str, frozenset[str]], ...]:
+    """(a document word, the words it covers) per line of core/data/scope_words.txt, in its order."""
+    found: dict[str, set[str]] = {}
+    for line in (DATA / "scope_words.txt").read_text(encoding="utf-8").splitlines():
+        if line.lstrip().startswith("#") or "：" not in line:
+            continue
+        word, covered = line.split("：", 1)
+        found.setdefault(normalize(word.strip()), set()).update(normalize(w) for w in covered.split())
+    return tuple((word, frozenset(covered)) for word, covered in found.items())
+
+
+SCOPES = _scopes()
+
+
+def scope_held(terms: Sequence[Term], sentence: str) -> set[Term]:
+    """The terms naming a day or a part of the day (周末, 星期天, 晚上: core/data/scope_words.txt) that `sentence`
+    (normalised) covers: it says the word they fall under (「每天」) and holds HELD_SHARE of another content word of
+    the question."""
+    scoped = {t: word for t in terms for word, covered in SCOPES if normalize(t.typed or t.text) in covered}
+    if not scoped or not any(credit(o, [sentence], graded=True) >= HELD_SHARE
+                             for o in terms if o not in scoped and o.weight > 0):
+        return set()
+    return {t for t, word in scoped.items() if word in sentence}
+
+
+def day_scope(terms: Sequence[Term], sentences: Sequence[str], credits: Mapping[Term, float]) -> dict[Term, float]:
+    """A day or a part of the day the question names is covered by a passing sentence saying 「每天」 that also holds
+    another word of the question (`scope_held`): the rule is said for every day, so it is said for that one.
+
+    Fixes 「周末有人工服务吗」 (「人工服务时间为每天 9:00–21:00」 holds 人工 and 每天). Must not break 「周末有班吗」:
+    no sentence saying 每天 holds 班, so 周末 stays a word the documents lack and the gate refuses."""
+    return {t: 1.0 for s in sentences for t in scope_held(terms, s) if credits.get(t, 0.0) < 1.0}

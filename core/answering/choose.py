@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.answerability.credit import credit
+from core.answerability.term_rules import scope_held
 from core.case.asked import read_asked, states
 from core.checks.arithmetic import find_equations
 from core.checks.question_figures import find_mismatches, question_figures, shown
@@ -102,9 +103,11 @@ def _content_words(keywords: Sequence[Term]) -> list[Term]:
 
 def touches(text: str, words: Sequence[Term], figures: Sequence[str] = (), *, share: float = 1 / 3) -> bool:
     """Whether `text` holds a content word of the question: `share` of a term (any glossary form,
-    `core.answerability.credit.credit`; 1.0 = a whole form) or one of the question's figures as written (一级, 4200)."""
+    `core.answerability.credit.credit`; 1.0 = a whole form), a day it names under the text's 「每天」
+    (core.answerability.term_rules.scope_held), or one of the question's figures as written (一级, 4200)."""
     clean = normalize(text)
-    return any(credit(k, [clean], graded=share < 1) >= share for k in words) or any(normalize(f) in clean for f in figures if f)
+    return (any(credit(k, [clean], graded=share < 1) >= share for k in words) or bool(scope_held(words, clean))
+            or any(normalize(f) in clean for f in figures if f))
 
 
 def _other_case(example: str, references: Sequence[str], question: str) -> bool:
@@ -143,13 +146,21 @@ def _settling_faq(question: str, pool: Sequence[Chosen], keywords: Sequence[Term
     return max(coverage, key=coverage.__getitem__)
 
 
+def _held(keywords: Sequence[Term], clean: str) -> list[float]:
+    """How much of each keyword one sentence holds (graded credit), a day the question names held by the sentence's
+    「每天」 as the gate counts it (core.answerability.term_rules.day_scope: 「人工服务时间为每天 9:00–21:00」 holds
+    周末 of 「周末有人工吗」)."""
+    held = scope_held(keywords, clean)
+    return [1.0 if k in held else credit(k, [clean], graded=True) for k in keywords]
+
+
 def _scored(question: str, pool: Sequence[Chosen], keywords: Sequence[Term]) -> list[tuple[float, Chosen]]:
     """Each sentence's score: the question bigrams it holds and, with `keywords` (the decision's terms), each
     keyword's weight × specificity times how much of it the sentence holds (graded credit); both weighted by how
     few of the offered sentences hold them; long sentences damped. Sentences scoring nothing are left out."""
     wanted = _bigrams(question)
     matched = [(s, _bigrams(s.faq + s.lead + s.text), normalize(s.faq + s.lead + s.text)) for s in pool]
-    held = [[credit(k, [clean], graded=True) for k in keywords] for *_, clean in matched]
+    held = [_held(keywords, clean) for *_, clean in matched]
     df: dict[str, int] = {}
     for _, grams, _ in matched:
         for gram in grams & wanted:

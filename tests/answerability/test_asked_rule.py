@@ -236,14 +236,15 @@ def test_a_chunk_carrying_what_is_asked_ranks_into_the_passing_set(corpus_index,
     assert not decided.refused, decided.reason
     outcome = build_assistant(Settings(), corpus_index, GLOSSARY).respond(question)
     assert figure in outcome.answer.text
-    off = gate(corpus_index, question, answerability_rules="-asked_rank")
+    # every_level finds that chunk too (at retrieval): both off, it falls outside the first k
+    off = gate(corpus_index, question, answerability_rules="-asked_rank,-every_level")
     assert off.refused and off.decision.reason_code == REASON_CODE
 
 
 def test_ranking_by_what_is_asked_keeps_the_threshold_comparing_the_order_it_follows(corpus_index):
     from core.answerability.asked import ASKED_BASE, rank_by_asked
 
-    assistant = build_assistant(Settings(answerability_rules="-asked_rank"), corpus_index, GLOSSARY)
+    assistant = build_assistant(Settings(answerability_rules="-asked_rank,-every_level"), corpus_index, GLOSSARY)
     found = assistant.retrieve("三级多少课时")
     check = check_asked("三级多少课时", found.terms, read_asked("三级多少课时"), found.candidates,
                         every_level=assistant.facts.every_level)
@@ -290,3 +291,56 @@ def test_a_frequency_a_count_of_a_thing_or_a_reason_not_stated_is_refused(corpus
                                       "退休了想学点英语 就认识几个单词 从哪级开始合适"])
 def test_a_count_or_frequency_the_documents_state_is_still_answered(corpus_index, question):
     assert not gate(corpus_index, question).refused
+
+
+# The retrieve stage's rule every_level: a sentence said of every level is found for a level it does not name.
+@pytest.mark.parametrize("question, figure", [("流利级多少课时", "16 课时"), ("入门级一共多少课时", "16 课时")])
+def test_a_sentence_said_of_every_level_is_retrieved_for_the_level_asked(corpus_index, question, figure):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+    assert any("每一级都是 16 课时" in hit.text for hit in decided.hits)
+    assert figure in build_assistant(Settings(), corpus_index, GLOSSARY).respond(question).answer.text
+    off = gate(corpus_index, question, answerability_rules="-every_level")
+    assert off.refused and off.decision.reason_code == REASON_CODE
+    assert not any("每一级都是 16 课时" in hit.text for hit in off.hits)
+
+
+@pytest.mark.parametrize("question", ["学完商务级能帮忙推荐工作吗", "二级学费多少", "每一级多少课时"])
+def test_nothing_is_searched_again_without_a_level_named_and_a_kind_those_sentences_state(corpus_index, question):
+    # no kind asked that 「每一级都是 16 课时」 states; an amount (stated per level, not for every level); 每一级 names
+    # no level: the candidates are the retrieval's own
+    on = build_assistant(Settings(), corpus_index, GLOSSARY).retrieve(question)
+    off = build_assistant(Settings(answerability_rules="-every_level"), corpus_index, GLOSSARY).retrieve(question)
+    assert [(h.source, h.start, h.score) for h in on.candidates] == [(h.source, h.start, h.score) for h in off.candidates]
+
+
+def test_every_level_rescoring_takes_the_better_score_and_keeps_the_length(corpus_index):
+    from core.answerability.asked import every_level_rescored
+
+    assistant = build_assistant(Settings(), corpus_index, GLOSSARY)
+    searched: list[str] = []
+
+    def search(text: str):
+        searched.append(text)
+        return assistant._search(text)
+
+    hits = assistant._search("流利级多少课时")
+    found = every_level_rescored("流利级多少课时", hits, search, read_asked("流利级多少课时"),
+                                 assistant.facts.level_words)
+    assert searched == ["多少课时"]  # the level's words out, nothing else
+    assert len(found) == len(hits) and [h.rank for h in found] == list(range(1, len(found) + 1))
+    assert [h.score for h in found] == sorted((h.score for h in found), reverse=True)
+    before = {(h.source, h.chunk): h.score for h in hits}
+    for hit in found:
+        assert hit.score >= before.get((hit.source, hit.chunk), 0.0)
+    common = next(h for h in found if "每一级都是 16 课时" in h.text)
+    assert common.score > before.get((common.source, common.chunk), 0.0)
+
+
+@pytest.mark.parametrize("question", ["生病住院了上不了课咋办啊", "我要做个手术 几个月来不了 课能先给我留着吗"])
+def test_a_potential_complement_adds_no_word_the_documents_lack(corpus_index, question):
+    # 「上不了」「来不了」: 不了 says the student cannot, as 不能 does (core/data/question_words.txt); it is no topic
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+    assert "不了" not in [t.text for t in decided.decision.terms]
+    assert "保留学籍" in build_assistant(Settings(), corpus_index, GLOSSARY).respond(question).answer.text

@@ -268,7 +268,8 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
         doc = rule.function.__doc__ or ""
         assert "Fixes" in doc and "Must not break" in doc, rule.name
     assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words",
-                                           "asked_attribute", "asked_rank", "asked_sides", "fact_sentences"} == set(RULE_NAMES)
+                                           "asked_attribute", "asked_rank", "asked_sides", "fact_sentences",
+                                           "every_level", "day_scope"} == set(RULE_NAMES)
 
 
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():
@@ -319,3 +320,49 @@ def test_the_analyzer_runs_the_registry_stage_by_stage_in_its_order(corpus_index
 def test_every_rule_names_a_known_stage_and_each_stage_is_used():
     assert {rule.stage for rule in RULES} <= set(STAGES)
     assert [rule.stage for rule in RULES] == sorted((rule.stage for rule in RULES), key=list(STAGES).index)
+
+
+# --- credit within one sentence: day_scope ----------------------------------------------------------
+
+def _terms(*pairs):
+    from core.values import Term
+
+    return [Term(text, weight, (text,), known) for text, weight, known in pairs]
+
+
+def test_day_scope_covers_a_day_with_the_sentence_saying_every_day_and_another_word():
+    from core.answerability.term_rules import day_scope
+    from core.language.text import normalize
+
+    weekend, staff, klass = _terms(("周末", 0.7, False), ("人工", 0.6, True), ("班", 0.7, True))
+    hours = normalize("人工服务时间为每天 9:00–21:00")
+    assert day_scope([weekend, staff], [hours], {weekend: 0.0, staff: 1.0}) == {weekend: 1.0}
+    # the sentence holds no other word of 「周末有班吗」: 周末 stays uncovered
+    assert day_scope([weekend, klass], [hours], {weekend: 0.0, klass: 1.0}) == {}
+    # a sentence without 每天 covers no day
+    assert day_scope([weekend, staff], [normalize("在对话里输入“人工”")], {weekend: 0.0, staff: 1.0}) == {}
+    # a word that is no day is never covered this way
+    assert day_scope([klass, staff], [hours], {klass: 0.0, staff: 1.0}) == {}
+
+
+@pytest.mark.parametrize("question", ["周末有人工服务吗", "晚上十点还能找人工吗", "星期天晚上八点还有人工不"])
+def test_a_day_is_answered_by_the_every_day_hours(corpus_index, question):
+    from core.answerability.glossary import load_starter
+    from core.assistant import build_assistant
+    from core.settings import Settings
+
+    assistant = build_assistant(Settings(), corpus_index, load_starter())
+    outcome = assistant.respond(question)
+    assert not outcome.refused and "每天 9:00–21:00" in outcome.answer.text
+    off = build_assistant(Settings(answerability_rules="-day_scope"), corpus_index, load_starter())
+    assert off.gate(off.retrieve(question)).refused
+
+
+@pytest.mark.parametrize("question", ["周末有班吗", "周末能办退费吗", "晚上几点上课"])
+def test_a_day_no_every_day_sentence_speaks_of_stays_uncovered(corpus_index, question):
+    from core.answerability.glossary import load_starter
+    from core.assistant import build_assistant
+    from core.settings import Settings
+
+    assistant = build_assistant(Settings(), corpus_index, load_starter())
+    assert assistant.gate(assistant.retrieve(question)).refused
