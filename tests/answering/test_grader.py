@@ -18,10 +18,10 @@ from core.stores.review import Filters, ReviewStore
 from core.values import Band
 from tests.outcomes import outcome_of
 
-BAND_Q = "周末有人工客服吗"  # the gate refuses it narrowly: coverage below the floor, within the band
+BAND_Q = "人工客服有微信吗"  # the gate refuses it narrowly: coverage below the floor, within the band
 CLEAR_ANSWER = "启明英语的口语课一共有几级？"
 CLEAR_REFUSAL = "你们食堂的饭好吃吗"  # words the corpus never uses: far outside the band
-ANSWER = "周末人工客服的时间见资料[1]。"
+ANSWER = "人工客服的联系方式见资料[1]。"
 
 
 def grader_requests(fake) -> int:
@@ -58,12 +58,12 @@ def test_the_band_question_is_narrowly_refused_by_the_gate_alone(assistant):
 
 
 def test_yes_with_a_valid_chunk_answers_after_one_grader_request(assistant, fake_openai):
-    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了周末人工客服的时间"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了人工客服的联系方式"})
     result = assistant.ask(BAND_Q)
     assert grader_requests(fake_openai) == 1 and answer_requests(fake_openai) == 1
     assert not result.refused and result.text == ANSWER
     assert result.grade.answerable and result.grade.chunks == (1,)
-    assert result.reason.startswith("由模型判定可答：片段1写了周末人工客服的时间")
+    assert result.reason.startswith("由模型判定可答：片段1写了人工客服的联系方式")
     assert result.grade.prompt_tokens == 120 and result.grade.completion_tokens == 30  # the server's usage
     request = next(r.body for r in fake_openai.requests if "response_format" in r.body)
     assert request["response_format"] == {"type": "json_object"}
@@ -182,15 +182,15 @@ def store(tmp_path):
 
 
 def test_a_graded_answer_queues_in_its_own_lane_with_verdict_and_cost(assistant, fake_openai, store):
-    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了周末人工客服的时间"})
+    scripted(fake_openai, {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了人工客服的联系方式"})
     result = assistant.ask(BAND_Q)
     item_id = store.record(outcome_of(result, "f"))
     item = store.get(item_id)
     assert item.origin == "grader"
-    assert any(r.code == "grader" and "由模型判定可答：片段1写了周末人工客服的时间" in r.message
+    assert any(r.code == "grader" and "由模型判定可答：片段1写了人工客服的联系方式" in r.message
                and "150 tokens" in r.message for r in item.reasons)
     stored = store.grade(item_id)
-    assert stored.answerable and stored.chunks == (1,) and stored.reason == "片段1写了周末人工客服的时间"
+    assert stored.answerable and stored.chunks == (1,) and stored.reason == "片段1写了人工客服的联系方式"
     assert (stored.prompt_tokens, stored.completion_tokens, stored.fault) == (120, 30, "")
     assert [i.id for i in store.list(Filters(lane="grader")).items] == [item_id]
     assert store.counts().by_lane["grader"] == {"pending": 1}

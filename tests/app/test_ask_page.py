@@ -251,7 +251,7 @@ def test_ask_page_without_answerability_orders_by_score_alone(open_app, monkeypa
     assert list(table["排序分"]) == sorted(table["排序分"], reverse=True)
 
 
-BAND_Q = "周末有人工客服吗"  # narrowly refused by the gate: the grader's band (tests/answering/test_grader.py)
+BAND_Q = "人工客服有微信吗"  # narrowly refused by the gate: the grader's band (tests/answering/test_grader.py)
 
 
 def test_ask_page_marks_a_grader_answer_and_queues_it_in_its_lane(open_app, app_env, monkeypatch, fake_openai):
@@ -259,7 +259,7 @@ def test_ask_page_marks_a_grader_answer_and_queues_it_in_its_lane(open_app, app_
 
     fake_openai.script = lambda body: json.dumps(
         {"quote": "片段原句", "answerable": True, "chunks": [1], "reason": "片段1写了<b>客服</b>时间"}, ensure_ascii=False
-    ) if "response_format" in body else "人工客服周末也在线[1]。"
+    ) if "response_format" in body else "人工客服可以加微信[1]。"
     monkeypatch.setenv("XIAOE_GRADER", "band")
     monkeypatch.setenv("XIAOE_LLM_BASE_URL", fake_openai.base_url)
     monkeypatch.setenv("XIAOE_LLM_MODEL", "fake-chat")
