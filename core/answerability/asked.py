@@ -33,6 +33,8 @@ from core.case.asked import (
     ASKING_WORDS,
     COMPARING_WORDS,
     PLACE_WORDS,
+    REPEAT_ANSWERS,
+    REPEAT_WORDS,
     RULE_WORDS,
     TOPIC_WORDS,
     Asked,
@@ -154,6 +156,8 @@ SPECIFIC = 0.5
 
 # 「X 的话，…」「X 以后，…」: X is the condition or the time the next clause is asked under
 CONDITION_ENDS = ("的话", "以后", "之后")
+# 「要是 X，…」「如果 X，…」: the same, said before X
+CONDITION_WORDS = ("要是", "如果", "假如", "万一")
 
 
 def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
@@ -164,7 +168,8 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     Fixes 「保留学籍的申请一般多久能批下来」 (「提交申请后 3 个工作日内完成审核」 is under a refund question: 审核 is
     there, 保留学籍 is not) and 「学费一般多久调一次价」 (no duration sentence says 调). Must not break
     「审核通过了 钱多久能到账啊」 (钱 is a word most chunks use: its side is empty) or 「退费多久能到账」. A clause ending in
-    的话, 以后 or 之后 (CONDITION_ENDS) just before the asking clause is a third side, the condition it is asked under
+    的话, 以后 or 之后 (CONDITION_ENDS), or holding 要是, 如果 … (CONDITION_WORDS), just before the asking clause is a
+    third side, the condition it is asked under
     (「申请保留学籍的话，审核要多久啊」: 「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 a refund's)."""
     word = next((asked.word(name) for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
     clauses = [normalize(c) for c in _CLAUSE_RE.split(question) if c]
@@ -184,8 +189,25 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     # the condition the question is asked under is a side too (「申请保留学籍的话，审核要多久」: the leave's review)
     held = {t for _, t in placed}
     condition = tuple(t for _, t in specific_in(clauses[i - 1]) if t not in held) \
-        if i > 0 and clauses[i - 1].endswith(CONDITION_ENDS) else ()
+        if i > 0 and (clauses[i - 1].endswith(CONDITION_ENDS) or any(w in clauses[i - 1] for w in CONDITION_WORDS)) \
+        else ()
     return tuple(side for side in (condition, before, after) if side)
+
+
+def asked_repeat(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
+    """The rule asked_repeat: a price asked of another time (「再测一回要多少钱」「第二次收多少」: REPEAT_WORDS) is
+    stated only by a sentence whose surroundings speak of that time (REPEAT_ANSWERS: 「从第二次起，每次收取 100 元」),
+    as one side a qualifying sentence must hold (Subject.holds_sides).
+
+    Fixes 「分级测试想再测一回，第二次收多少钱」: 「报名前可以做一次免费的分级测试」 states an amount (免费) for the one
+    test, not for another. Must not break 「第二次转班要交钱吗」 or 「再转一次班收多少」: 「从第二次起，每次收取 100 元转班
+    手续费」 speaks of the second time."""
+    if "amount" not in asked.checkable or not REPEAT_ANSWERS:
+        return ()
+    folded = normalize(question)
+    if not any(word in folded for word in REPEAT_WORDS):
+        return ()
+    return ((Term(REPEAT_ANSWERS[0], 1.0, REPEAT_ANSWERS, True),),)
 
 
 def _bare(clause: str, terms: Sequence[Term], words: Sequence[str]) -> bool:

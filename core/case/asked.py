@@ -179,6 +179,9 @@ def states_rate(text: str, unit: str) -> bool:
 
 _ADDRESS_RE = re.compile(rf"\d+\s*(?:{'|'.join(map(re.escape, sorted(_words('place', '地址'), key=len, reverse=True)))})")
 PLACE_WORDS = frozenset(_words("place", "词"))
+# 「再测一回要多少钱」 asks the price of another time; a sentence answers it when it speaks of that time (「每次」).
+REPEAT_WORDS = _words("amount", "再问")
+REPEAT_ANSWERS = _words("amount", "再答")
 # 「有没有 X」 with one of these in X asks for a rule (「有没有时间限制」), not whether a thing exists.
 RULE_WORDS = frozenset(_words("exists", "规则"))
 

@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 from core.case.asked import read_asked
 from core.case.figures import LEVEL
+from core.case.kinds import level_number
 from core.case.spans import figure_spans
 from core.conversations.subjects import new_subjects, subjects
 from core.conversations.swaps import SWAPS, Draft, asks, asks_any, no_topic, own_words, strip_marks, subject
@@ -47,7 +48,7 @@ from core.values.conversations import (
     Standalone,
     Turn,
 )
-from core.values.facts import NO_FACTS, SchoolFacts
+from core.values.facts import NO_FACTS, Level, SchoolFacts
 
 __all__ = ["FOLLOW_UP_RULES", "RULE_NAMES", "STAY_RULES", "SWAPS", "level_spans", "parse_rules", "read_in_context",
            "subject"]
@@ -71,8 +72,8 @@ def own_subject(message: str, stands_alone: bool, previous: str, facts: SchoolFa
     if not stands_alone or not asks(message):
         return False
     matters = dict(slot_groups()).get("matter", ())
-    if any(word not in previous for _, _, word in find(message, matters)):
-        return True
+    if any(word not in previous for _, _, word in find(message, matters)) and not points_back(message, True):
+        return True  # 「退费也能帮我办吗」 after 「小E能帮我直接报名吗」 asks the same of another matter: a follow-up
     # a matter named by its verb (「那教材费退不退」 after 「二级适合什么水平」): new when the message names a thing of its
     # own (a level, or a subject: core.conversations.subjects) and none has a counterpart in the previous question to
     # swap (「转二级呢，是退钱吗」 after 「转到四级要补多少」 swaps a level; 「领了能退吗」 names no thing of its own, nor
@@ -133,11 +134,17 @@ def full_question(message: str, stands_alone: bool, previous: str, facts: School
 
 def topic_opener(message: str, stands_alone: bool, _previous: str, _facts: SchoolFacts = NO_FACTS) -> bool:
     """It opens with a word that turns to another matter (`topic_opener`: 对了, 顺便问一下), asks, and the gate answers
-    it alone: 「对了 你们一周上几次课」 after 「四级的教材费是多少」 is a question of its own, however short; 「对了」
-    alone asks nothing, and 「对了 要多久」 names nothing the documents could be searched for."""
+    it alone or names more of its own than a bare asking (「对了，能先试听一节不」): 「对了 你们一周上几次课」 after
+    「四级的教材费是多少」 is a question of its own, however short; 「对了」 alone asks nothing, and 「对了 要多久」
+    names nothing the documents could be searched for."""
     body = _bare(message).lstrip()
     opener = next((w for w in words("topic_opener") if body.startswith(w)), "")
-    return bool(opener) and stands_alone and asks_any(body[len(opener):])
+    rest = body[len(opener):]
+    if not opener or not asks_any(rest):
+        return False
+    # the gate answers it, or it names more of its own than a bare asking does (「对了，能先试听一节不」: the gate refuses
+    # it, as a question of its own, not as one about the previous question's matter)
+    return stands_alone or len(own_words(rest)) > number("bare_ask")
 
 
 STAY_RULES: tuple[tuple[str, Callable[[str, bool, str, SchoolFacts], bool]], ...] = (
@@ -225,8 +232,9 @@ CONDITION = "condition"  # another situation (「那要是…呢」) in place of
 REVERSE = "reverse"  # 「反过来呢」: the previous question's two levels (or two words of a group) swapped
 REFER = "refer"  # a phrase pointing back (「这个级别」) is the one word of its group the previous question names
 KEEPS_SUBJECT = "keeps_subject"  # a rewrite that drops a thing the message names is no rewrite (「测试完可以直接报三级吗」)
+RELATIVE = "relative"  # a level named relative to the previous question's (往上一级, 最高那级) is that level
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
-RULE_NAMES = ((REFER, REVERSE) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
+RULE_NAMES = ((RELATIVE, REFER, REVERSE) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
               + tuple(name for name, _ in SWAPS) + (CONDITION, FRONT, KEEPS_SUBJECT))
 
 
@@ -275,6 +283,35 @@ def refer_back(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> st
     return ""
 
 
+# -- a level named relative to the previous question's ------------------------------------------------------------
+
+def relative_level(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
+    """`message` with a level named relative to the previous question's (`relative.<direction>`: 往上一级, 低一级,
+    最高那级) replaced by that level's name from the documents: 「往上一级的呢」 after 「进阶级适合什么人」 →
+    「流利级的呢」, read on as any follow-up naming a level. Up and down need the previous question to name one level
+    and the message none; the highest and the lowest need the previous question to speak of levels (级). The message
+    as it is when nothing applies (「转到高一级呢」 after 「转到低一级的班会退钱吗」 names no level to count from)."""
+    levels = sorted(facts.levels, key=lambda lv: lv.number)
+    if not levels or level_spans(message, facts) or find(message, words("relative_asks_name")):
+        return message  # 「最高那级叫啥」 asks which level it is: naming it would answer the question
+    named = {n for _, _, word in level_spans(previous, facts) if (n := level_number(word, facts)) is not None}
+    for direction, phrases in words_starting("relative."):
+        spans = find(message, phrases)
+        if not spans:
+            continue
+        found: Level | None
+        if direction in ("top", "bottom"):
+            found = (levels[-1] if direction == "top" else levels[0]) if "级" in previous else None
+        else:
+            wanted = next(iter(named)) + (1 if direction == "up" else -1) if len(named) == 1 else None
+            found = next((lv for lv in levels if lv.number == wanted), None)
+        if found is None:
+            return message
+        start, end, _ = spans[0]
+        return message[:start] + found.name + message[end:]
+    return message
+
+
 # -- another situation for the same question --------------------------------------------------------------------
 
 _CLAUSES = re.compile(r"[，,；;。\s]+")
@@ -318,6 +355,10 @@ def _courtesy(message: str) -> bool:
     return bool(bare) and not compact(without(bare, words("courtesy")))
 
 
+def _also_relative(said: str, read: str, rules: tuple[str, ...]) -> tuple[str, ...]:
+    return ((RELATIVE,) if read != said else ()) + rules
+
+
 def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, facts: SchoolFacts = NO_FACTS,
                     rules: frozenset[str] = frozenset(RULE_NAMES)) -> Standalone:
     """The standalone question `message` stands for after `previous` (None: the first message, or the context expired)."""
@@ -327,15 +368,25 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         return Standalone(message, message, AFTER_REFUSAL)
     if _courtesy(message):
         return Standalone(message, message, COURTESY)
+    said = message
+    if RELATIVE in rules:
+        message = relative_level(message, previous.standalone, facts)
+
+    def stays(kind: str) -> Standalone:
+        """The message as it reads on its own — with a relative level resolved, which is then the rewrite."""
+        if message != said:
+            return Standalone(said, message, FOLLOW_UP, (RELATIVE,), previous.message_id)
+        return Standalone(said, message, kind)
+
     for name, point in ((REFER, refer_back), (REVERSE, reverse)):  # pointing back at the previous question
         pointed = point(message, previous.standalone, facts) if name in rules else ""
         if pointed:
-            return Standalone(message, pointed, FOLLOW_UP, (name,), previous.message_id)
+            return Standalone(said, pointed, FOLLOW_UP, _also_relative(said, message, (name,)), previous.message_id)
     if any(name in rules and rule(message, stands_alone, previous.standalone, facts) for name, rule in STAY_RULES):
-        return Standalone(message, message, TOPIC_SWITCH)
+        return stays(TOPIC_SWITCH)
     if not any(name in rules and rule(message, stands_alone, facts, previous=previous.standalone)
                for name, rule in FOLLOW_UP_RULES):
-        return Standalone(message, message, TOPIC_SWITCH)
+        return stays(TOPIC_SWITCH)
     draft = Draft(previous.standalone, strip_marks(message, words("opener"), words("closer")), facts)
     for name, swap in SWAPS:
         if name in rules:
@@ -347,19 +398,19 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     leftover = compact(without(draft.rest, words("filler") + words("anaphor")))
     swapped = condition_swap(message, previous.standalone, facts) if CONDITION in rules and not draft.rules else ""
     if swapped:
-        return Standalone(message, swapped, FOLLOW_UP, (CONDITION,), previous.message_id)
+        return Standalone(said, swapped, FOLLOW_UP, _also_relative(said, message, (CONDITION,)), previous.message_id)
     if leftover and leftover not in draft.question and not draft.rules:
         if len(leftover) >= number("own_topic") or FRONT not in rules or find(leftover, words("asking") + words("asks")):
-            return Standalone(message, message, OWN_QUESTION)  # 「每次多久」 asks its own thing: no word to put in front
+            return stays(OWN_QUESTION)  # 「每次多久」 asks its own thing: no word to put in front
         draft.front.append(leftover)
         draft.rules.append(FRONT)
     joiner = "，" if draft.clause else ""
     question = "".join(draft.front) + joiner + draft.question if draft.front else draft.question
     if KEEPS_SUBJECT in rules and asks(message) and any(word not in question for word in subjects(message, facts)):
-        return Standalone(message, message, OWN_QUESTION)  # the rewrite lost what the message is about
+        return stays(OWN_QUESTION)  # the rewrite lost what the message is about
     # nothing of the previous question was carried: the message comes back as itself, or without its 那 and 呢
     # (「那三级学费多少呢」 after 「二级学费多少」 stood on its own)
     plain = _bare(strip_marks(message, words("opener"), words("closer")))
     if not draft.rules or _bare(question) in (_bare(message), plain):
-        return Standalone(message, message, OWN_QUESTION)
-    return Standalone(message, question, FOLLOW_UP, tuple(draft.rules), previous.message_id)
+        return stays(OWN_QUESTION)
+    return Standalone(said, question, FOLLOW_UP, _also_relative(said, message, tuple(draft.rules)), previous.message_id)

@@ -344,3 +344,29 @@ def test_a_potential_complement_adds_no_word_the_documents_lack(corpus_index, qu
     assert not decided.refused, decided.reason
     assert "不了" not in [t.text for t in decided.decision.terms]
     assert "保留学籍" in build_assistant(Settings(), corpus_index, GLOSSARY).respond(question).answer.text
+
+
+# The bind stage's rule asked_repeat: a price asked of another time needs a sentence speaking of that time.
+@pytest.mark.parametrize("question", ["免费那次分级测试我做过了，想再测一回要收多少钱啊", "分级测试第二次测要交多少钱呀"])
+def test_a_price_of_another_time_is_not_the_free_first_one(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.decision.reason_code == REASON_CODE
+    assert not gate(corpus_index, question, answerability_rules="-asked_repeat").refused
+
+
+@pytest.mark.parametrize("question", ["第二次转班收多少钱", "再转一次班收多少", "分级测试收费吗"])
+def test_a_sentence_speaking_of_the_time_asked_still_answers(corpus_index, question):
+    assert not gate(corpus_index, question).refused
+
+
+def test_a_condition_said_with_yaoshi_is_a_side_of_what_is_asked(corpus_index):
+    # 「分级测试要是第一次没考好，想再测一次要交多少钱」: the clause with 要是 is the condition the price is asked under
+    # (CONDITION_WORDS); a transfer's fee holds no 分级测试
+    question = "分级测试要是第一次没考好，想再测一次要交多少钱？"
+    assistant = build_assistant(Settings(answerability_rules="-asked_repeat"), corpus_index, GLOSSARY)
+    from core.answerability.asked import asking_sides
+
+    found = assistant.retrieve(question)
+    sides = asking_sides(question, found.terms, read_asked(question))
+    assert any("分级测试" in [t.text for t in side] for side in sides)
+    assert assistant.gate(found).refused

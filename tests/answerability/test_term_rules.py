@@ -269,7 +269,7 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
         assert "Fixes" in doc and "Must not break" in doc, rule.name
     assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words",
                                            "asked_attribute", "asked_rank", "asked_sides", "fact_sentences",
-                                           "every_level", "day_scope"} == set(RULE_NAMES)
+                                           "every_level", "day_scope", "asked_repeat"} == set(RULE_NAMES)
 
 
 def test_rule_switches_parse_and_refuse_unknown_names_in_chinese():

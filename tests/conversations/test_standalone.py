@@ -510,3 +510,42 @@ def test_counts_adds_a_count_said_as_added_to_the_previous_one(previous, message
     # 「再上一节」 is one more than before, not one lesson in place of six
     found = read(previous, message)
     assert found.question == expected and "counts" in found.rules
+
+
+# A level named relative to the previous question's (relative): the documents' order of levels, not a list in code.
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("进阶级适合什么人", "往上一级的呢", "流利级适合什么人"),
+    ("三级适合啥水平的人？", "最高那级嘞", "商务级适合啥水平的人？"),
+    ("二级学费多少", "低一级呢", "入门级学费多少"),
+    ("二级学费多少", "往上一级学费多少", "流利级学费多少"),
+])
+def test_relative_a_level_named_from_the_previous_one_is_that_level(previous, message, expected):
+    found = read(previous, message, alone=False)
+    assert (found.message, found.question, found.kind) == (message, expected, FOLLOW_UP)
+    assert "relative" in found.rules
+    assert read(previous, message, alone=False, rules=parse_rules("-relative")).question != expected
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    ("转到低一级的班会退钱吗", "转到高一级呢"),   # no level to count from
+    ("二级转三级要补多少钱", "低一级呢"),          # two levels: which one is meant cannot be told
+    ("四级学费多少", "高一级呢"),                  # no level above the highest
+    ("口语课一共几个级别", "最高那级叫啥"),        # asks which level it is: naming it would answer the question
+    ("退费多久到账", "最高那个是多少"),            # the previous question does not speak of levels
+])
+def test_relative_needs_one_level_to_count_from_and_a_question_it_does_not_answer(previous, message):
+    from core.conversations.standalone import relative_level
+
+    assert relative_level(message, previous, shipped_facts()) == message
+
+
+def test_topic_opener_a_question_of_its_own_stays_even_when_the_gate_refuses_it():
+    found = read("三级学费多少", "对了，能先试听一节不", alone=False)
+    assert (found.question, found.kind) == ("对了，能先试听一节不", TOPIC_SWITCH)
+
+
+def test_own_subject_a_matter_asked_the_same_way_is_a_follow_up():
+    # 「也」: the same as the previous question, of another matter — the matter is swapped, not a new question
+    found = read("小E能帮我直接报名吗", "退费也能帮我办吗", alone=True)
+    assert found.kind == FOLLOW_UP and "退费" in found.question and "小E" in found.question
+    assert read("小E能帮我直接报名吗", "那退费能帮我办吗", alone=True).kind == TOPIC_SWITCH
