@@ -47,11 +47,13 @@ def read_rows(path: Path) -> dict[str, list[dict]]:
 
 def holds(question: str, must_contain: str, must_not_contain: str) -> bool:
     """Every 「;」 group of `must_contain` has one 「|」 alternative in `question`, and no word of
-    `must_not_contain` (「;」 or 「|」 separated) is in it."""
-    groups = [g for g in (must_contain or "").split(";") if g.strip()]
+    `must_not_contain` (「;」 or 「|」 separated) is in it; letter case aside, as the sets' writers state (App/app)."""
+    question = question.casefold()
+    groups = [g for g in (must_contain or "").casefold().split(";") if g.strip()]
     if not all(any(alt.strip() and alt.strip() in question for alt in group.split("|")) for group in groups):
         return False
-    forbidden = [w.strip() for part in (must_not_contain or "").split(";") for w in part.split("|") if w.strip()]
+    forbidden = [w.strip() for part in (must_not_contain or "").casefold().split(";") for w in part.split("|")
+                 if w.strip()]
     return not any(word in question for word in forbidden)
 
 

@@ -119,8 +119,17 @@ def _swap_words(draft: Draft, name: str, in_message: list[Span], in_question: li
 
 
 def level(draft: Draft) -> None:
-    """「二级学费多少？」 + 「那三级呢」 → 「三级学费多少？」."""
-    _swap_words(draft, "level", level_spans(draft.rest, draft.facts), level_spans(draft.question, draft.facts))
+    """「二级学费多少？」 + 「那三级呢」 → 「三级学费多少？」; a level said as added (`increment`: 「再加上三级呢」 after
+    「我想报一级和二级，学费一共多少」) joins the previous question's levels: 「我想报一级和二级、三级，…」."""
+    in_message = level_spans(draft.rest, draft.facts)
+    in_question = level_spans(draft.question, draft.facts)
+    if len(in_message) == 1 and in_question and _added(draft.rest, in_message[0][0]):
+        start, end, word = in_question[-1]
+        draft.question = draft.question[:end] + "、" + in_message[0][2] + draft.question[end:]
+        draft.rest = blank(draft.rest, in_message)
+        draft.rules.append("level.added")
+        return
+    _swap_words(draft, "level", in_message, in_question)
 
 
 def _with_verb(text: str, span: Span) -> Span:
@@ -213,7 +222,9 @@ def counts(draft: Draft) -> None:
         added = _added(draft.rest, start)
         if not added and any(start < e and s < end + len(measure) for s, e in figures_told):
             continue  # the student's own figure: `figures`' to swap
-        same = [span for span, other in in_question if other == measure]
+        # 「报三个呢」 after 「我报两个级别」: a count of 个 with nothing after it counts what the previous one counts
+        bare = measure == "个" and not re.match(r"[\u4e00-\u9fff]", draft.rest[end + len(measure):].lstrip())
+        same = [span for span, other in in_question if other == measure or bare and other.startswith("个")]
         if len(same) != 1 or (same[0][2] == said and not added):
             continue
         if added:  # 「再上一节呢」 after 「上了8节」: one more, 9

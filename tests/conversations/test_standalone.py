@@ -549,3 +549,18 @@ def test_own_subject_a_matter_asked_the_same_way_is_a_follow_up():
     found = read("小E能帮我直接报名吗", "退费也能帮我办吗", alone=True)
     assert found.kind == FOLLOW_UP and "退费" in found.question and "小E" in found.question
     assert read("小E能帮我直接报名吗", "那退费能帮我办吗", alone=True).kind == TOPIC_SWITCH
+
+
+@pytest.mark.parametrize(("previous", "message", "expected", "rule"), [
+    ("晚上9点之后还能转人工吗", "早上8点呢", "早上8点之后还能转人工吗", "slot.daypart"),   # the part of the day swaps too
+    ("我想报一级和二级，学费一共多少", "再加上三级呢", "我想报一级和二级、三级，学费一共多少", "level.added"),
+    ("我报两个级别，教材费一共多少", "报三个呢", "我报三个级别，教材费一共多少", "counts"),     # 三个 counts 级别
+])
+def test_parts_of_the_day_added_levels_and_bare_counts(previous, message, expected, rule):
+    found = read(previous, message, alone=False)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP) and rule in found.rules
+
+
+def test_a_level_not_said_as_added_still_takes_the_place_of_the_previous_one():
+    assert read("我想报一级和二级，学费一共多少", "那三级呢", alone=False).question != "我想报一级和二级、三级，学费一共多少"
+    assert read("二级学费多少", "那三级呢", alone=False).question == "三级学费多少"
