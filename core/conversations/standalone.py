@@ -232,9 +232,10 @@ CONDITION = "condition"  # another situation (「那要是…呢」) in place of
 REVERSE = "reverse"  # 「反过来呢」: the previous question's two levels (or two words of a group) swapped
 REFER = "refer"  # a phrase pointing back (「这个级别」) is the one word of its group the previous question names
 KEEPS_SUBJECT = "keeps_subject"  # a rewrite that drops a thing the message names is no rewrite (「测试完可以直接报三级吗」)
+SWAP_OPENER = "swap_opener"  # a message opening with 换成/改成 changes the previous question: no stay rule applies
 RELATIVE = "relative"  # a level named relative to the previous question's (往上一级, 最高那级) is that level
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
-RULE_NAMES = ((RELATIVE, REFER, REVERSE) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
+RULE_NAMES = ((RELATIVE, REFER, REVERSE, SWAP_OPENER) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
               + tuple(name for name, _ in SWAPS) + (CONDITION, FRONT, KEEPS_SUBJECT))
 
 
@@ -382,10 +383,13 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         pointed = point(message, previous.standalone, facts) if name in rules else ""
         if pointed:
             return Standalone(said, pointed, FOLLOW_UP, _also_relative(said, message, (name,)), previous.message_id)
-    if any(name in rules and rule(message, stands_alone, previous.standalone, facts) for name, rule in STAY_RULES):
+    # 「换成三级转四级」 changes the previous question, whatever the stay rules say
+    swapping = SWAP_OPENER in rules and _bare(message).lstrip().startswith(words("swap_opener"))
+    if not swapping and any(name in rules and rule(message, stands_alone, previous.standalone, facts)
+                            for name, rule in STAY_RULES):
         return stays(TOPIC_SWITCH)
-    if not any(name in rules and rule(message, stands_alone, facts, previous=previous.standalone)
-               for name, rule in FOLLOW_UP_RULES):
+    if not swapping and not any(name in rules and rule(message, stands_alone, facts, previous=previous.standalone)
+                                for name, rule in FOLLOW_UP_RULES):
         return stays(TOPIC_SWITCH)
     draft = Draft(previous.standalone, strip_marks(message, words("opener"), words("closer")), facts)
     for name, swap in SWAPS:

@@ -564,3 +564,9 @@ def test_parts_of_the_day_added_levels_and_bare_counts(previous, message, expect
 def test_a_level_not_said_as_added_still_takes_the_place_of_the_previous_one():
     assert read("我想报一级和二级，学费一共多少", "那三级呢", alone=False).question != "我想报一级和二级、三级，学费一共多少"
     assert read("二级学费多少", "那三级呢", alone=False).question == "三级学费多少"
+
+
+def test_swap_opener_a_message_changing_the_previous_question_is_a_follow_up():
+    found = read("二级转四级要补多少", "换成三级转四级", alone=True)
+    assert (found.question, found.kind) == ("三级转四级要补多少", FOLLOW_UP)
+    assert read("二级转四级要补多少", "换成三级转四级", alone=True, rules=parse_rules("-swap_opener")).kind == TOPIC_SWITCH
