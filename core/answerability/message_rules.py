@@ -28,6 +28,11 @@ _PHRASE_RE = re.compile("|".join(map(re.escape, sorted(COURTESY_PHRASES, key=len
 _CLAUSE_RE = re.compile("(?:" + "|".join(map(re.escape, sorted(COURTESY_CLAUSES | COURTESY_PHRASES, key=len,
                                                                  reverse=True))) + ")+")
 _CLAUSE_SPLIT_RE = re.compile(r"([，,。.！!？?；;~～…\s]+)")
+# A form of address after the particle that ends the question (「退款多久能到账啊老师」): said to the reader, not asked.
+_FINAL_PARTICLES = "啊呀呢吗哈嘛哦么吧啦"
+_ADDRESS_AT_END_RE = re.compile(
+    rf"(?<=[{_FINAL_PARTICLES}])(?:{'|'.join(map(re.escape, sorted(COURTESY_CLAUSES, key=len, reverse=True)))})"
+    r"[。.！!？?~～…\s]*$")
 _LATIN_RE = re.compile(r"([a-z]+)")
 _LATIN_WORD_RE = re.compile(r"[a-z]+")
 MIN_HOMOPHONE_CHARS = 2
@@ -37,13 +42,14 @@ MAX_HOMOPHONE_CHARS = 4
 def courtesy(question: str) -> str:
     """Openers, thanks, forms of address and chat fillers weigh nothing: the courtesy phrases
     (core/data/courtesy_phrases.txt) are dropped wherever they stand, and a clause made only of
-    courtesy words (core/data/courtesy_clauses.txt: 老师, 亲, 在吗, 哈哈 …) is dropped whole.
+    courtesy words (core/data/courtesy_clauses.txt: 老师, 亲, 在吗, 哈哈 …) is dropped whole, and so is one of those
+    words ending the question right after its final particle (「退款多久能到账啊老师」).
 
     Fixes 「麻烦问下入门级学费多少钱谢谢老师」 (麻烦, 谢谢, 老师 counted as absent topic words) and
-    「老师您好，一共有几级」. Must not break 「有外教老师吗」 (老师 inside a clause that asks stays)
+    「老师您好，一共有几级」 and 「流利级学费多少啊老师」. Must not break 「有外教老师吗」 (老师 inside a clause that asks stays)
     nor 「父亲可以代办吗」.
     """
-    pieces = _CLAUSE_SPLIT_RE.split(question)
+    pieces = _CLAUSE_SPLIT_RE.split(_ADDRESS_AT_END_RE.sub("", question))
     kept: list[str] = []
     for i, piece in enumerate(pieces):
         if i % 2 == 1:  # a separator

@@ -56,6 +56,7 @@ FIXES = [
     ("courtesy", "麻烦问下入门级学费多少钱谢谢老师", "-谢谢"),
     ("courtesy", "老师您好，一共有几级", "-老师"),
     ("courtesy", "亲 一共有几级", "-亲"),
+    ("courtesy", "流利级学费多少啊老师", "-老师"),      # addressed after the final particle
     ("latin_words", "就认得apple banana这种单词", "+apple"),
     ("homophones", "入门级学废多少钱", "+学费"),
     ("homophones", "退废申请交上去了", "+退费"),
@@ -75,6 +76,7 @@ KEEPS = [
     ("numeral_topics", "一个人能报吗", "报"),
     ("courtesy", "有外教老师吗", "老师"),
     ("courtesy", "父亲可以代办吗", "父亲"),
+    ("courtesy", "能不能自己挑老师", "老师"),            # no final particle before it: asked about
     ("latin_words", "能用ipad上课吗", "ipad"),
     ("homophones", "雅思班有吗", "雅思"),
     ("homophones", "托福课多少钱", "托福"),
