@@ -66,11 +66,27 @@ def _load_starter(conn: Connection) -> None:
             {"at": now, "who": STARTER_WHO, "action": "starter", "term": t, "synonym": s} for t, s in pairs])
 
 
+def _sync_starter(conn: Connection) -> None:
+    """The starter pairs a database opened before they were shipped lacks (家常, 唠, 算钱 …), added as the first load
+    adds them; a pair the audit trail already names — loaded, added or removed by staff — is left as it is, so a pair
+    an admin removed does not come back. A database created with these pairs finds nothing to add."""
+    now = utcnow()
+    named = {(t, s) for t, s in conn.execute(sa_select(glossary_changes.c.term, glossary_changes.c.synonym))}
+    named |= {(t, s) for t, s in conn.execute(sa_select(glossary_entries.c.term, glossary_entries.c.synonym))}
+    pairs = [pair for pair in starter_pairs(STARTER_PATH) if pair not in named]
+    if pairs:
+        conn.execute(glossary_entries.insert(), [
+            {"term": t, "synonym": s, "who": STARTER_WHO, "at": now} for t, s in pairs])
+        conn.execute(glossary_changes.insert(), [
+            {"at": now, "who": STARTER_WHO, "action": "starter", "term": t, "synonym": s} for t, s in pairs])
+
+
 GLOSSARY_SCHEMA = Schema("glossary", (
     Migration(1, "glossary entries and change log", create_tables(glossary_entries, glossary_changes)),
     Migration(2, "append-only glossary change log", append_only("glossary_changes")),
     Migration(3, "starter glossary from core/data/glossary_starter.csv", _load_starter),
     Migration(4, "append-only also against replacing inserts and TRUNCATE", append_only("glossary_changes")),
+    Migration(5, "starter pairs shipped since (round 15), unless staff removed them", _sync_starter),
 ))
 
 

@@ -220,3 +220,39 @@ def test_store_reuses_the_built_glossary_until_any_instance_changes_it(database_
     finally:
         first_db.dispose()
         second_db.dispose()
+
+
+def test_starter_pairs_shipped_later_reach_an_existing_database_but_not_the_ones_staff_removed(database_url, monkeypatch):
+    import core.stores.glossary as stores
+    from core.answerability.glossary import starter_pairs
+    from core.stores.db import Schema
+
+    shipped = starter_pairs()
+    later = [("日常对话", "家常"), ("对话", "唠"), ("计算", "算钱")]
+    assert all(pair in shipped for pair in later)
+    # a database opened before the pairs were shipped: the first load (migration 3) had the older file
+    monkeypatch.setattr(stores, "starter_pairs", lambda *a, **k: [p for p in shipped if p not in later])
+    before = Database(database_url)
+    before.migrate(Schema("glossary", tuple(m for m in stores.GLOSSARY_SCHEMA.migrations if m.version <= 4)))
+    assert before.applied("glossary") == [1, 2, 3, 4]
+    with before.transaction("测试") as conn:  # staff removed an old pair, and added then removed one of the later ones
+        conn.execute(stores.glossary_entries.delete().where(stores.glossary_entries.c.term == "学费",
+                                                            stores.glossary_entries.c.synonym == "价格"))
+        conn.execute(stores.glossary_changes.insert(), [
+            {"at": stores.utcnow(), "who": "王老师", "action": "remove", "term": "学费", "synonym": "价格"},
+            {"at": stores.utcnow(), "who": "王老师", "action": "remove", "term": "计算", "synonym": "算钱"}])
+    before.dispose()
+    monkeypatch.undo()
+
+    after = Database(database_url)
+    glossary = GlossaryStore(after).load()
+    assert after.applied("glossary") == [1, 2, 3, 4, 5]
+    assert glossary.canonical("家常") == ("日常对话",) and glossary.canonical("唠") == ("对话",)
+    assert glossary.canonical("价格") == () and glossary.canonical("算钱") == ()  # removed by staff: stays removed
+    assert len(glossary) == len(shipped) - 2
+    after.dispose()
+
+
+def test_a_database_created_with_the_pairs_finds_nothing_to_add(store):
+    assert len(store.load()) == len(load_starter())
+    assert store.db.applied("glossary") == [1, 2, 3, 4, 5]
