@@ -370,3 +370,13 @@ def test_a_condition_said_with_yaoshi_is_a_side_of_what_is_asked(corpus_index):
     sides = asking_sides(question, found.terms, read_asked(question))
     assert any("分级测试" in [t.text for t in side] for side in sides)
     assert assistant.gate(found).refused
+
+
+@pytest.mark.parametrize(("question", "reason", "off"), [
+    ("分级测试得考多少分才能直接报商务级呀", "资料里没有写“报分数”", {"asked_kinds": "-score"}),   # 20 分钟 is no score
+    ("保留学籍一年里能申请几回呀", "资料里没有写“保留学籍一年里能申请数量”", {"asked_kinds": "-count"}),  # 几回 counts
+])
+def test_a_score_and_a_count_of_times_need_their_own_figures(corpus_index, question, reason, off):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.reason == reason
+    assert not gate(corpus_index, question, **off).refused
