@@ -337,15 +337,6 @@ def test_every_level_rescoring_takes_the_better_score_and_keeps_the_length(corpu
     assert common.score > before.get((common.source, common.chunk), 0.0)
 
 
-@pytest.mark.parametrize("question", ["生病住院了上不了课咋办啊", "我要做个手术 几个月来不了 课能先给我留着吗"])
-def test_a_potential_complement_adds_no_word_the_documents_lack(corpus_index, question):
-    # 「上不了」「来不了」: 不了 says the student cannot, as 不能 does (core/data/question_words.txt); it is no topic
-    decided = gate(corpus_index, question)
-    assert not decided.refused, decided.reason
-    assert "不了" not in [t.text for t in decided.decision.terms]
-    assert "保留学籍" in build_assistant(Settings(), corpus_index, GLOSSARY).respond(question).answer.text
-
-
 # The bind stage's rule asked_repeat: a price asked of another time needs a sentence speaking of that time.
 @pytest.mark.parametrize("question", ["免费那次分级测试我做过了，想再测一回要收多少钱啊", "分级测试第二次测要交多少钱呀"])
 def test_a_price_of_another_time_is_not_the_free_first_one(corpus_index, question):
