@@ -312,8 +312,8 @@ def every_level_rescored(question: str, hits: Sequence[Hit], search: Search, ask
     """The rule every_level: a chunk holding a sentence that states one value for every level (SchoolFacts.every_level:
     「每一级都是 16 课时」) is scored, for a question naming a level and asking the kind that sentence states, as if it
     named that level too: its retrieval score is the better of its own and the one it gets for the question without
-    the level's words (`search`, the same retrieval). The other candidates keep their scores; the best MAX of the
-    union, best first, is returned (as many as `hits`).
+    the level's words (`search`, the same retrieval). The other candidates keep their scores; the union's best, as
+    many as `hits`, come back best first.
 
     Fixes 「流利级多少课时」: the chunks naming 流利级 (the tuition list, the levels, the FAQ listing the levels)
     outscored 「每一级都是 16 课时」, which names no level, so it fell outside the first k and the gate refused with

@@ -13,9 +13,11 @@ A message that opens with a word turning to another matter (「对了」「顺�
 Anything else is a topic switch and is never rewritten; after a refused turn nothing is carried over; courtesy
 (「好的谢谢」) is left as it is.
 
-Before any of that, a phrase pointing back at one thing the previous question names is replaced by it (「这个级别」 →
+Before any of that, a level named relative to the previous question's (「往上一级」「最高那级」) becomes that level's name
+(`relative_level`), a phrase pointing back at one thing the previous question names is replaced by it (「这个级别」 →
 its level: `refer_back`), and 「反过来呢」 swaps the previous question's two levels (`reverse`); the message so read is
-the standalone question. Any other follow-up becomes one by the swaps of core.conversations.swaps (`SWAPS`, in order);
+the standalone question. A message opening with 换成 / 改成 (`swap_opener`) changes the previous question: no stay rule
+applies to it. Any other follow-up becomes one by the swaps of core.conversations.swaps (`SWAPS`, in order);
 when none applies, another situation (「那要是…呢」) takes the place of the previous question's situation clauses
 (`condition_swap`). A rewrite that only gives back the message itself (「二级多少钱」 + 「三级多少课时」, or the message
 without its 那 and 呢) is no rewrite. Each rule is named and can be switched off (XIAOE_FOLLOWUP_RULES), so its worth
