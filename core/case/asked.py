@@ -542,12 +542,15 @@ _COMPARE_HINTS = _words("compare", "提示")
 # 「X 比 Y 多」: the comparative after Y says it compares, no hint needed (比较, 比例, 比如 are other words)
 _MORE_THAN_RE = re.compile(rf"(.+?)比(?!较|例|如)(.+?)(?:更|还)?({_alternatives(_words('compare', '比后'))})")
 COMPARING_WORDS = _words("compare", "词")
+# 「X 和 Y 哪个更准」: two things joined, then which of them (no 比 needed)
+_WHICH_OF_RE = re.compile(r"([^，,。？?！!；;]+?)(?:跟|和|与|同)([^，,。？?！!；;]+?)[，,]?(哪个|哪一个|哪家|谁)")
 
 
 def compared(question: str) -> tuple[str, str, str] | None:
     """The two things a comparison written out compares, and its word (「小E 跟人工客服比，哪个答得更准」 → 小E,
     人工客服, 比): a clause 「X 跟/和/与/同 Y 比」 in a question holding a word that asks which or whether
-    (compare.提示), or 「X 比 Y 多/贵/快…」 (compare.比后); None otherwise (「跟老师比划」 asks nothing of two)."""
+    (compare.提示), 「X 比 Y 多/贵/快…」 (compare.比后), or 「X 和 Y 哪个更…」; None otherwise (「跟老师比划」 asks nothing
+    of two)."""
     hinted = any(hint in normalize(question) for hint in _COMPARE_HINTS)
     for clause in re.split(r"[。？?！!；;，,]", question):  # a space does not part 「小E 跟人工客服比」
         compact = re.sub(r"\s+", "", clause)
@@ -557,6 +560,10 @@ def compared(question: str) -> tuple[str, str, str] | None:
         more = _MORE_THAN_RE.search(compact)
         if more and _asks_in(compact):  # 「跟同学比我基础差，报几级」 tells, the clause asks nothing
             return more.group(1), more.group(2), "比"
+    whole = re.sub(r"\s+", "", question)
+    which = _WHICH_OF_RE.search(whole)
+    if which and re.search(r"更|最", whole[which.end():]):  # 「小E 和人工客服哪个回答更准」「问小E跟问人工，哪个答得更准」
+        return which.group(1), which.group(2), which.group(3)
     return None
 
 

@@ -371,3 +371,19 @@ def test_a_score_and_a_count_of_times_need_their_own_figures(corpus_index, quest
     decided = gate(corpus_index, question)
     assert decided.refused and decided.reason == reason
     assert not gate(corpus_index, question, **off).refused
+
+
+@pytest.mark.parametrize(("question", "reason", "off"), [
+    ("问小E跟问人工，哪个答得更准啊", "资料里没有写“问小E跟问人工哪个”", {"asked_kinds": "-compare,-choice"}),  # 和…哪个更
+    ("孩子多大可以自己来做分级测试？", "资料里没有写“分级测试年龄”", {"asked_kinds": "-age"}),               # 多大可以
+    ("线上班适合多大的孩子上啊", "资料里没有写“线上班适合年龄”", {"asked_kinds": "-age"}),                 # 多大的孩子
+])
+def test_which_of_two_is_more_and_how_old_are_read(corpus_index, question, reason, off):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.reason == reason
+    assert not gate(corpus_index, question, **off).refused
+
+
+def test_two_things_the_documents_compare_are_still_answered(corpus_index):
+    decided = gate(corpus_index, "线上班和线下班哪个更便宜")
+    assert not decided.refused and "compare" in decided.decision.asked
