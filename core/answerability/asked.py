@@ -482,10 +482,12 @@ def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed
                    if carries(sentence.text if name != "exists" else sentence.context or sentence.text, name)]
         if carried:
             where = around(sentence, hit, True)
-            sided = not subject.sides or subject.holds_sides(where)
-            # ranking by it (asked_rank) asks more: the sentence's own surroundings, not its document's name
-            # (every sentence of 「助教小E使用手册」 is not about what 小E does at night)
-            own = subject.share(around(sentence, hit, False), whole=True)
+            # ranking by it (asked_rank) and each side ask more: the sentence's own surroundings, not its document's
+            # name (every sentence of 「助教小E使用手册」 is not about what 小E does at night; 「…最长 6 个月」 in
+            # 「退费与转班制度」 is no 转班 side of 「转班申请一般要几天能办好」)
+            own_around = around(sentence, hit, False)
+            sided = not subject.sides or subject.holds_sides(own_around)
+            own = subject.share(own_around, whole=True)
             for found, share in ((best, subject.share(where)), (whole, own)):
                 for k in carried:
                     value = 1.0 if kinds[k] in computed else (share if sided else 0.0) if kinds[k] in SIDED_KINDS \

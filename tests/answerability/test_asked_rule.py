@@ -387,3 +387,11 @@ def test_which_of_two_is_more_and_how_old_are_read(corpus_index, question, reaso
 def test_two_things_the_documents_compare_are_still_answered(corpus_index):
     decided = gate(corpus_index, "线上班和线下班哪个更便宜")
     assert not decided.refused and "compare" in decided.decision.asked
+
+
+def test_a_side_is_held_by_the_sentence_not_by_its_documents_name(corpus_index):
+    # 「退费与转班制度」 names 转班, but 「…最长 6 个月」 says nothing of a transfer's processing time
+    decided = gate(corpus_index, "转班申请一般要几天才能办好")
+    assert decided.refused and decided.decision.reason_code == REASON_CODE
+    assert not gate(corpus_index, "转班申请一般要几天才能办好", answerability_rules="-asked_sides").refused
+    assert not gate(corpus_index, "退费多久能到账").refused
