@@ -237,7 +237,7 @@ ASKED_KINDS: tuple[AskedKind, ...] = (
     AskedKind("upper", "上限", "{subject}最多多少", "保留学籍最长多久", _stating("upper")),
     AskedKind("lower", "下限", "{subject}最少多少", "最少几个人开班", _stating("lower")),
     AskedKind("age", "年龄", "{subject}年龄", "几岁可以报名", _stating("age")),
-    AskedKind("score", "分数", "{subject}分数", "分级测试考多少分能报商务级", _stating("score")),
+    AskedKind("score", "分数", "{subject}分数", "分级测试考多少分能跳级", _stating("score")),
     AskedKind("headcount", "人数", "{subject}人数", "一个班几个人", _stating("headcount")),
     AskedKind("lessons", "课时数", "{subject}课时数", "一个级别几节课", _stating("lessons")),
     AskedKind("count", "数量", "{subject}数量", "口语课一共有几级", _stating("count")),
