@@ -37,6 +37,7 @@ from core.conversations import RULE_NAMES as FOLLOWUP_RULES
 from core.conversations import parse_rules as parse_followup_rules
 from core.conversations import read_in_context
 from core.conversations.model_rewrite import rewrite as rewrite_with_model
+from core.conversations.text import without_levels
 from core.errors import ModelError
 from core.facts import NO_FACTS, SchoolFacts, read_chunk_facts
 from core.knobs import MAX_TOP_K, Knobs
@@ -124,7 +125,7 @@ class Assistant:
             found = Retrieval(question=text, candidates=hits)
         else:
             hits = asked_retrieve(self.analyzer.rules, read, hits, self._search, parse_asked(self.settings.asked_kinds),
-                                  self.facts.level_words)
+                                  (self.facts.every_level[0], without_levels(read, self.facts)))
             case = read_case(text, self.facts, self.case_kinds)
             terms, context = self.analyzer.split(read, self.glossary, case=case)
             ranked = rank(terms, hits)

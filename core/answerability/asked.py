@@ -308,29 +308,25 @@ Search = Callable[[str], Sequence[Hit]]
 
 
 def every_level_rescored(question: str, hits: Sequence[Hit], search: Search, asked: Asked,
-                         every_level: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[Hit, ...]:
+                         every_level: tuple[tuple[str, ...], str]) -> tuple[Hit, ...]:
     """The rule every_level: a chunk holding a sentence that states one value for every level (SchoolFacts.every_level:
     「每一级都是 16 课时」) is scored, for a question naming a level and asking the kind that sentence states, as if it
     named that level too: its retrieval score is the better of its own and the one it gets for the question without
-    the level's words (`search`, the same retrieval). The other candidates keep their scores; the union's best, as
-    many as `hits`, come back best first.
+    the levels it names (`every_level`: (those sentences, the question so read); `search`, the same retrieval). The
+    other candidates keep their scores; the union's best, as many as `hits`, come back best first.
 
     Fixes 「流利级多少课时」: the chunks naming 流利级 (the tuition list, the levels, the FAQ listing the levels)
     outscored 「每一级都是 16 课时」, which names no level, so it fell outside the first k and the gate refused with
     「资料里没有写“流利级课时数”」. Must not break 「学完商务级能帮忙推荐工作吗」: it asks no kind the every-level
     sentences state, so nothing is searched again and the gate refuses as before."""
-    common, level_words = every_level
-    if not common or not level_words:
-        return tuple(hits)
-    # 「每一级」「第二级」 name no level
-    stripped = re.sub(rf"(?<![每各第])(?:{'|'.join(map(re.escape, level_words))})", "", question)
-    if stripped == question or not stripped.strip():
+    common, unleveled = every_level
+    if not common or unleveled == question or not unleveled.strip():
         return tuple(hits)
     kinds = asked.checkable
     if not any(states(sentence, kind, asked.word(kind)) for sentence in common for kind in kinds):
         return tuple(hits)
     found = {(h.source, h.chunk): h for h in hits}
-    for hit in search(stripped):
+    for hit in search(unleveled):
         key = (hit.source, hit.chunk)
         if any(sentence in hit.text for sentence in common) and hit.score > (found[key].score if key in found else 0.0):
             found[key] = hit

@@ -133,7 +133,7 @@ def asked_check(rules: RuleSet, question: str, terms: Sequence[Term], ranked: Se
 
 
 def asked_retrieve(rules: RuleSet, question: str, hits: Sequence[Hit], search: Callable[[str], Sequence[Hit]],
-                   kinds: AskedKinds, every_level: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[Hit, ...]:
+                   kinds: AskedKinds, every_level: tuple[tuple[str, ...], str]) -> tuple[Hit, ...]:
     """The retrieve stage of the rules switched on (core.answerability.rules): the retrieved hits, searched again
     where what the question asks calls for it; as they were when no rule of the stage is on."""
     found = tuple(hits)

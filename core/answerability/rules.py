@@ -33,7 +33,8 @@ STAGES = {
     "token": "(analyzer, token, glossary) -> pieces | None：重切一个粘连的词（第一条适用的生效）",
     "weight": "(word) -> bool：True 表示这个词虽被标为虚词也算关键词",
     "terms": "(question, terms, case) -> 背景词：这些词不计入关键词（case：学员情况读取器读出的情况，没读时为 None）",
-    "retrieve": "(question, hits, search, asked, every_level) -> hits：检索之后、排序之前，按问的内容补检索（search：同一个检索）",
+    "retrieve": "(question, hits, search, asked, every_level) -> hits：检索之后、排序之前，按问的内容补检索（search：同一个检索；"
+                "every_level：每一级都一样的句子，和去掉级别名的问题）",
     "decide": "(question, terms, asked, ranked) -> 检查 | None：闸门判断时另加的一项（按候选片段量好，不看参数）",
     "rank": "(ranked, check) -> (ranked, check)：按问的内容把候选片段重新排序（检查是 decide 阶段量好的）",
     "bind": "(question, subject, asked) -> 几组词：写了所问内容的句子，周围还要有每一组的主词（组里权重 × 专指度最大的词）",

@@ -390,18 +390,9 @@ def fact_sentences(question: str, sentences: Sequence[str]) -> tuple[str, ...]:
 HELD_SHARE = 0.5
 
 
-def _scopes() -> tuple[tuple[str, frozenset[str]], ...]:
-    """(a document word, the words it covers) per line of core/data/scope_words.txt, in its order."""
-    found: dict[str, set[str]] = {}
-    for line in (DATA / "scope_words.txt").read_text(encoding="utf-8").splitlines():
-        if line.lstrip().startswith("#") or "：" not in line:
-            continue
-        word, covered = line.split("：", 1)
-        found.setdefault(normalize(word.strip()), set()).update(normalize(w) for w in covered.split())
-    return tuple((word, frozenset(covered)) for word, covered in found.items())
-
-
-SCOPES = _scopes()
+# (a document word, the words it covers), from core/data/scope_words.txt (one 「word：covered words」 line each)
+SCOPES = tuple((normalize(word), frozenset(map(normalize, covered)))
+               for word, covered in _case_word_lists(DATA / "scope_words.txt").items())
 
 
 def scope_held(terms: Sequence[Term], sentence: str) -> set[Term]:

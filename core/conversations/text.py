@@ -41,6 +41,13 @@ def blank(text: str, spans: list[Span]) -> str:
     return text
 
 
+def without_levels(text: str, facts: SchoolFacts) -> str:
+    """`text` without the levels it names (`level_spans`): 「流利级多少课时」 → 「多少课时」; 「每一级」 names none."""
+    for start, end, _ in reversed(level_spans(text, facts)):
+        text = text[:start] + text[end:]
+    return text
+
+
 def level_spans(text: str, facts: SchoolFacts) -> list[Span]:
     """The levels `text` names: the documents' names (and their aliases), or 「N级」 of a level the documents have."""
     names = tuple(w for lv in facts.levels for w in lv.words)

@@ -168,17 +168,6 @@ class SchoolFacts:
         naming = "\n".join(dict.fromkeys(lv.source.sentence for lv in self.levels))
         return (common, naming) if common and naming else ((), "")
 
-    @cached_property
-    def level_words(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(the sentences stating one value for every level, every word naming a level — its names and 「N级」 —
-        longest first): what the
-        retrieval rule every_level reads (core.answerability.asked.every_level_rescored)."""
-        numbered = {f"{form}级" for lv in self.levels
-                    for form in (str(lv.number), "一二三四五六七八九十"[lv.number - 1] if 0 < lv.number <= 10 else "")
-                    if form}
-        words = sorted({w for lv in self.levels for w in lv.words} | numbered, key=len, reverse=True)
-        return (self.every_level[0], tuple(words)) if self.every_level[0] else ((), ())
-
     def differs(self, name: str) -> bool:
         """Whether the per-level fact `name` has different values for different levels."""
         return len({f.value for f in self.by_level(name).values() if f is not None}) > 1

@@ -326,7 +326,7 @@ def test_every_level_rescoring_takes_the_better_score_and_keeps_the_length(corpu
 
     hits = assistant._search("流利级多少课时")
     found = every_level_rescored("流利级多少课时", hits, search, read_asked("流利级多少课时"),
-                                 assistant.facts.level_words)
+                                 (assistant.facts.every_level[0], "多少课时"))
     assert searched == ["多少课时"]  # the level's words out, nothing else
     assert len(found) == len(hits) and [h.rank for h in found] == list(range(1, len(found) + 1))
     assert [h.score for h in found] == sorted((h.score for h in found), reverse=True)
