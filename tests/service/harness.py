@@ -30,6 +30,16 @@ from tests.paths import CORPUS, ROOT
 START_TIMEOUT = 60.0
 
 
+def within_one_window(needed_s: float = 15.0) -> None:
+    """Wait, if need be, until at least `needed_s` seconds of the current rate-limit window are left: the limits count
+    in fixed one-minute windows (core.stores.rate_limits), so requests a test counts must not straddle two of them."""
+    from core.stores.rate_limits import WINDOW_S
+
+    left = WINDOW_S - time.time() % WINDOW_S
+    if left < needed_s:
+        time.sleep(left + 0.5)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
