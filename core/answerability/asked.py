@@ -64,12 +64,14 @@ _ASKING_PARTS = tuple(sorted({w for w in RETRIEVAL_QUESTION_WORDS if w not in ("
 _CLAUSE_RE = re.compile(r"[，,。！!？?；;\s]+")
 
 
-STAGES = ("before", "after")  # the student's-case word lists of the course's stage (core/data/case_words.txt)
+# The student's-case word lists (core/data/case_words.txt) a rule said with none of their words holds for every one
+# of: the course's stage (开课前 / 开课后) and the channel a thing is done through (App / 前台).
+SCOPES = (("before", "after"), ("channel",))
 
 
-def _stage(text: str) -> bool:
-    """Whether `text` names where the course is (开课前 / 开课后 …: the case reader's stage words)."""
-    return any(said(text, stage) for stage in STAGES)
+def _scope(text: str) -> tuple[str, ...] | None:
+    """The scope (SCOPES) whose words `text` names, None when it names none."""
+    return next((scope for scope in SCOPES if any(said(text, name) for name in scope)), None)
 
 
 @dataclass(frozen=True)
@@ -98,13 +100,15 @@ class Subject:
     def holds_sides(self, context: str) -> bool:
         """Whether `context` (normalised) holds each side's main word — its heaviest by weight × specificity —
         at least SUBJECT_SHARE of it (graded, as `share` counts): 保留学籍 of 「保留学籍的申请交上去」, not 交上去.
-        A course stage (开课后) as the main word is held too by a context naming no stage: a rule said for no stage
-        holds at every stage (「开课后退费多久能到账」 is answered by 「审核通过后 7 个工作日内原路退回」)."""
+        A course stage (开课后) or a channel (App) as the main word is held too by a context naming no word of its
+        scope (SCOPES): a rule said for no stage holds at every stage, one said for no channel through every channel
+        (「开课后退费多久能到账」 and 「在App申请退费多久到账」 are answered by 「审核通过后 7 个工作日内原路退回」)."""
         def held(side: tuple[Term, ...]) -> bool:
             main = max(side, key=lambda t: t.weight * t.specificity)
             if credit(main, [context], graded=True) >= SUBJECT_SHARE:
                 return True
-            return _stage(main.typed or main.text) and not _stage(context)
+            scope = _scope(main.typed or main.text)
+            return scope is not None and not any(said(context, name) for name in scope)
 
         return all(held(side) for side in self.sides)
 
@@ -147,7 +151,7 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequ
 # to what (「退费申请是谁来审核」: 「学员本人可以在 App 内提交退费申请」 says who applies, not who reviews). A clock time
 # or a year is asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为
 # 9:00–21:00」).
-SIDED_KINDS = ("duration", "amount", "person")
+SIDED_KINDS = ("duration", "amount", "person", "place")
 # A side's word counts when its specificity (idf over that of a word in one chunk) is at least half, the even split
 # as SUBJECT_SHARE — in the shipped 26 chunks, a word in at most 5 of them: 钱 or 课, which many chunks use, says
 # nothing of which matter a sentence is about.

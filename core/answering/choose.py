@@ -204,11 +204,11 @@ def choose_sentences(question: str, references: tuple[tuple[int, str], ...], key
         return any(states(text, kind, found.word(kind)) for kind in kinds)
 
     # Filler goes: a sentence of an answer holds a whole form of a content word of the question, or one of its
-    # figures as written, or part of one while it states what is asked (the settling FAQ's answer stands whole:
-    # students ask in its words).
+    # figures as written, or part of one while it (or the FAQ question it answers) states what is asked (the
+    # settling FAQ's answer stands whole: students ask in its words).
     related = [(score, s) for score, s in scored
                if (settling and s.faq == settling) or not words or touches(s.shown, words, own, share=1.0)
-               or (touches(s.shown, words, own) and carries(s.text))]
+               or (any(touches(t, words, own) for t in (s.shown, s.faq) if t) and carries(s.text))]
     if not related:
         best = max(scored, key=lambda item: (item[0], -item[1].number, -item[1].position))[1]
         return Choice((best,), nearest=True)

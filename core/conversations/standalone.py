@@ -212,8 +212,10 @@ def no_subject(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS,
     if not _told(message, facts) or not verbs:
         return True
     # figures of the student's asked with a matter's verb: a case of its own, unless it adds to the case the previous
-    # question told about the same matter (「交了5600 能退多少」 after 「我上了7节了，退费……」)
-    return _told(previous, facts) and all(verb in previous for verb in verbs)
+    # question told about the same matter, with figures or with the reason for it (「交了5600 能退多少」 after
+    # 「我上了7节了，退费……」, 「要走8个月能保留吗」 after 「工作调动申请保留学籍要交什么证明」)
+    told = _told(previous, facts) or bool(find(previous, dict(slot_groups()).get("reason", ())))
+    return told and all(verb in previous for verb in verbs)
 
 
 def not_alone(_message: str, stands_alone: bool, _facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:

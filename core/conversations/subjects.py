@@ -83,10 +83,17 @@ def _relational_spans(text: str) -> list[Span]:
     return out
 
 
+@cache
+def _asked_measure() -> re.Pattern[str]:
+    """A measure asked with 几 or 多少 (「几个礼拜」「多少课时」): how much is asked, not a thing named."""
+    measures = "|".join(sorted(map(re.escape, words("measure")), key=len, reverse=True))
+    return re.compile(rf"(?:几|多少)个?(?:{measures})")
+
+
 def subjects(text: str, facts: SchoolFacts = NO_FACTS) -> tuple[str, ...]:
     """The things `text` names of its own, in text order (see the module doc)."""
     kept: list[Span] = []
-    rest = _blank(text, _asked_spans(text))
+    rest = _blank(text, _asked_spans(text) + [(m.start(), m.end(), m.group()) for m in _asked_measure().finditer(text)])
     rest = _blank(rest, _relational_spans(rest))
     matters = dict(slot_groups()).get("matter", ())
     naming = set(words("subject_groups"))

@@ -174,8 +174,11 @@ def figures(draft: Draft) -> None:
             draft.rest = blank(draft.rest, in_message)
             draft.rules.append(name)
             continue
-        if set(read_asked(draft.rest).kinds) - {"yes_no"}:
+        mine = set(read_asked(draft.rest).kinds)
+        if mine - {"yes_no"}:
             return  # 「我交了3600上了2节 要扣多少手续费」 asks a thing of its own: no situation to put in front; `asked` keeps it
+        if mine and "yes_no" not in read_asked(draft.question).kinds and find(draft.rest, words("matter_verb")):
+            return  # 「要走8个月能保留吗」 after 「…要交什么证明」 asks yes or no of a matter where the previous asked a thing
         clause = compact(strip_marks(draft.rest, words("opener"), words("closer")))
         for word in words("condition"):  # 「要是上了5节」: the student's clause is 「上了5节」
             clause = clause.removeprefix(word)
@@ -323,8 +326,9 @@ def asked(draft: Draft) -> None:
     rest = compact(strip_marks(draft.rest, words("opener"), ()))
     if not rest or not asks_any(rest):
         return
-    if find(rest, words("anaphor")) and read_asked(rest).kinds in ((), ("yes_no",)):
-        return  # 「线上班也是吗」: the previous question's asking stands
+    pointing = find(rest, words("anaphor"))
+    if pointing and read_asked(blank(rest, pointing)).kinds in ((), ("yes_no",)):
+        return  # 「线上班也是吗」「第三次还是这个价吗」: the previous question's asking stands
     if any(word not in draft.pending for word in subjects(rest, draft.facts)):
         return  # it names a subject of its own
     kept = subject(draft.question, draft.facts)

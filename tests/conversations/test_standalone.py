@@ -570,3 +570,23 @@ def test_swap_opener_a_message_changing_the_previous_question_is_a_follow_up():
     found = read("二级转四级要补多少", "换成三级转四级", alone=True)
     assert (found.question, found.kind) == ("三级转四级要补多少", FOLLOW_UP)
     assert read("二级转四级要补多少", "换成三级转四级", alone=True, rules=parse_rules("-swap_opener")).kind == TOPIC_SWITCH
+
+
+# -- round 16: mechanisms that generalise (my own examples, written from the documents, not from any labelled set) -----
+
+@pytest.mark.parametrize(("previous", "message", "expected", "alone"), [
+    # a rest whose asking only points back (还是这个价) keeps the previous question's asking
+    ("第二次转班手续费多少钱", "第四次还是这个价吗", "第四次转班手续费多少钱", False),
+    # a measure asked with 几 (几个礼拜) is how much is asked, not a thing of the message's own
+    ("二级一共多少课时", "要上几个礼拜", "二级要上几个礼拜？", False),
+    # 证件 needs an owner, as 证明 does (relational)
+    ("孩子还没成年，退费谁来办", "要带什么证件", "孩子还没成年，退费要带什么证件？", False),
+    # the previous question told the reason of the same matter: the student's figure adds to that case, and a yes/no
+    # asked of the matter (能保留吗) takes the place of the thing the previous question asked (证明)
+    ("因病申请保留学籍要什么证明", "要停5个月能保留吗", "因病保留学籍要停5个月能保留吗？", True),
+    # 咋整 asks, as 咋办 does: none of it stays in the subject
+    ("我工作调动要去外地半年 课咋整", "最多能留多久", "我工作调动要去外地半年，课最多能留多久？", False),
+])
+def test_round16_follow_ups(previous, message, expected, alone):
+    found = read(previous, message, alone=alone)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
