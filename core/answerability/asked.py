@@ -48,7 +48,10 @@ from core.case.asked import (
     states_rate,
 )
 from core.case.words import said
+from core.conversations.subjects import nominal
+from core.conversations.words import slot_groups
 from core.corpus.sentences import Sentence, reference_sentences
+from core.language.lexicon import lexicon
 from core.language.text import normalize
 from core.language.words import RETRIEVAL_QUESTION_WORDS
 from core.values import Hit, Term
@@ -143,7 +146,10 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequ
     inside = tuple(t for t in whole if any(normalize(t.typed or t.text) in normalize(c) for c in asking))
     sets = (inside, whole) if inside and inside != whole else (whole,)
     sides = tuple(side for binder in binders for side in binder(question, whole, asked))
-    return Subject(sets=sets, named=_named(question, terms, asked), sides=sides)
+    # an asking clause naming nothing of its own (「…，手续费多少」) is named by its first side (保留学籍)
+    named = _named(question, terms, asked) or next(
+        (t.typed or t.text for side in sides[:1] for t in side[:1]), "")
+    return Subject(sets=sets, named=named, sides=sides)
 
 
 # The kinds asked of something on each side of the asking word: a duration of what happens to what (「转人工之后
@@ -158,6 +164,9 @@ SIDED_KINDS = ("duration", "amount", "person", "place")
 SPECIFIC = 0.5
 
 
+# The matters a student asks about (退费, 转班, 保留学籍 …: core/data/followup_words.txt's slot.matter): one named in the
+# clause just before an asking clause naming none is a side of what that clause asks.
+MATTERS = tuple(normalize(m) for m in dict(slot_groups()).get("matter", ()))
 # 「X 的话，…」「X 以后，…」: X is the condition or the time the next clause is asked under
 CONDITION_ENDS = ("的话", "以后", "之后")
 # 「要是 X，…」「如果 X，…」: the same, said before X
@@ -192,9 +201,15 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     after = tuple(t for found, t in placed if found >= at + len(word))
     # the condition the question is asked under is a side too (「申请保留学籍的话，审核要多久」: the leave's review)
     held = {t for _, t in placed}
-    condition = tuple(t for _, t in specific_in(clauses[i - 1]) if t not in held) \
-        if i > 0 and (clauses[i - 1].endswith(CONDITION_ENDS) or any(w in clauses[i - 1] for w in CONDITION_WORDS)) \
-        else ()
+    before_clause = clauses[i - 1] if i > 0 else ""
+    condition: tuple[Term, ...] = ()
+    if before_clause.endswith(CONDITION_ENDS) or any(w in before_clause for w in CONDITION_WORDS):
+        condition = tuple(t for _, t in specific_in(before_clause) if t not in held)
+    elif not any(m in clause for m in MATTERS):
+        # a matter named in the clause before (「办保留学籍要不要交钱呀，手续费多少」) is what the asking clause asks of
+        named = [m for m in MATTERS if m in before_clause]
+        condition = tuple(t for _, t in specific_in(before_clause)
+                          if t not in held and any(normalize(t.typed or t.text) in m for m in named))
     return tuple(side for side in (condition, before, after) if side)
 
 
@@ -389,7 +404,11 @@ def check_asked(question: str, terms: Sequence[Term], asked: Asked, ranked: Sequ
         around = surroundings(sentence, hit, stem=stem)
         return f"{around}\n{levels}" if levels and normalize(sentence.text) in common else around
 
-    measured = [_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries, where) for hit in ranked]
+    # a choice is about what the question asks it of, not about its options (「分级测试是去校区考还是在App上做」: a
+    # sentence naming App and 校区 for a refund holds the options, not 分级测试): `_chosen_of`
+    chosen_of = _chosen_of(subject, options)
+    measured = [_candidate_shares(hit, kinds, subject, computed | {"exists"}, carries, where, chosen_of)
+                for hit in ranked]
     return AskedCheck(asked=asked, subject=subject, kinds=kinds, shares=tuple(m[0] for m in measured),
                       whole=tuple(m[1] for m in measured), own_case=own_case,
                       choice="还是".join(option.typed or option.text for option in options), thing=thing,
@@ -414,6 +433,29 @@ def _thing(question: str, terms: Sequence[Term], word: str) -> tuple[str, tuple[
     return "", ()
 
 
+# jieba's tags of words naming a place (s: 网上, 家里), a position (f: 当面) or a kind (b: 二级)
+_THING_TAGS = ("s", "f", "b")
+
+
+def _names_thing(term: Term) -> bool:
+    """A term naming a thing of two characters or more (校区, App, 网上, 分级测试), not a verb or one character (报,
+    高)."""
+    word = term.typed or term.text
+    return len(word) >= 2 and (nominal(word) or lexicon().tags.get(word) in _THING_TAGS)
+
+
+def _chosen_of(subject: Subject, options: Sequence[Term]) -> Subject:
+    """What a choice between two things is asked of: the subject without the options, when both options and something
+    left name things (「分级测试是去校区考还是在App上做」 → 分级测试); else the subject (「线下班贵还是线上班贵」: the options
+    are what is asked about; 「都是16课时吗还是越高越多」: no two things to choose between)."""
+    if len(options) != 2 or not all(_names_thing(option) for option in options):
+        return subject
+    sets = tuple(tuple(t for t in terms if t not in options) for terms in subject.sets)
+    if not any(_names_thing(t) for t in sets[-1]):
+        return subject
+    return Subject(sets=sets, named=subject.named)
+
+
 def _options(question: str, terms: Sequence[Term]) -> tuple[Term, ...]:
     """The two options of a choice written out, as terms: the last content word before 还是 and the first after it
     (「分级测试是线上做还是要去校区做」 → 线上, 校区); () when either side has none."""
@@ -426,10 +468,16 @@ def _options(question: str, terms: Sequence[Term]) -> tuple[Term, ...]:
         """The content word of `side` nearest 还是 that `other` does not say too (「一起交还是分开交」: 一起, 分开)."""
         placed = [(side.rfind(w) if last else side.find(w), t) for t in terms if t.weight > 0 and t.known
                   for w in [normalize(t.typed or t.text)] if w and w in side and w not in other]
+        # a thing named is the option, not the verb done to it (「分级测试是去校区考还是在App上做」: 校区, App; not 考), and
+        # what the question is about is said before its 是 (「教材是一起交还是分开交」: 教材 is no option)
+        start = side.rfind("是") + 1 if last else 0
+        placed = [p for p in placed if p[0] >= start and nominal(p[1].typed or p[1].text)] or placed
         return (max(placed, key=lambda p: p[0]) if last else min(placed, key=lambda p: p[0]))[1] if placed else None
 
     first, second = at(before, after, last=True), at(after, before, last=False)
-    return (first, second) if first is not None and second is not None and first != second else ()
+    if first is None or second is None or first == second or not (_names_thing(first) and _names_thing(second)):
+        return ()  # 「是直接报三级，还是一二级也得先补上」 chooses between two courses of action, not two things named
+    return first, second
 
 
 # What a question asks and asks about (多少钱, 价格 …), longest first: a side of a comparison naming only these names no
@@ -470,9 +518,10 @@ COMPUTED_KINDS = ("amount", "upper", "lower")
 
 def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed: frozenset[str],
                       carries: Callable[[str, str], bool], around: Callable[[Sentence, Hit, bool], str],
-                      ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+                      chosen_of: Subject | None = None) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """The best share of each kind's qualifying sentence in `hit`, about the subject (`Subject.share`), and about the
-    whole question's subject in the sentence's own surroundings (`around(…, False)`: without the document's name)."""
+    whole question's subject in the sentence's own surroundings (`around(…, False)`: without the document's name);
+    a choice's, about `chosen_of` (the subject without the options)."""
     best = [0.0] * len(kinds)
     whole = [0.0] * len(kinds)
     for sentence in reference_sentences(hit.text):
@@ -487,9 +536,9 @@ def _candidate_shares(hit: Hit, kinds: Sequence[str], subject: Subject, computed
             # 「退费与转班制度」 is no 转班 side of 「转班申请一般要几天能办好」)
             own_around = around(sentence, hit, False)
             sided = not subject.sides or subject.holds_sides(own_around)
-            own = subject.share(own_around, whole=True)
-            for found, share in ((best, subject.share(where)), (whole, own)):
-                for k in carried:
+            for k in carried:
+                about = chosen_of if kinds[k] == "choice" and chosen_of is not None else subject
+                for found, share in ((best, about.share(where)), (whole, about.share(own_around, whole=True))):
                     value = 1.0 if kinds[k] in computed else (share if sided else 0.0) if kinds[k] in SIDED_KINDS \
                         else share
                     found[k] = max(found[k], value)

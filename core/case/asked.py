@@ -528,10 +528,14 @@ _CLAUSES_RE = re.compile(r"[。？?！!；;，,\s]+")
 
 def alternatives(question: str) -> tuple[str, str] | None:
     """The two options of a choice written out (「分级测试是线上做还是要去校区做」 → 「分级测试是线上做」,
-    「要去校区做」): the clause's words before and after 还是, as typed; None without one."""
-    for clause in _CLAUSES_RE.split(question):
+    「要去校区做」): the clause's words before and after 还是, as typed (a clause opening with 还是 takes the clause before
+    it: 「要去校区做，还是在家网上就能做」); None without one."""
+    clauses = _CLAUSES_RE.split(question)
+    for i, clause in enumerate(clauses):
         for word in _ALTERNATIVES:
             before, found, after = clause.partition(word)
+            if found and not before.strip() and after.strip() and i and clauses[i - 1].strip():
+                return clauses[i - 1].strip(), after.strip()  # 「要去校区做，还是在家网上就能做」: the clause before
             if found and before.strip() and after.strip():
                 return before.strip(), after.strip()
     return None

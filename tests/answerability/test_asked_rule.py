@@ -429,3 +429,33 @@ def test_a_side_is_held_by_the_sentence_not_by_its_documents_name(corpus_index):
 def test_light_verbs_and_frames_weigh_nothing(corpus_index, question):
     decided = gate(corpus_index, question)
     assert not decided.refused, decided.reason
+
+
+# A matter named in the clause before an asking clause naming none (「办保留学籍要不要交钱，手续费多少」) is a side of
+# what that clause asks: the 100 元 transfer fee and the refund's 5% fee are no 保留学籍 fee.
+@pytest.mark.parametrize(("question", "reason"), [
+    ("办保留学籍要不要交钱，手续费多少", "资料里没有写“保留学籍价格”"),
+    ("保留学籍的申请交上去了，多久能批下来", "资料里没有写“批下来要多久”"),
+])
+def test_a_matter_named_in_the_clause_before_is_a_side(corpus_index, question, reason):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.reason == reason
+    assert not gate(corpus_index, question, answerability_rules="-asked_sides").refused  # what the rule adds
+    # the asking clause naming a matter of its own keeps its own sides: the transfer fee is stated
+    assert not gate(corpus_index, "我想问下转班，第二次转班手续费多少").refused
+
+
+# A choice between two things is asked of the rest of the question: a sentence naming 校区 and App for a refund holds
+# the options, not 分级测试. A clause opening with 还是 takes the clause before it as the other option.
+@pytest.mark.parametrize("question", ["分级测试是去校区考还是在App上做", "分级测试要去校区做，还是在家网上就能做？"])
+def test_a_choice_is_asked_of_what_is_left_besides_its_options(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.decision.reason_code == REASON_CODE, decided.reason
+
+
+@pytest.mark.parametrize("question", ["线下班贵还是线上班贵",  # the options are what is asked about
+                                      "测出来是三级的话，是直接报三级，还是一二级也得先补上？",  # two courses of action
+                                      "退费是在App申请还是去前台"])
+def test_a_choice_the_documents_settle_is_still_answered(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
