@@ -44,7 +44,7 @@ def _tag_nominal(word: str) -> bool:
     if tag is None or tag in FUNCTION_TAGS or word in QUESTION_WORDS:
         return False
     if len(word) == 1:
-        return tag == "n"
+        return tag == "n" and word not in words("verb_like")
     return tag.startswith(_NOMINAL_TAGS[0]) or tag in _NOMINAL_TAGS
 
 

@@ -285,16 +285,27 @@ def _clause_subject(clause: str, facts: SchoolFacts) -> str:
     return kept
 
 
+_COUNTED = re.compile(r"(?:几|多少)个(.+)")  # 「几个级别」 counts 级别
+
+
 def subject(question: str, facts: SchoolFacts) -> str:
     """What the previous question is about: its clauses but the last, then the last clause's subject
     (`_clause_subject`), with the matters named after the cut kept (「工作调动保留学籍要啥证明」 → 「工作调动保留学籍」;
-    「在前台能申请退费吗」 → 「在前台退费」; 「我报的二级，交了4200，能退多少」 → 「我报的二级，交了4200」)."""
+    「在前台能申请退费吗」 → 「在前台退费」; 「我报的二级，交了4200，能退多少」 → 「我报的二级，交了4200」), and the
+    thing a count counts (「口语一共分几个级别」 → 「口语…级别」)."""
     text = _CLAUSE_SPACE.sub("，", strip_marks(question, words("opener"), ()).rstrip(END + " "))
     parts = re.split(r"([，,；;])", text)
     head, last = "".join(parts[:-1]), parts[-1]
     kept = _clause_subject(last, facts)
     matters = [w for _, _, w in find(last, dict(slot_groups()).get("matter", ())) if w not in kept]
-    kept = compact(kept + "".join(matters))
+    # 「口语一共分几个级别」: what the count counts is what it is about (级别)
+    counted = next((m.group(1) for w in read_asked(last).words if (m := _COUNTED.match(w))), "")
+    # a thing named after the cut is what is asked of too (「报名前要先测试吗」 → 「报名前测试」), unless it is one of the
+    # interchangeable words, the other end of what the question relates (「转班手续费包含在学费里吗」: 学费)
+    after = last[last.find(kept) + len(kept):] if kept and kept in last else ""
+    grouped = {w for _, listed in slot_groups() for w in listed}
+    things = [w for w in subjects(after, facts) if w not in kept and w not in grouped and w != counted]
+    kept = compact(kept + "".join(matters) + "".join(things) + (counted if counted not in kept else ""))
     return compact(head) + "，" if head and not kept else compact(head + kept)
 
 

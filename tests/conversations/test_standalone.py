@@ -586,6 +586,12 @@ def test_swap_opener_a_message_changing_the_previous_question_is_a_follow_up():
     ("因病申请保留学籍要什么证明", "要停5个月能保留吗", "因病保留学籍要停5个月能保留吗？", True),
     # 咋整 asks, as 咋办 does: none of it stays in the subject
     ("我工作调动要去外地半年 课咋整", "最多能留多久", "我工作调动要去外地半年，课最多能留多久？", False),
+    # 学 of 学完 is an action, not a thing of the message's own (verb_like), even when the gate answers it alone
+    ("每级多少课时", "几周能学完", "每级几周能学完？", True),
+    ("二级一共多少课时", "几个礼拜能学完", "二级几个礼拜能学完？", True),
+    # what a count counts (几个级别) and a thing named after the predicate (要先测试) stay in the subject
+    ("口语课一共分几个级别", "最高那个叫啥", "口语课分级别最高那个叫啥？", False),
+    ("报名前要先测试吗", "要多久", "报名前测试要多久？", False),
 ])
 def test_round16_follow_ups(previous, message, expected, alone):
     found = read(previous, message, alone=alone)
