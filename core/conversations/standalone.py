@@ -193,8 +193,9 @@ def relational(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS,
 
 def situation(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """It asks nothing and only tells the student's situation with a figure the case reader reads (「医生说可能要半年」
-    「我之前已经转过一次了」): the figure goes into the previous question."""
-    if asks_any(message):
+    「我之前已经转过一次了」「要是其实只付了5000呢」: a closing 呢 asks nothing): the figure goes into the previous
+    question."""
+    if asks_any(strip_marks(message, (), words("closer"))):
         return False
     return any(f.kind != LEVEL for f in figure_spans(message, facts.level_numbers or None))
 

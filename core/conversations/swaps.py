@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from core.case.asked import read_asked
 from core.case.figures import LESSONS, LEVEL
-from core.case.spans import figure_spans
+from core.case.spans import AGE, figure_spans
 from core.case.words import words as case_words
 from core.conversations.subjects import subjects
 from core.conversations.text import Span, blank, compact, find, level_spans, without
@@ -183,14 +183,31 @@ def figures(draft: Draft) -> None:
         for word in words("condition"):  # 「要是上了5节」: the student's clause is 「上了5节」
             clause = clause.removeprefix(word)
         stage = find(draft.question, dict(slot_groups())[STARTED]) if kind == LESSONS and not role else []
+        decided = _decided_clause(draft.question, kind)
         if stage:  # 「还没开课」 was the lessons taken in words: the new count replaces it
             draft.question = _replace(draft.question, stage[-1:], [clause])
+        elif decided:  # 「我已经成年了」 was the age in words: the student's clause with the age replaces it
+            draft.question = draft.question.replace(decided, clause, 1)
         else:
             draft.front.append(clause)
             draft.clause = draft.clause or compact(without(clause, words("filler"))) != in_message[0][2]
         draft.rest = ""
         draft.rules.append(name)
         return
+
+
+# A figure that decides a slot said in words: an age decides whether the student is a minor (slot.minor: 成年 / 未成年).
+DECIDED_SLOTS = {AGE: "minor"}
+
+
+def _decided_clause(question: str, kind: str) -> str:
+    """The clause of `question` saying in words the slot a figure of `kind` decides (「我已经成年了」 for an age), the
+    word alone when the question is that one clause (「未成年人」), or ""."""
+    listed = dict(slot_groups()).get(DECIDED_SLOTS.get(kind, ""), ())
+    clauses = [c for c in re.split(r"[，,；;\s]+", question.rstrip(END)) if c]
+    said = next((c for c in clauses if find(c, listed)), "") if listed else ""
+    # a question of one clause (「未成年人退费谁来申请」) keeps its asking: only the word is replaced
+    return find(said, listed)[0][2] if said and len(clauses) == 1 else said
 
 
 # A count of something the student-case reader has no kind for (「两个级别」「3个人」): a numeral, then its measure —

@@ -596,3 +596,15 @@ def test_swap_opener_a_message_changing_the_previous_question_is_a_follow_up():
 def test_round16_follow_ups(previous, message, expected, alone):
     found = read(previous, message, alone=alone)
     assert (found.question, found.kind) == (expected, FOLLOW_UP)
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # an age decides whether the student is a minor: it replaces the clause that said so in words
+    ("我已经成年了，退费能自己申请吗", "那我孩子才13岁的话呢", "我孩子才13岁，退费能自己申请吗"),
+    ("未成年人退费谁来申请", "孩子16岁呢", "孩子16岁退费谁来申请"),
+    # a closing 呢 asks nothing: 「要是…只付了…呢」 only tells the student's figure (situation)
+    ("我交了4800上了2节，开课后退费怎么算", "要是其实用了券只付了4500呢", "我交了4500上了2节，开课后退费怎么算"),
+])
+def test_round16_figures_decide_slots_and_conditions_tell_figures(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
