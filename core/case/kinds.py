@@ -35,7 +35,7 @@ _LEVEL_COUNT_RE = re.compile(rf"(?<![第每])({_NUM}{{1,2}})\s*个\s*级(?:别)?
 _DISCOUNT_RATE_RE = re.compile(r"(?:打了?|按|是)?\s*([一二三四五六七八九\d]{1,2}(?:\.\d)?)\s*折(?!扣)")
 # 「要转3次班」「换两次」: how many transfers in all (not 转过2次, transfers so far; not 第3次, which one).
 _COUNT_RE = re.compile(rf"(?<!第){alt('moved')}(?!过)了?\s*({_NUM}{{1,2}})\s*[次回]")
-_BEFORE_COUNT_RE = re.compile(rf"{alt('moved')}过\s*({_NUM}{{1,2}})\s*[次回]")  # 转过2次: the next is the 3rd
+_BEFORE_COUNT_RE = re.compile(rf"{alt('moved')}[过了]\s*({_NUM}{{1,2}})\s*[次回]")  # 转过2次, 转了两回: the next is the 3rd
 # 「再转两次」「还要转两次」: transfers to come after those made.
 _MORE_RE = re.compile(rf"{alt('more_verb')}\s*{alt('moved')}(?!过)\s*({_NUM}{{1,2}})\s*[次回]")
 _HALF_RE = re.compile(rf"{alt('half_verb')}{alt('half_done', optional=True)}\s*{alt('half_adverb', optional=True)}\s*一半")

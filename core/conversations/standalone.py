@@ -195,8 +195,8 @@ def situation(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS, 
     """It asks nothing and only tells the student's situation with a figure the case reader reads (「医生说可能要半年」
     「我之前已经转过一次了」「要是其实只付了5000呢」: a closing 呢 asks nothing): the figure goes into the previous
     question."""
-    if asks_any(strip_marks(message, (), words("closer"))):
-        return False
+    if any(asks_any(strip_marks(clause, (), words("closer"))) for clause in _CLAUSES.split(message) if clause):
+        return False  # 「要是我付的是3300呢，用了券」: each clause's closing 呢 asks nothing
     return any(f.kind != LEVEL for f in figure_spans(message, facts.level_numbers or None))
 
 

@@ -84,6 +84,7 @@ TIMES = [
     ("之前已经转过一次了 这是第二次", 2),
     ("转过两次了 这是第二次", None),  # contradicts itself: asked for, not guessed
     ("头一回转 要钱不", 1),
+    ("已经转了两回了 这次还要钱吗", 3),  # 转了 as 转过
 ]
 
 

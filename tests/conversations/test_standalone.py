@@ -604,6 +604,10 @@ def test_round16_follow_ups(previous, message, expected, alone):
     ("未成年人退费谁来申请", "孩子16岁呢", "孩子16岁退费谁来申请"),
     # a closing 呢 asks nothing: 「要是…只付了…呢」 only tells the student's figure (situation)
     ("我交了4800上了2节，开课后退费怎么算", "要是其实用了券只付了4500呢", "我交了4500上了2节，开课后退费怎么算"),
+    # … and so does a 呢 closing a clause before another that only tells (「…呢，用了券」)
+    ("我实付4200报的二级，开课前退能退多少", "要是我付的是4000呢，有优惠", "我实付4000报的二级，开课前退能退多少"),
+    # 转了两回 tells the transfers made, as 转过一次 does
+    ("我转过一次班，想再换个时段要钱吗", "要是已经转了两回了呢", "我转了两回班，想再换个时段要钱吗"),
 ])
 def test_round16_figures_decide_slots_and_conditions_tell_figures(previous, message, expected):
     found = read(previous, message, alone=True)
