@@ -68,10 +68,24 @@ def _bare(text: str) -> str:
 
 # -- does it stay as it is? ------------------------------------------------------------------------------------------
 
+def _leads_with_swap(message: str, previous: str) -> bool:
+    """Its first clause ends with 呢 or 的话 and names a word of a group (core/data/followup_words.txt slot.*) another
+    word of which the previous question names, and another clause follows: 「退费呢，能帮我办不」 after 「小E能帮我直接
+    报名吗」 asks the previous question of 退费."""
+    clauses = [c for c in _CLAUSES.split(message) if c]
+    if len(clauses) < 2 or not clauses[0].endswith(tuple(_bare(w) for w in words("closer"))):
+        return False
+    for _, listed in slot_groups():
+        named = [w for _, _, w in find(clauses[0], listed)]
+        if named and any(w not in named for _, _, w in find(previous, listed)):
+            return True
+    return False
+
+
 def own_subject(message: str, stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:
     """The gate answers it alone, it asks, and it names a matter the previous question does not (「那转班要钱吗」
     after 「我交了5600上了3节能退多少」): a new question, whatever its length or its 那."""
-    if not stands_alone or not asks(message):
+    if not stands_alone or not asks(message) or _leads_with_swap(message, previous):
         return False
     matters = dict(slot_groups()).get("matter", ())
     if any(word not in previous for _, _, word in find(message, matters)) and not points_back(message, True):
@@ -116,7 +130,8 @@ def new_subject(message: str, _stands_alone: bool, previous: str, facts: SchoolF
     audience): it has its own subject and its own asking, so nothing is missing to take from the previous question —
     a new question, even when it opens with 那 or ends with 呢, and even when the gate refuses it alone (then it is
     refused as the student wrote it). Pointing back (「线上班也是吗」) is never one."""
-    if not asks(message) or find(message, words("anaphor")) or _told(message, facts):
+    if not asks(message) or find(message, words("anaphor")) or _told(message, facts) or _leads_with_swap(message,
+                                                                                                        previous):
         return False
     return bool(new_subjects(message, previous, facts))
 
@@ -219,6 +234,12 @@ def no_subject(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS,
     return told and all(verb in previous for verb in verbs)
 
 
+def lead_swap(message: str, _stands_alone: bool, _facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
+    """It opens with a clause 「X呢，」 naming a word that takes the place of one the previous question names (see
+    `_leads_with_swap`): 「退费呢，能帮我办不」 after 「小E能帮我直接报名吗」, even when the gate answers it alone."""
+    return _leads_with_swap(message, previous)
+
+
 def not_alone(_message: str, stands_alone: bool, _facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:
     """The gate would not answer it alone: 「第二次呢」 names nothing the documents could be searched for."""
     return not stands_alone
@@ -231,6 +252,7 @@ FOLLOW_UP_RULES: tuple[tuple[str, Callable[..., bool]], ...] = (
     ("relational", relational),
     ("situation", situation),
     ("no_subject", no_subject),
+    ("lead_swap", lead_swap),
     ("not_alone", not_alone),
 )
 CONDITION = "condition"  # another situation (「那要是…呢」) in place of the previous question's situation clauses

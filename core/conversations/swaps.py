@@ -349,9 +349,13 @@ def no_topic(kept: str) -> bool:
     return len(bare) < 2 or not compact(without(_NUMERAL.sub("", bare), words("measure")))
 
 
+_LEFT_CLOSER = re.compile(r"^(?:呢|的话|嘞|捏)[，,；;\s]+")
+
+
 def asked(draft: Draft) -> None:
     """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
     rest = compact(strip_marks(draft.rest, words("opener"), ()))
+    rest = _LEFT_CLOSER.sub("", rest)  # 「退费呢，能帮我办不」 once 退费 is swapped in: the clause left asks
     if not rest or not asks_any(rest):
         return
     pointing = find(rest, words("anaphor"))

@@ -612,3 +612,16 @@ def test_round16_follow_ups(previous, message, expected, alone):
 def test_round16_figures_decide_slots_and_conditions_tell_figures(previous, message, expected):
     found = read(previous, message, alone=True)
     assert (found.question, found.kind) == (expected, FOLLOW_UP)
+
+
+@pytest.mark.parametrize(("previous", "message", "expected", "rule"), [
+    # a first clause 「X呢，」 naming a word that takes the place of one the previous question names (lead_swap)
+    ("小E能帮我直接报名吗", "退费呢，能帮我办不", "小E能帮我直接退费能帮我办不？", "lead_swap"),
+    # a direction of a level move swaps the other direction (slot.direction)
+    ("转到低一级的班会退钱吗", "转到高一级呢", "转到高一级的班会退钱吗", "slot.direction"),
+])
+def test_round16_lead_swap_and_direction(previous, message, expected, rule):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+    if rule == "lead_swap":  # switched off, the message names its own matter and stays
+        assert read(previous, message, alone=True, rules=parse_rules("-lead_swap")).kind != FOLLOW_UP
