@@ -343,6 +343,7 @@ def relative_level(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
 # -- another situation for the same question --------------------------------------------------------------------
 
 _CLAUSES = re.compile(r"[，,；;。\s]+")
+END_MARKS = "？?。！! "
 
 
 def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
@@ -352,11 +353,18 @@ def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
     clause that asks nothing, or none that asks, or one of its clauses that ask nothing tells the student's figures."""
     body = strip_marks(message, (), words("closer")).strip()
     condition = next((w for w in words("condition") if body.startswith(w)), "")
-    situation = compact(body[len(condition):]).removeprefix("是") if condition else ""
+    # 「能进行简单日常对话的呢」: a description of the student ending in 的 sets a situation without 要是 too
+    described = not condition and message.rstrip(END_MARKS).endswith(tuple("的" + _bare(w) for w in words("closer")))
+    situation = compact(body[len(condition):]).removeprefix("是") if condition or described else ""
     if not situation or asks_any(situation):
         return ""
     clauses = [c for c in _CLAUSES.split(strip_marks(previous, words("opener"), ()).strip()) if c]
     asking = [c for c in clauses if asks_any(c)]
+    if len(clauses) == 1 and asking and described:
+        # one clause (「零基础该报哪级」): its subject is the situation the description takes the place of
+        kept = subject(clauses[0], facts)
+        rest = clauses[0][len(kept):] if kept and clauses[0].startswith(kept) else ""
+        return situation + "，" + rest if rest and asks_any(rest) and not _told(kept, facts) else ""
     if not asking or len(asking) == len(clauses) or any(_told(c, facts) for c in clauses if c not in asking):
         return ""  # a clause telling the student's figures (「我付了4200上了4节」) is theirs to keep, not a situation
     return situation + "，" + "，".join(asking)

@@ -625,3 +625,11 @@ def test_round16_lead_swap_and_direction(previous, message, expected, rule):
     assert (found.question, found.kind) == (expected, FOLLOW_UP)
     if rule == "lead_swap":  # switched off, the message names its own matter and stays
         assert read(previous, message, alone=True, rules=parse_rules("-lead_swap")).kind != FOLLOW_UP
+
+
+def test_round16_a_description_ending_in_de_sets_a_situation():
+    # 「…的呢」 describes the student: it takes the place of the situation the previous question's one clause names
+    found = read("完全没基础该报哪级？", "能看懂简单句子的呢")
+    assert (found.question, found.kind) == ("能看懂简单句子的，报哪级？", FOLLOW_UP)
+    assert "condition" in found.rules
+    assert read("完全没基础该报哪级？", "能看懂简单句子的呢", rules=parse_rules("-condition")).question != found.question
