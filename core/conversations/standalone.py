@@ -432,7 +432,15 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
             swap(draft)
     draft.pending = [w for w in draft.pending if not any(w in clause for clause in draft.front)]  # said in a clause
     if draft.pending:
-        draft.front[:0] = draft.pending
+        measured = compact(without(subject(draft.question, facts), words("asking_verb") + words("filler")))
+        matters = dict(slot_groups()).get("matter", ())
+        if not draft.front and no_topic(measured) and measured and measured in draft.question \
+                and all(w in matters for w in draft.pending):
+            # the previous question was about a measure only (「一节课上多久啊」): a matter asked instead takes its
+            # place (「那分级测试呢」 → 「分级测试上多久啊」), not a place in front of it; a class type (线上) qualifies it
+            draft.question = draft.question.replace(measured, "".join(draft.pending), 1)
+        else:
+            draft.front[:0] = draft.pending
         draft.rest = without(draft.rest, tuple(draft.pending))
     leftover = compact(without(draft.rest, words("filler") + words("anaphor")))
     swapped = condition_swap(message, previous.standalone, facts) if CONDITION in rules and not draft.rules else ""

@@ -633,3 +633,10 @@ def test_round16_a_description_ending_in_de_sets_a_situation():
     assert (found.question, found.kind) == ("能看懂简单句子的，报哪级？", FOLLOW_UP)
     assert "condition" in found.rules
     assert read("完全没基础该报哪级？", "能看懂简单句子的呢", rules=parse_rules("-condition")).question != found.question
+
+
+def test_round16_a_matter_takes_the_place_of_a_measure_subject():
+    # 「一节课上多久」 is about a measure only: a matter asked instead takes its place, not a place in front of it
+    assert read("一节课上多久啊", "那分级测试呢").question == "分级测试上多久啊"
+    # a class type qualifies the lesson: it goes in front, as before
+    assert read("一节课上多长时间呀", "线上的呢").question.endswith("一节课上多长时间呀")
