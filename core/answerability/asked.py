@@ -174,7 +174,7 @@ CONDITION_WORDS = ("要是", "如果", "假如", "万一")
 
 
 def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
-    """The rule asked_sides: the subject's specific words before and after the word asking a duration, an amount or a
+    """The rule asked_sides: the subject's specific words before and after the word asking a duration, an amount, a place or a
     person (SIDED_KINDS), in its clause; each non-empty side's main word must be held by a qualifying sentence's
     surroundings (Subject.holds_sides).
 
@@ -183,7 +183,9 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     「审核通过了 钱多久能到账啊」 (钱 is a word most chunks use: its side is empty) or 「退费多久能到账」. A clause ending in
     的话, 以后 or 之后 (CONDITION_ENDS), or holding 要是, 如果 … (CONDITION_WORDS), just before the asking clause is a
     third side, the condition it is asked under
-    (「申请保留学籍的话，审核要多久啊」: 「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 a refund's)."""
+    (「申请保留学籍的话，审核要多久啊」: 「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 a refund's);
+    so is a matter (MATTERS) named in the clause just before an asking clause naming none (「办保留学籍要不要交钱呀，
+    手续费多少」: the 100 元 fee is a transfer's). A place is asked of both sides too (SIDED_KINDS)."""
     word = next((asked.word(name) for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
     clauses = [normalize(c) for c in _CLAUSE_RE.split(question) if c]
     i = next((i for i, c in enumerate(clauses) if word and word in c), -1)

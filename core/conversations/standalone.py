@@ -7,8 +7,9 @@ level and a thing of its own after a question with no level (「三级几节课�
 short. Otherwise it is a follow-up only when it does not stand on its own (`FOLLOW_UP_RULES`): it is short and opens
 with 那/那么/还有/这个/那个 or ends with 呢; it is short and points back (「线上班也是吗」); it only asks and names at
 most two characters of its own (「多久到账？」「要什么证明」); it asks only about a thing that needs an owner
-(「差价是多少」「要哪种医院的证明」); it asks nothing and only tells a figure of the student's (「医生说可能要半年」); or
-it would not pass the gate alone (the caller says; this module runs no gate).
+(「差价是多少」「要哪种医院的证明」); it asks nothing and only tells a figure of the student's (「医生说可能要半年」); its
+first clause 「X呢，」 names a word in place of one the previous question names (「退费呢，能帮我办不」); or it would not
+pass the gate alone (the caller says; this module runs no gate).
 A message that opens with a word turning to another matter (「对了」「顺便问一下」) and asks stays as it is too.
 Anything else is a topic switch and is never rewritten; after a refused turn nothing is carried over; courtesy
 (「好的谢谢」) is left as it is.
@@ -36,7 +37,7 @@ from core.case.figures import LEVEL
 from core.case.kinds import level_number
 from core.case.spans import figure_spans
 from core.conversations.subjects import new_subjects, subjects
-from core.conversations.swaps import SWAPS, Draft, asks, asks_any, no_topic, own_words, strip_marks, subject
+from core.conversations.swaps import END, SWAPS, Draft, asks, asks_any, no_topic, own_words, strip_marks, subject
 from core.conversations.text import PUNCT, compact, find, level_spans, without
 from core.conversations.words import number, slot_groups, words, words_starting
 from core.errors import ConfigError
@@ -343,7 +344,6 @@ def relative_level(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
 # -- another situation for the same question --------------------------------------------------------------------
 
 _CLAUSES = re.compile(r"[，,；;。\s]+")
-END_MARKS = "？?。！! "
 
 
 def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
@@ -354,7 +354,7 @@ def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
     body = strip_marks(message, (), words("closer")).strip()
     condition = next((w for w in words("condition") if body.startswith(w)), "")
     # 「能进行简单日常对话的呢」: a description of the student ending in 的 sets a situation without 要是 too
-    described = not condition and message.rstrip(END_MARKS).endswith(tuple("的" + _bare(w) for w in words("closer")))
+    described = not condition and message.rstrip(END + " ").endswith(tuple("的" + _bare(w) for w in words("closer")))
     situation = compact(body[len(condition):]).removeprefix("是") if condition or described else ""
     if not situation or asks_any(situation):
         return ""
