@@ -157,7 +157,7 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequ
 # to what (「退费申请是谁来审核」: 「学员本人可以在 App 内提交退费申请」 says who applies, not who reviews). A clock time
 # or a year is asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为
 # 9:00–21:00」).
-SIDED_KINDS = ("duration", "amount", "person", "place")
+SIDED_KINDS = ("duration", "amount", "person", "place", "during")
 # A side's word counts when its specificity (idf over that of a word in one chunk) is at least half, the even split
 # as SUBJECT_SHARE — in the shipped 26 chunks, a word in at most 5 of them: 钱 or 课, which many chunks use, says
 # nothing of which matter a sentence is about.
@@ -254,6 +254,8 @@ def _named(question: str, terms: Sequence[Term], asked: Asked) -> str:
             spans.append((found, found + len(typed)))
     after = [s for s in spans if s[0] >= at + len(word)]
     before = [s for s in spans if s[1] <= at]
+    if "during" in asked.checkable and before and after:  # 「保留学籍期间还能申请转班」: both things
+        return text[min(s[0] for s in before):max(s[1] for s in after)]
     if after:
         first = min(after)
         return text[first[0]:first[1]]

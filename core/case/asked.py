@@ -200,6 +200,12 @@ def _states_yes_no(_text: str) -> bool:
     return True
 
 
+def _states_during(_text: str) -> bool:
+    """Any sentence may state what holds while something lasts: whether one speaks of both things is the sides'
+    to tell (core.answerability.asked.asking_sides)."""
+    return True
+
+
 def _states_exists(_text: str) -> bool:
     """Any sentence may say a thing exists: whether one names the thing asked about is the gate's to tell
     (core.answerability.asked reads the words after 有没有)."""
@@ -252,6 +258,7 @@ ASKED_KINDS: tuple[AskedKind, ...] = (
     AskedKind("way", "方式", "{subject}方式", "怎么转人工", None),
     AskedKind("choice", "选择", "{subject}", "分级测试是线上做还是去校区做", None),
     AskedKind("compare", "比较", "{subject}", "小E 跟人工客服比哪个更准", None),
+    AskedKind("during", "期间", "{subject}", "保留学籍期间还能转班吗", _states_during),
     AskedKind("exists", "有没有", "{subject}", "有没有学习报告", _states_exists),
     AskedKind("yes_no", "是否", "{subject}", "分级测试收费吗", _states_yes_no),
 )

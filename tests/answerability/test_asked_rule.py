@@ -463,3 +463,16 @@ def test_a_choice_is_asked_of_what_is_left_besides_its_options(corpus_index, que
 def test_a_choice_the_documents_settle_is_still_answered(corpus_index, question):
     decided = gate(corpus_index, question)
     assert not decided.refused, decided.reason
+
+
+# during (期间): what holds while one thing lasts must be said of both things, in one sentence's surroundings.
+@pytest.mark.parametrize("question", ["保留学籍期间还能转班吗", "保留学籍那段时间里要另外交钱吗"])
+def test_during_needs_a_sentence_speaking_of_both_things(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert decided.refused and decided.decision.reason_code == REASON_CODE, decided.reason
+    assert "during" in decided.decision.asked
+    assert not gate(corpus_index, question, asked_kinds="-during").refused  # what the kind adds
+
+
+def test_during_names_both_things_when_refused(corpus_index):
+    assert gate(corpus_index, "保留学籍期间还能转班吗").reason == "资料里没有写“保留学籍期间还能转班”"
