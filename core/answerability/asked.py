@@ -157,7 +157,7 @@ def subject_of(question: str, terms: Sequence[Term], asked: Asked, binders: Sequ
 # to what (「退费申请是谁来审核」: 「学员本人可以在 App 内提交退费申请」 says who applies, not who reviews). A clock time
 # or a year is asked of one event, said in the documents' own words (「几点上班」 is answered by 「人工服务时间为
 # 9:00–21:00」).
-SIDED_KINDS = ("duration", "amount", "person", "place", "during")
+SIDED_KINDS = ("duration", "amount", "person", "place", "during", "frequency")
 # A side's word counts when its specificity (idf over that of a word in one chunk) is at least half, the even split
 # as SUBJECT_SHARE — in the shipped 26 chunks, a word in at most 5 of them: 钱 or 课, which many chunks use, says
 # nothing of which matter a sentence is about.
@@ -174,9 +174,10 @@ CONDITION_WORDS = ("要是", "如果", "假如", "万一")
 
 
 def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[tuple[Term, ...], ...]:
-    """The rule asked_sides: the subject's specific words before and after the word asking a duration, an amount, a place or a
-    person (SIDED_KINDS), in its clause; each non-empty side's main word must be held by a qualifying sentence's
-    surroundings (Subject.holds_sides).
+    """The rule asked_sides: the subject's specific words before and after the word asking a duration, an amount, a
+    place, a person, a frequency or what holds during something (SIDED_KINDS), in its clause; each non-empty side's main
+    word must be held by a qualifying sentence's surroundings (Subject.holds_sides). A frequency's after side is the
+    word done, however common (「多久开一期新班」: 开; 「每周上 2 课时」 says how often one 上, not how often one 开).
 
     Fixes 「保留学籍的申请一般多久能批下来」 (「提交申请后 3 个工作日内完成审核」 is under a refund question: 审核 is
     there, 保留学籍 is not) and 「学费一般多久调一次价」 (no duration sentence says 调). Must not break
@@ -186,7 +187,8 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     (「申请保留学籍的话，审核要多久啊」: 「最长保留 6 个月」 is no review's duration, 「3 个工作日内完成审核」 a refund's);
     so is a matter (MATTERS) named in the clause just before an asking clause naming none (「办保留学籍要不要交钱呀，
     手续费多少」: the 100 元 fee is a transfer's). A place is asked of both sides too (SIDED_KINDS)."""
-    word = next((asked.word(name) for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
+    kind = next((name for name in asked.checkable if name in SIDED_KINDS and asked.word(name)), "")
+    word = asked.word(kind) if kind else ""
     clauses = [normalize(c) for c in _CLAUSE_RE.split(question) if c]
     i = next((i for i, c in enumerate(clauses) if word and word in c), -1)
     if i < 0:
@@ -201,6 +203,10 @@ def asking_sides(question: str, subject: Sequence[Term], asked: Asked) -> tuple[
     placed = specific_in(clause)
     before = tuple(t for found, t in placed if found < at)
     after = tuple(t for found, t in placed if found >= at + len(word))
+    if kind == "frequency":  # 「多久开一期新班」: how often what is done — the word done, however common (开, not 上)
+        done = sorted(((found, t) for t in subject if (found := clause.find(normalize(t.typed or t.text))) >= at + len(word)),
+                      key=lambda placed_term: placed_term[0])
+        after = (done[0][1],) if done else after
     # the condition the question is asked under is a side too (「申请保留学籍的话，审核要多久」: the leave's review)
     held = {t for _, t in placed}
     before_clause = clauses[i - 1] if i > 0 else ""

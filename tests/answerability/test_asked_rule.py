@@ -476,3 +476,12 @@ def test_during_needs_a_sentence_speaking_of_both_things(corpus_index, question)
 
 def test_during_names_both_things_when_refused(corpus_index):
     assert gate(corpus_index, "保留学籍期间还能转班吗").reason == "资料里没有写“保留学籍期间还能转班”"
+
+
+# A frequency is asked of the word done after the asking word, however common: 「每周上 2 课时」 says how often one
+# 上 (attends), not how often a class 开 (opens).
+def test_a_frequency_stated_for_another_action_is_refused(corpus_index):
+    decided = gate(corpus_index, "口语课多久开一期新班呀")
+    assert decided.refused and decided.reason == "资料里没有写“开多久一次”"
+    assert not gate(corpus_index, "口语课多久开一期新班呀", answerability_rules="-asked_sides").refused
+    assert not gate(corpus_index, "二级多久上一次课").refused  # how often one attends is stated
