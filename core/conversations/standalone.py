@@ -291,7 +291,8 @@ def refer_back(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> st
     one word of that group the previous question names: 「那这个级别每周要上几节」 after 「八周能学完一级吗」 →
     「一级每周要上几节」. "" when it has no such phrase, or the previous question names none or several of them
     (「二级转三级」: which one is meant cannot be told). 「在里面」 (`refer.subject`) is the previous question's subject
-    (core.conversations.swaps.subject): 「教材含在里面不」 after 「三级学费多少呀」 → 「教材含在三级学费里面不」."""
+    (core.conversations.swaps.subject): 「教材含在里面不」 after 「三级学费多少呀」 → 「教材含在三级学费里面不」. The 人 of
+    「还有人吗」 (`refer.staff`) is the staff the previous question names (`staff`: 人工客服, 人工 …)."""
     groups = dict(slot_groups())
     for name, phrases in words_starting("refer."):
         spans = find(message, phrases)
@@ -304,10 +305,15 @@ def refer_back(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> st
                 return ""
             resolved = message[:start] + phrase[0] + topic + phrase[1:] + message[end:]
             return strip_marks(resolved, words("opener"), ()).strip()
-        named = level_spans(previous, facts) if name == "level" else find(previous, groups.get(name, ()))
-        if len({word for _, _, word in named}) != 1:
+        if name == "staff":  # 「还有人吗」: the 人 is the staff the previous question names (人工客服)
+            named = find(previous, words("staff"))
+            replaced = phrase.replace("人", named[0][2], 1) if len({w for _, _, w in named}) == 1 else ""
+        else:
+            named = level_spans(previous, facts) if name == "level" else find(previous, groups.get(name, ()))
+            replaced = named[0][2] if len({word for _, _, word in named}) == 1 else ""
+        if not replaced:
             return ""
-        resolved = message[:start] + named[0][2] + message[end:]
+        resolved = message[:start] + replaced + message[end:]
         return strip_marks(resolved, words("opener"), ()).strip()
     return ""
 

@@ -640,3 +640,16 @@ def test_round16_a_matter_takes_the_place_of_a_measure_subject():
     assert read("一节课上多久啊", "那分级测试呢").question == "分级测试上多久啊"
     # a class type qualifies the lesson: it goes in front, as before
     assert read("一节课上多长时间呀", "线上的呢").question.endswith("一节课上多长时间呀")
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # the 人 of 「还有人吗」 is the staff the previous question names (refer.staff)
+    ("人工客服周末上班吗", "晚上九点半还有人吗", "晚上九点半还有人工客服吗"),
+    ("转人工要按哪里", "半夜还找得到人不", "半夜还找得到人工不"),
+])
+def test_round16_a_person_pointed_at_is_the_staff_named_before(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+    assert "refer" in found.rules
+    # a previous question naming no staff: nothing to point at
+    assert read("二级学费多少", message, alone=True).kind == TOPIC_SWITCH
