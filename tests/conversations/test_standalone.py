@@ -653,3 +653,8 @@ def test_round16_a_person_pointed_at_is_the_staff_named_before(previous, message
     assert "refer" in found.rules
     # a previous question naming no staff: nothing to point at
     assert read("二级学费多少", message, alone=True).kind == TOPIC_SWITCH
+
+
+def test_round16_a_fee_swaps_the_textbook_named_without_fee():
+    # 教材 (without 费) is the textbook fee's word too: 学费 takes its place
+    assert read("教材多少钱", "学费呢").question == "学费多少钱"
