@@ -150,6 +150,9 @@ def slots(draft: Draft) -> None:
             in_question = [_with_verb(draft.question, (f.start, f.end, f.text))
                            for f in figure_spans(draft.question, draft.facts.level_numbers or None)
                            if f.kind == LESSONS and not f.role][-1:]
+        if group in DECIDED_SLOTS.values() and not in_question:
+            # 「孩子还没满18岁，退费得谁来申请」 + 「成年人呢」: the word takes the place of the clause telling the age
+            in_question = _deciding_clause(draft.question, group, draft.facts)
         _swap_words(draft, f"slot.{group}", find(draft.rest, listed), in_question)
 
 
@@ -198,6 +201,16 @@ def figures(draft: Draft) -> None:
 
 # A figure that decides a slot said in words: an age decides whether the student is a minor (slot.minor: 成年 / 未成年).
 DECIDED_SLOTS = {AGE: "minor"}
+
+
+def _deciding_clause(question: str, group: str, facts: SchoolFacts) -> list[Span]:
+    """The clause of `question` telling a figure that decides the slot group `group` (an age for slot.minor), as one
+    span, when the question has another clause; else []."""
+    kinds = {kind for kind, slot in DECIDED_SLOTS.items() if slot == group}
+    told = [f for f in figure_spans(question, facts.level_numbers or None) if f.kind in kinds]
+    spans = [(m.start(), m.end(), m.group()) for m in re.finditer(r"[^，,；;\s？?。！!]+", question)]
+    held = [span for span in spans if told and span[0] <= told[0].start < span[1]]
+    return held if held and len(spans) > 1 else []
 
 
 def _decided_clause(question: str, kind: str) -> str:

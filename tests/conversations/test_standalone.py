@@ -658,3 +658,14 @@ def test_round16_a_person_pointed_at_is_the_staff_named_before(previous, message
 def test_round16_a_fee_swaps_the_textbook_named_without_fee():
     # 教材 (without 费) is the textbook fee's word too: 学费 takes its place
     assert read("教材多少钱", "学费呢").question == "学费多少钱"
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # a minor-slot word takes the place of the clause telling the age that decided it
+    ("孩子才16岁，退费谁来办？", "成年人呢", "成年人，退费谁来办？"),
+    # 跨级别 is a kind of transfer, 降一级 a direction
+    ("跨级别转班要交手续费吗", "同级别换时段呢", "同级别换时段转班要交手续费吗"),
+    ("转到高一级的班手续费多少", "要是降一级呢", "转到降一级的班手续费多少"),
+])
+def test_round16_slot_words_take_the_place_of_what_decided_them(previous, message, expected):
+    assert read(previous, message, alone=True).question == expected
