@@ -222,7 +222,7 @@ def no_subject(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS,
     about that, even when the gate answers it alone. The student's figures asked with a matter's verb are a question of
     their own (「我交了4800上了4节能退多少」 after 「保留学籍最长多久」, 「我上了6节能退吗」 after 「退费怎么申请」) unless the
     previous question told the student's figures about the same matter: then they add to that case."""
-    if not asks_any(message) or subjects(message, facts) or not subjects(previous, facts) and not level_spans(
+    if not asks_any(message) or new_subjects(message, previous, facts) or not subjects(previous, facts) and not level_spans(
             previous, facts):
         return False
     verbs = [verb for _, _, verb in find(message, words("matter_verb"))]

@@ -669,3 +669,9 @@ def test_round16_a_fee_swaps_the_textbook_named_without_fee():
 ])
 def test_round16_slot_words_take_the_place_of_what_decided_them(previous, message, expected):
     assert read(previous, message, alone=True).question == expected
+
+
+def test_round16_a_thing_the_previous_question_names_is_no_subject_of_its_own():
+    # 外派 is named by the previous question: the message only tells the student's new figure and asks yes or no
+    found = read("我因工作调动要外派3个月，可以保留学籍吗？", "外派5个月的话还行不", alone=True)
+    assert (found.question, found.kind) == ("我因工作调动要外派5个月，可以保留学籍吗？", FOLLOW_UP)
