@@ -675,3 +675,9 @@ def test_round16_a_thing_the_previous_question_names_is_no_subject_of_its_own():
     # 外派 is named by the previous question: the message only tells the student's new figure and asks yes or no
     found = read("我因工作调动要外派3个月，可以保留学籍吗？", "外派5个月的话还行不", alone=True)
     assert (found.question, found.kind) == ("我因工作调动要外派5个月，可以保留学籍吗？", FOLLOW_UP)
+
+
+def test_round16_a_comparison_with_the_previous_value_keeps_its_asking():
+    # 「是不是贵一点」 compares with the value the previous question asked: that asking stands
+    found = read("一级学费多少", "那商务级是不是贵一点", alone=True)
+    assert (found.question, found.kind) == ("商务级学费多少", FOLLOW_UP)
