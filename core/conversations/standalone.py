@@ -379,9 +379,11 @@ def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
 def reverse(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
     """A message that only says the other way round (`reverse`: 「反过来呢」) after a question naming two levels (or two
     words of one group) in order: the previous question with the two swapped (「从二级转到三级要补多少钱」 →
-    「从三级转到二级要补多少钱」). "" otherwise."""
+    「从三级转到二级要补多少钱」; 「线下转线上收费吗」 + 「反过来转要钱不」 → 「线上转线下收费吗」). "" otherwise."""
     rest = compact(without(strip_marks(message, words("opener"), words("closer")), words("reverse")))
-    if rest or not find(message, words("reverse")):
+    # what is left may only ask yes or no as the previous question did (「反过来转要钱不」), nothing of its own
+    asks_more = rest and (read_asked(rest).kinds not in ((), ("yes_no",)) or len(own_words(rest)) > number("bare_ask"))
+    if asks_more or not find(message, words("reverse")):
         return ""
     for named in [level_spans(previous, facts), *(find(previous, listed) for _, listed in slot_groups())]:
         if len(named) == 2 and named[0][2] != named[1][2]:

@@ -681,3 +681,9 @@ def test_round16_a_comparison_with_the_previous_value_keeps_its_asking():
     # 「是不是贵一点」 compares with the value the previous question asked: that asking stands
     found = read("一级学费多少", "那商务级是不是贵一点", alone=True)
     assert (found.question, found.kind) == ("商务级学费多少", FOLLOW_UP)
+
+
+def test_round16_reverse_with_a_yes_no_left_keeps_the_previous_asking():
+    assert read("线上转线下要收费吗", "反过来转要钱不").question == "线下转线上要收费吗"
+    # something of its own asked besides: no reverse
+    assert "reverse" not in read("从二级转到三级要补多少钱？", "反过来要多久").rules
