@@ -399,7 +399,10 @@ def _read(question: str, kinds: AskedKinds) -> Asked:
         for match in _ASKING_RE.finditer(text):
             name = _ASKING[match.group()]
             if _asks(name, text, match.start(), match.end()):
-                (found if kinds.on(name) else off).setdefault(name, match.group())
+                bucket = found if kinds.on(name) else off
+                # a word that asks (交多少) wins over an earlier topic word (要交钱) of the same kind: 「要交钱不？交多少」
+                if name not in bucket or bucket[name] in TOPIC_WORDS and match.group() not in TOPIC_WORDS:
+                    bucket[name] = match.group()
     found = _read_again(found, off, typed, kinds)
     for name in ASKED_NAMES:  # 「学费是多少」: the kind's noun, then 多少 a few characters on
         if kinds.on(name) and name not in found and (gapped := _gapped(name, question)):

@@ -321,3 +321,11 @@ def test_a_comparison_written_out_is_read_by_its_form(question, sides):
                                       "学费比较贵吗", "手续费按多少比例扣", "比如我上了4节"])  # 比较, 比例, 比如
 def test_比_without_a_which_or_whether_is_no_comparison(question):
     assert "compare" not in read_asked(question).kinds
+
+
+def test_a_word_that_asks_wins_over_an_earlier_topic_word_of_its_kind():
+    # 「要交钱不？交多少」: 要交钱 is only the yes/no's topic, 交多少 asks the amount
+    found = read_asked("分级测试要交钱不？交多少")
+    assert "amount" in found.checkable and "交多少" in found.words
+    # a yes/no with the topic only still asks no amount
+    assert "amount" not in read_asked("分级测试要交钱不").checkable
