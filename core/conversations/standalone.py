@@ -157,6 +157,8 @@ def topic_opener(message: str, stands_alone: bool, _previous: str, _facts: Schoo
     names nothing the documents could be searched for."""
     body = _bare(message).lstrip()
     opener = next((w for w in words("topic_opener") if body.startswith(w)), "")
+    # 「还有，因病保留学籍要什么证明」: 还有 set off by a comma turns to a question of its own (「还有教材费呢」 does not)
+    opener = opener or next((w for w in words("comma_opener") if re.match(rf"{w}\s*[，,]", message.lstrip())), "")
     rest = body[len(opener):]
     if not opener or not asks_any(rest):
         return False

@@ -687,3 +687,9 @@ def test_round16_reverse_with_a_yes_no_left_keeps_the_previous_asking():
     assert read("线上转线下要收费吗", "反过来转要钱不").question == "线下转线上要收费吗"
     # something of its own asked besides: no reverse
     assert "reverse" not in read("从二级转到三级要补多少钱？", "反过来要多久").rules
+
+
+def test_round16_haiyou_set_off_by_a_comma_turns_to_a_question_of_its_own():
+    found = read("我因病要停4个月，可以保留学籍吗？", "还有，工作调动保留学籍要什么证明", alone=True)
+    assert found.kind == TOPIC_SWITCH and found.question == "还有，工作调动保留学籍要什么证明"
+    assert read("二级学费多少", "还有教材费呢").question == "二级教材费多少"  # no comma: a follow-up as before
