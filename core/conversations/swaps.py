@@ -203,21 +203,26 @@ def figures(draft: Draft) -> None:
 DECIDED_SLOTS = {AGE: "minor"}
 
 
+def _clause_spans(question: str) -> list[Span]:
+    """The clauses of `question` (between commas, semicolons, spaces and end marks), as spans."""
+    return [(m.start(), m.end(), m.group()) for m in re.finditer(r"[^，,；;\s？?。！!]+", question)]
+
+
 def _deciding_clause(question: str, group: str, facts: SchoolFacts) -> list[Span]:
     """The clause of `question` telling a figure that decides the slot group `group` (an age for slot.minor), as one
     span, when the question has another clause; else []."""
     kinds = {kind for kind, slot in DECIDED_SLOTS.items() if slot == group}
     told = [f for f in figure_spans(question, facts.level_numbers or None) if f.kind in kinds]
-    spans = [(m.start(), m.end(), m.group()) for m in re.finditer(r"[^，,；;\s？?。！!]+", question)]
-    held = [span for span in spans if told and span[0] <= told[0].start < span[1]]
-    return held if held and len(spans) > 1 else []
+    clauses = _clause_spans(question)
+    held = [span for span in clauses if told and span[0] <= told[0].start < span[1]]
+    return held if held and len(clauses) > 1 else []
 
 
 def _decided_clause(question: str, kind: str) -> str:
     """The clause of `question` saying in words the slot a figure of `kind` decides (「我已经成年了」 for an age), the
     word alone when the question is that one clause (「未成年人」), or ""."""
     listed = dict(slot_groups()).get(DECIDED_SLOTS.get(kind, ""), ())
-    clauses = [c for c in re.split(r"[，,；;\s]+", question.rstrip(END)) if c]
+    clauses = [text for _, _, text in _clause_spans(question)]
     said = next((c for c in clauses if find(c, listed)), "") if listed else ""
     # a question of one clause (「未成年人退费谁来申请」) keeps its asking: only the word is replaced
     return find(said, listed)[0][2] if said and len(clauses) == 1 else said
