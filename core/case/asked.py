@@ -464,6 +464,7 @@ _PIECE = "个"
 _COUNT_WORDS = ("几个", "多少个")
 COUNTED_REACH = 2
 _COUNTED_STOPS = "啊呀吗呢哈啦嘞的了能可以要是在有和跟都还就呗嘛哇咧"
+_CLOSING_PARTICLES = "啊呀吗呢哈啦嘞呗嘛哇咧？?"  # what may close a question after its count (not 了: 「学了几个单词了」 tells)
 
 
 def _counted(text: str, word: str) -> tuple[str, str]:
@@ -472,12 +473,14 @@ def _counted(text: str, word: str) -> tuple[str, str]:
         at = text.find(asking)
         while at >= 0:
             start = at + len(asking)
-            if word or _asks("count", text, at, start):
-                noun = ""
-                for char in text[start:start + COUNTED_REACH]:
-                    if not "\u4e00" <= char <= "\u9fff" or char in _COUNTED_STOPS:
-                        break
-                    noun += char
+            noun = ""
+            for char in text[start:start + COUNTED_REACH]:
+                if not "\u4e00" <= char <= "\u9fff" or char in _COUNTED_STOPS:
+                    break
+                noun += char
+            # 「一共开了几个校区呀」: after 了, 几个 X closing its clause asks (not 「上了几个月」, a unit's business)
+            closing = at and text[at - 1] == "了" and not text[start + len(noun):].strip(_CLOSING_PARTICLES)
+            if word or _asks("count", text, at, start) or closing:
                 if noun and not any(f"{_PIECE}{noun}".startswith(unit) or noun.startswith(unit)
                                     for unit in _ALL_UNITS if unit != _PIECE):
                     return asking, noun
@@ -528,6 +531,8 @@ def _asks(name: str, text: str, start: int, end: int) -> bool:
                                 or text[start + 1:start + 2] in tuple(_INDEFINITE_AFTER)):
         return False
     follows = _words(name, "后接")
+    if any(word in text[start:end] for word in follows):  # 「多长时间以上」: the quantity asked is in the word itself
+        return True
     after = text[end:end + BOUND_REACH + 2].replace("第几", "")
     return not follows or any(word in after[:BOUND_REACH + len(word)] for word in follows)
 

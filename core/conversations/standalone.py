@@ -468,6 +468,7 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     # nothing of the previous question was carried: the message comes back as itself, or without its 那 and 呢
     # (「那三级学费多少呢」 after 「二级学费多少」 stood on its own)
     plain = _bare(strip_marks(message, words("opener"), words("closer")))
-    if not draft.rules or _bare(question) in (_bare(message), plain):
+    unmarked = _bare(without(strip_marks(message, words("opener"), ()), words("closer")))  # 「那转班呢 要钱吗」
+    if not draft.rules or _bare(question) in (_bare(message), plain, unmarked):
         return stays(OWN_QUESTION)
     return Standalone(said, question, FOLLOW_UP, _also_relative(said, message, tuple(draft.rules)), previous.message_id)

@@ -54,6 +54,7 @@ class Draft:
     pending: list[str] = field(default_factory=list)  # words with no counterpart: in front, unless `asked` takes them
     rules: list[str] = field(default_factory=list)
     clause: bool = False  # the front is a clause of the student's own (「我上了6节」), not a word
+    replaced: list[str] = field(default_factory=list)  # the previous question's words swapped out (二级 of 「四级呢」)
 
 
 def strip_marks(text: str, openers: tuple[str, ...], closers: tuple[str, ...]) -> str:
@@ -112,6 +113,7 @@ def _swap_words(draft: Draft, name: str, in_message: list[Span], in_question: li
     if in_question:
         draft.rest = blank(draft.rest, in_message)
         if [w for _, _, w in in_question] != new:
+            draft.replaced.extend(w for w in old if w not in new)
             draft.question = _replace(draft.question, in_question, new)
     else:
         draft.pending.extend(new)
@@ -297,7 +299,7 @@ def _named(clause: str, facts: SchoolFacts) -> str:
         return without(clause, _cut_words(clause))
     matters = dict(slot_groups()).get("matter", ())
     for _, _, verb in find(clause, words("matter_verb")):
-        matter = next((m for m in matters if m.startswith(verb)), "")
+        matter = min((m for m in matters if m.startswith(verb)), key=len, default="")  # 转 → 转班, not 转人工
         if matter:
             return matter
     return without(clause, _cut_words(clause))
@@ -350,7 +352,7 @@ def _matter_of_verb(rest: str, kept: str) -> str:
     character (退, 转) also means other things (退教材, 转人工) and names no matter alone."""
     matters = dict(slot_groups()).get("matter", ())
     for _, _, verb in find(rest, words("matter_verb")):
-        matter = next((m for m in matters if m.startswith(verb)), "")
+        matter = min((m for m in matters if m.startswith(verb)), key=len, default="")  # 转 → 转班, not 转人工
         if len(verb) >= 2 and matter and matter not in kept and matter not in rest:
             return matter
     return ""
@@ -367,13 +369,23 @@ def no_topic(kept: str) -> bool:
     return len(bare) < 2 or not compact(without(_NUMERAL.sub("", bare), words("measure")))
 
 
-_LEFT_CLOSER = re.compile(r"^(?:呢|的话|嘞|捏)[，,；;\s]+")
+_LEFT_CLOSER = re.compile(r"^(?:(?:呢|嘞|捏)[，,；;\s]+|的话[，,；;\s]*)")
+
+
+def _lead_trimmed(rest: str) -> str:
+    """`rest` without the one-character filler words it opens with (「我了第三次咋算」 once 转了两次 is swapped in →
+    「第三次咋算」); a longer one may say whose case it is (「孩子的话谁去办」 keeps 孩子)."""
+    fillers = tuple(w for w in words("filler") if len(w) == 1)
+    while (lead := next((w for w in fillers if rest.startswith(w) and len(rest) > len(w)), "")):
+        rest = rest[len(lead):]
+    return rest
 
 
 def asked(draft: Draft) -> None:
     """A rest that only asks keeps the previous question's subject: 「多久到账？」 after 「退费怎么申请？」."""
-    rest = compact(strip_marks(draft.rest, words("opener"), ()))
-    rest = _LEFT_CLOSER.sub("", rest)  # 「退费呢，能帮我办不」 once 退费 is swapped in: the clause left asks
+    rest = compact(strip_marks(draft.rest, words("swap_opener") + words("opener"), ()))
+    # 「退费呢，能帮我办不」 once 退费 is swapped in: the clause left asks; so does 「换成入门的话多少」's 「多少」
+    rest = _LEFT_CLOSER.sub("", rest)
     if not rest or not asks_any(rest):
         return
     pointing = find(rest, words("anaphor"))
@@ -388,7 +400,10 @@ def asked(draft: Draft) -> None:
     asked_words = tuple(w for w in read_asked(rest).words if w)
     if any(w not in fees for _, _, w in find(without(rest, asked_words), words("relational"))):
         kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
-    draft.question = kept + _matter_of_verb(rest, kept) + rest.rstrip(END) + "？"
+    if draft.replaced and rest.startswith(words("comparative")) and not rest.startswith(words("asking")):
+        # 「四级贵多少」 after 「二级学费是多少」: how much more than the level swapped out
+        kept = kept.removesuffix("是") + "比" + draft.replaced[-1]
+    draft.question = kept + _matter_of_verb(rest, kept) + _lead_trimmed(rest).rstrip(END) + "？"
     draft.rest = ""
     draft.pending.clear()
     draft.rules.append("asked")

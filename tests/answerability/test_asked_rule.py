@@ -485,3 +485,41 @@ def test_a_frequency_stated_for_another_action_is_refused(corpus_index):
     assert decided.refused and decided.reason == "资料里没有写“开多久一次”"
     assert not gate(corpus_index, "口语课多久开一期新班呀", answerability_rules="-asked_sides").refused
     assert not gate(corpus_index, "二级多久上一次课").refused  # how often one attends is stated
+
+
+def test_round17_a_lower_bound_asked_after_its_quantity_is_refused_by_an_upper_bound(corpus_index):
+    # 「多长时间以上」 asks how long at least: 「最长保留 6 个月」 states the most, not the least
+    decided = gate(corpus_index, "因病保留学籍的话，得病多长时间以上才给批呀")
+    assert decided.refused and decided.decision.reason_code == REASON_CODE
+    assert not gate(corpus_index, "因病保留学籍的话，最长能保留多长时间").refused
+
+
+def test_round17_turning_to_a_person_is_a_matter_the_next_clause_asks_of(corpus_index):
+    # 转人工 named in the clause before is a side of 「要等多久」: the refund's 7 working days are no wait for a person
+    assert_refused_by_sides(corpus_index, "点了转人工，一般要等多久才有人回我", "资料里没有写“回要多久”",
+                            stated="退费申请交了以后，一般要等多久才能到账")
+
+
+@pytest.mark.parametrize("question", [
+    "转班的规定给我讲讲呗",               # 讲讲: asking to be told (question_words)
+    "孩子还没成年，退费得谁出面申请",       # 出面: a light verb
+    "想找真人客服，打啥字好使",             # 好使: 管用
+    "小E 能给我个折扣价不",                # 折扣价 → 折扣 (starter glossary)
+    "我不太会用App，退费能去店里办不",      # 不太会; 店里 → 前台
+    "书领回来了不想要了，还能退不",          # 领回来 → 领取
+    "小E 平时都能帮我解答哪方面的问题呀",    # 解答 → 能力范围
+    "学完一个级别大概要几个礼拜",            # 礼拜 → 每周; 几个礼拜 asks a duration answered by 「八周」
+    "几个星期结课",                         # 星期 → 每周
+    "四级上了七个星期了 交了五千六 还能退吗",  # the student's case told in weeks
+    "级别是我们自己挑还是按啥来定的？",          # 挑: choosing, a light verb
+    "小E 说的我咋知道对不对，能查到原文吗",    # 查到 → 核对
+])
+def test_round17_colloquial_words_of_stated_facts_are_answered(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+
+
+def test_round17_a_count_of_a_thing_the_documents_never_count_is_refused(corpus_index):
+    # 「开了几个校区」: 「一共分为四级」 counts levels, not 校区
+    assert gate(corpus_index, "启明英语一共开了几个校区呀").reason == "资料里没有写“校区数量”"
+    assert not gate(corpus_index, "口语课一共分了几个级别").refused

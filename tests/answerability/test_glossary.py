@@ -246,7 +246,7 @@ def test_starter_pairs_shipped_later_reach_an_existing_database_but_not_the_ones
 
     after = Database(database_url)
     glossary = GlossaryStore(after).load()
-    assert after.applied("glossary") == [1, 2, 3, 4, 5]
+    assert after.applied("glossary") == [1, 2, 3, 4, 5, 6]
     assert glossary.canonical("家常") == ("日常对话",) and glossary.canonical("唠") == ("对话",)
     assert glossary.canonical("价格") == () and glossary.canonical("算钱") == ()  # removed by staff: stays removed
     assert len(glossary) == len(shipped) - 2
@@ -255,4 +255,29 @@ def test_starter_pairs_shipped_later_reach_an_existing_database_but_not_the_ones
 
 def test_a_database_created_with_the_pairs_finds_nothing_to_add(store):
     assert len(store.load()) == len(load_starter())
-    assert store.db.applied("glossary") == [1, 2, 3, 4, 5]
+    assert store.db.applied("glossary") == [1, 2, 3, 4, 5, 6]
+
+
+def test_round_17_starter_pairs_reach_a_database_migrated_through_round_16(database_url, monkeypatch):
+    import core.stores.glossary as stores
+    from core.answerability.glossary import starter_pairs
+    from core.stores.db import Schema
+
+    shipped = starter_pairs()
+    later = [("折扣", "折扣价"), ("前台", "店里"), ("领取", "领回来")]
+    assert all(pair in shipped for pair in later)
+    monkeypatch.setattr(stores, "starter_pairs", lambda *a, **k: [p for p in shipped if p not in later])
+    before = Database(database_url)
+    before.migrate(Schema("glossary", tuple(m for m in stores.GLOSSARY_SCHEMA.migrations if m.version <= 5)))
+    with before.transaction("测试") as conn:  # opened in round 16: the round-17 pairs are not there yet
+        synonyms = {row.synonym for row in conn.execute(stores.sa_select(stores.glossary_entries.c.synonym))}
+    assert "折扣价" not in synonyms and "店里" not in synonyms
+    before.dispose()
+    monkeypatch.undo()
+
+    after = Database(database_url)
+    glossary = GlossaryStore(after).load()
+    assert after.applied("glossary") == [1, 2, 3, 4, 5, 6]
+    assert glossary.canonical("折扣价") == ("折扣",) and glossary.canonical("店里") == ("前台",)
+    assert len(glossary) == len(shipped)
+    after.dispose()

@@ -112,8 +112,8 @@ def test_self_description_leaves_out_background_but_not_a_pointing_back_clause(a
     ("四级学费加教材一共交了5880 上了七次课 想退费 能退多少", ("加",)),
     # where the course is, told without a figure (a refund before the start)
     ("流利级原价报的，还没开始上，想退，能拿回多少", ("原价",)),
-    # the week word of a figure
-    ("四级上了七个星期了 交了五千六 还能退吗", ("星期",)),
+    # (「四级上了七个星期了」: 星期 is a glossary word of 每周 since round 17, no context word; the gate answers it:
+    # test_asked_rule.py::test_round17_colloquial_words_of_stated_facts_are_answered)
     # the slots moved between, in a question asking a transfer
     ("我二级上了4节课，想从周末班换到周三晚上的班，第一次转班，要钱吗", ("周末", "周三", "晚上")),
     ("入门级才上了一节 想从晚上班换到周末班 头一回转 收钱吗", ("头一回", "晚上", "周末")),

@@ -329,3 +329,23 @@ def test_a_word_that_asks_wins_over_an_earlier_topic_word_of_its_kind():
     assert "amount" in found.checkable and "交多少" in found.words
     # a yes/no with the topic only still asks no amount
     assert "amount" not in read_asked("分级测试要交钱不").checkable
+
+
+@pytest.mark.parametrize("question, kinds", [
+    # the quantity asked is in the asking word itself: 「多长时间以上」 asks how long at least, a lower bound
+    ("因病保留学籍的话，得病多长时间以上才给批呀", ("lower",)),
+    ("要上几节以上才能申请跳级", ("lower",)),
+    ("得病多长时间才给批", ("duration",)),               # no 以上: a duration, as before
+])
+def test_round17_a_bound_written_after_its_quantity_is_read(question, kinds):
+    assert read_asked(question).kinds == kinds
+
+
+@pytest.mark.parametrize("question, counted", [
+    ("启明英语一共开了几个校区呀", "校区"),   # after 了, 几个 X closing the question asks how many X
+    ("开了多少个校区？", "校区"),
+    ("学了几个单词了", ""),                  # a clause closing with 了 tells: 「a few」
+    ("就认识几个单词 从哪级开始", ""),         # not after 了, not in the last clause
+])
+def test_round17_a_count_after_le_closing_its_question_asks(question, counted):
+    assert read_asked(question).counted == counted

@@ -693,3 +693,53 @@ def test_round16_haiyou_set_off_by_a_comma_turns_to_a_question_of_its_own():
     found = read("我因病要停4个月，可以保留学籍吗？", "还有，工作调动保留学籍要什么证明", alone=True)
     assert found.kind == TOPIC_SWITCH and found.question == "还有，工作调动保留学籍要什么证明"
     assert read("二级学费多少", "还有教材费呢").question == "二级教材费多少"  # no comma: a follow-up as before
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # 书本费 is a fee word (slot.fee), 报个名 a matter (slot.matter): the follow-up's word takes its place
+    ("书本费能退不", "学费呢", "学费能退不"),
+    ("小E能帮我报个名不", "那退费呢", "小E能帮我退费不"),
+    # 还没成年 is the minor slot's word whole: 成年 alone would say the opposite
+    ("退费申请一定要本人去办吗", "那孩子还没成年的话呢", "还没成年退费申请一定要本人去办吗"),
+    # 开了 counts lessons as 上了 does: the count takes the place of the course's stage in words
+    ("还没开课能退全款吗", "开了一节课了呢", "开了一节课了能退全款吗"),
+])
+def test_round17_slot_and_figure_words_of_the_blind_sets(previous, message, expected):
+    assert read(previous, message, alone=True).question == expected
+
+
+def test_round17_a_swap_opener_and_its_condition_are_no_part_of_what_is_asked():
+    # 「换成X的话多少」: 换成 and 的话 frame the swap; 「多少」 is what is asked of the swapped question
+    found = read("四级一期多少钱", "换成入门的话多少")
+    assert (found.question, found.kind) == ("入门一期多少？", FOLLOW_UP)
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("那二级学费是多少", "四级贵多少", "四级学费比二级贵多少？"),
+    ("二级学费多少", "那三级多多少", "三级学费比二级多多少？"),
+])
+def test_round17_a_comparative_asked_after_a_swap_compares_with_the_word_swapped_out(previous, message, expected):
+    assert read(previous, message).question == expected
+
+
+def test_round17_a_bare_asking_word_is_no_comparative():
+    # 多少 opens with 多, yet asks how much: no comparison with the level swapped out
+    assert read("二级学费多少", "三级多少").question == "三级学费多少？"
+
+
+def test_round17_the_filler_a_swap_leaves_at_the_front_of_the_asking_goes():
+    # the moved count is swapped into the previous question; 「我了」 left in front of 「第三次咋算」 is filler
+    found = read("我之前已经转过一次班了 再转要收钱吗", "我转了两次了 第三次咋算")
+    assert found.question == "我之前已经转了两次班了，转班第三次咋算？"
+    # a one-character verb names the shortest matter it begins (转 → 转班, not 转人工)
+    assert "转人工" not in found.question
+    # a filler of two characters or more may say whose case it is: 孩子 stays
+    assert read("退费可以去前台办吗", "孩子的话谁去办").question == "退费孩子的话谁去办？"
+
+
+def test_round17_a_rewrite_that_is_the_message_without_its_closing_words_leaves_the_message():
+    # 「那转班呢 要钱吗」 swaps 转班 in and asks of it alone: nothing of 「分级测试要多久」 is carried
+    found = read("分级测试要多久", "那转班呢 要钱吗", alone=True)
+    assert (found.question, found.kind) == ("那转班呢 要钱吗", OWN_QUESTION)
+    # something of the previous question carried: a follow-up as before
+    assert read("在前台能申请退费吗", "那转班呢 能办不", alone=True).question == "在前台转班能办不？"

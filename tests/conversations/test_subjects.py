@@ -13,7 +13,7 @@ from tests.school import shipped_facts
     ("那教材另外收钱不", ("教材",)),
     # 「开课前申请退费的，学费全额退还」: the tuition is the thing when the asking is a yes/no
     ("那学费还没开课能全退不", ("学费",)),
-    ("那怎么转人工", ("人工",)),
+    ("那怎么转人工", ("转人工",)),  # a matter (slot.matter) whatever jieba tags it
     ("一个班几个人", ("一个班",)),
     ("那分级测试收费吗", ("分级测试",)),
     # the asking itself (「学费多少」 asks an amount), the steps of a matter, kinds of transfer, channels, figures
