@@ -196,6 +196,14 @@ def _states_year(text: str) -> bool:
     return bool(_YEAR_RE.search(normalize(text)))
 
 
+_TITLE_WORDS = _stating("title")
+
+
+def _states_title(text: str) -> bool:
+    """A book's name: in 《》 as typed (folding drops the marks), or one of the kind's words (出版社)."""
+    return "《" in text or bool(_TITLE_WORDS and _TITLE_WORDS(text))
+
+
 def _states_yes_no(_text: str) -> bool:
     return True
 
@@ -253,6 +261,7 @@ ASKED_KINDS: tuple[AskedKind, ...] = (
     AskedKind("time", "时间", "{subject}时间", "什么时候可以申请退费", _states_time),
     AskedKind("person", "人", "{subject}是谁", "外教是哪位老师", _stating("person")),
     AskedKind("organization", "机构", "{subject}是哪家", "小E 是哪家公司开发的", _stating("organization")),
+    AskedKind("title", "书名", "{subject}书名", "三级用的哪本教材", _states_title),
     AskedKind("place", "地点", "{subject}地点", "在哪里申请退费", _stating("place")),
     AskedKind("reason", "原因", "{subject}原因", "教材费为什么不退", _stating("reason")),
     AskedKind("way", "方式", "{subject}方式", "怎么转人工", None),

@@ -346,6 +346,16 @@ def subject(question: str, facts: SchoolFacts) -> str:
     return compact(head) + "，" if head and not kept else compact(head + kept)
 
 
+def _verb_matter(text: str) -> str:
+    """The matter the first `matter_verb` in `text` begins (退 → 退费, 转 → 转班); "" when none."""
+    matters = dict(slot_groups()).get("matter", ())
+    for _, _, verb in find(text, words("matter_verb")):
+        matter = min((m for m in matters if m.startswith(verb)), key=len, default="")
+        if matter:
+            return matter
+    return ""
+
+
 def _matter_of_verb(rest: str, kept: str) -> str:
     """The matter a verb of two characters or more names in the follow-up (`matter_verb` 保留 → 保留学籍) when the kept
     subject does not name it: 「生病了不能上课怎么办？」 + 「最长能保留多久」 asks about keeping one's place. A verb of one
@@ -400,6 +410,8 @@ def asked(draft: Draft) -> None:
     asked_words = tuple(w for w in read_asked(rest).words if w)
     if any(w not in fees for _, _, w in find(without(rest, asked_words), words("relational"))):
         kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
+        if no_topic(kept):  # 「学费到底能不能退」 + 「多久能到账」: the fee was all; its verb names the matter (退 → 退款)
+            kept += _verb_matter(draft.question)
     if draft.replaced and rest.startswith(words("comparative")) and not rest.startswith(words("asking")):
         # 「四级贵多少」 after 「二级学费是多少」: how much more than the level swapped out
         kept = kept.removesuffix("是") + "比" + draft.replaced[-1]

@@ -513,6 +513,10 @@ def test_round17_turning_to_a_person_is_a_matter_the_next_clause_asks_of(corpus_
     "四级上了七个星期了 交了五千六 还能退吗",  # the student's case told in weeks
     "级别是我们自己挑还是按啥来定的？",          # 挑: choosing, a light verb
     "小E 说的我咋知道对不对，能查到原文吗",    # 查到 → 核对
+    "三级学费加教材一共多少钱",               # 加教材 → 教材费
+    "能找你要点优惠不",                       # 要点: 要 + 一点, not a key point
+    "保留学籍需要满足啥条件",                 # 满足: a light verb
+    "成年学员退费由谁来申请？",               # 由谁来: asking who
 ])
 def test_round17_colloquial_words_of_stated_facts_are_answered(corpus_index, question):
     decided = gate(corpus_index, question)
@@ -523,3 +527,15 @@ def test_round17_a_count_of_a_thing_the_documents_never_count_is_refused(corpus_
     # 「开了几个校区」: 「一共分为四级」 counts levels, not 校区
     assert gate(corpus_index, "启明英语一共开了几个校区呀").reason == "资料里没有写“校区数量”"
     assert not gate(corpus_index, "口语课一共分了几个级别").refused
+
+
+def test_round17_which_book_is_refused_when_no_sentence_names_one(corpus_index):
+    assert gate(corpus_index, "三级用的哪本教材").reason == "资料里没有写“教材书名”"
+    assert not gate(corpus_index, "三级用的哪本教材", asked_kinds="-title").refused  # the kind switched off
+    assert not gate(corpus_index, "三级的教材费多少").refused
+
+
+def test_round17_shaoer_is_a_class_type_not_a_numeral(corpus_index):
+    # jieba tags 少儿 a numeral (m); as a class type it is a word the documents must have (numeral_topics)
+    assert gate(corpus_index, "有没有少儿班").refused
+    assert not gate(corpus_index, "有没有少儿班", answerability_rules="-numeral_topics").refused

@@ -349,3 +349,17 @@ def test_round17_a_bound_written_after_its_quantity_is_read(question, kinds):
 ])
 def test_round17_a_count_after_le_closing_its_question_asks(question, counted):
     assert read_asked(question).counted == counted
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("三级用的哪本教材", ("title",)),
+    ("教材是哪个出版社的", ("title",)),
+    ("教材多少钱", ("amount",)),                      # the textbook's price, not its name
+])
+def test_round17_a_books_name_is_a_kind_of_its_own(question, kinds):
+    assert read_asked(question).kinds == kinds
+
+
+def test_round17_a_name_in_book_marks_states_a_title():
+    assert states("三级使用《English Now 3》", "title", "哪本")
+    assert not states("教材费每级 280 元，不包含在学费内，单独收取。", "title", "哪本")

@@ -743,3 +743,11 @@ def test_round17_a_rewrite_that_is_the_message_without_its_closing_words_leaves_
     assert (found.question, found.kind) == ("那转班呢 要钱吗", OWN_QUESTION)
     # something of the previous question carried: a follow-up as before
     assert read("在前台能申请退费吗", "那转班呢 能办不", alone=True).question == "在前台转班能办不？"
+
+
+def test_round17_a_fee_that_was_the_whole_topic_leaves_the_matter_its_verb_names():
+    # 到账 asks of the money, not of the fee; with 学费 gone nothing is left, so 退 names the matter (退款)
+    found = read("学费到底能不能退", "大概多久能到账")
+    assert "退" in found.question and found.question.endswith("大概多久能到账？")
+    # a level left: it stays the topic, as before
+    assert read("三级学费多少", "总课时是多少").question == "三级总课时是多少？"
