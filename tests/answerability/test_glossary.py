@@ -222,19 +222,36 @@ def test_store_reuses_the_built_glossary_until_any_instance_changes_it(database_
         second_db.dispose()
 
 
-def test_starter_pairs_shipped_later_reach_an_existing_database_but_not_the_ones_staff_removed(database_url, monkeypatch):
+def _opened_before(database_url: str, monkeypatch, later: list[tuple[str, str]], version: int):
+    """A database migrated up to glossary migration `version` while the starter file lacked the `later` pairs (they
+    were shipped afterwards), and the starter pairs as shipped now."""
     import core.stores.glossary as stores
     from core.answerability.glossary import starter_pairs
     from core.stores.db import Schema
 
     shipped = starter_pairs()
-    later = [("日常对话", "家常"), ("对话", "唠"), ("计算", "算钱")]
     assert all(pair in shipped for pair in later)
-    # a database opened before the pairs were shipped: the first load (migration 3) had the older file
     monkeypatch.setattr(stores, "starter_pairs", lambda *a, **k: [p for p in shipped if p not in later])
     before = Database(database_url)
-    before.migrate(Schema("glossary", tuple(m for m in stores.GLOSSARY_SCHEMA.migrations if m.version <= 4)))
-    assert before.applied("glossary") == [1, 2, 3, 4]
+    before.migrate(Schema("glossary", tuple(m for m in stores.GLOSSARY_SCHEMA.migrations if m.version <= version)))
+    assert before.applied("glossary") == list(range(1, version + 1))
+    return before, shipped
+
+
+def _opened_now(database_url: str, monkeypatch):
+    """The same database opened with the shipped starter file: the migrations since bring it up to date."""
+    monkeypatch.undo()
+    after = Database(database_url)
+    glossary = GlossaryStore(after).load()
+    assert after.applied("glossary") == [1, 2, 3, 4, 5, 6]
+    return after, glossary
+
+
+def test_starter_pairs_shipped_later_reach_an_existing_database_but_not_the_ones_staff_removed(database_url, monkeypatch):
+    import core.stores.glossary as stores
+
+    # a database opened before the pairs were shipped: the first load (migration 3) had the older file
+    before, shipped = _opened_before(database_url, monkeypatch, [("日常对话", "家常"), ("对话", "唠"), ("计算", "算钱")], 4)
     with before.transaction("测试") as conn:  # staff removed an old pair, and added then removed one of the later ones
         conn.execute(stores.glossary_entries.delete().where(stores.glossary_entries.c.term == "学费",
                                                             stores.glossary_entries.c.synonym == "价格"))
@@ -242,11 +259,8 @@ def test_starter_pairs_shipped_later_reach_an_existing_database_but_not_the_ones
             {"at": stores.utcnow(), "who": "王老师", "action": "remove", "term": "学费", "synonym": "价格"},
             {"at": stores.utcnow(), "who": "王老师", "action": "remove", "term": "计算", "synonym": "算钱"}])
     before.dispose()
-    monkeypatch.undo()
 
-    after = Database(database_url)
-    glossary = GlossaryStore(after).load()
-    assert after.applied("glossary") == [1, 2, 3, 4, 5, 6]
+    after, glossary = _opened_now(database_url, monkeypatch)
     assert glossary.canonical("家常") == ("日常对话",) and glossary.canonical("唠") == ("对话",)
     assert glossary.canonical("价格") == () and glossary.canonical("算钱") == ()  # removed by staff: stays removed
     assert len(glossary) == len(shipped) - 2
@@ -260,24 +274,14 @@ def test_a_database_created_with_the_pairs_finds_nothing_to_add(store):
 
 def test_round_17_starter_pairs_reach_a_database_migrated_through_round_16(database_url, monkeypatch):
     import core.stores.glossary as stores
-    from core.answerability.glossary import starter_pairs
-    from core.stores.db import Schema
 
-    shipped = starter_pairs()
-    later = [("折扣", "折扣价"), ("前台", "店里"), ("领取", "领回来")]
-    assert all(pair in shipped for pair in later)
-    monkeypatch.setattr(stores, "starter_pairs", lambda *a, **k: [p for p in shipped if p not in later])
-    before = Database(database_url)
-    before.migrate(Schema("glossary", tuple(m for m in stores.GLOSSARY_SCHEMA.migrations if m.version <= 5)))
+    before, shipped = _opened_before(database_url, monkeypatch, [("折扣", "折扣价"), ("前台", "店里"), ("领取", "领回来")], 5)
     with before.transaction("测试") as conn:  # opened in round 16: the round-17 pairs are not there yet
         synonyms = {row.synonym for row in conn.execute(stores.sa_select(stores.glossary_entries.c.synonym))}
     assert "折扣价" not in synonyms and "店里" not in synonyms
     before.dispose()
-    monkeypatch.undo()
 
-    after = Database(database_url)
-    glossary = GlossaryStore(after).load()
-    assert after.applied("glossary") == [1, 2, 3, 4, 5, 6]
+    after, glossary = _opened_now(database_url, monkeypatch)
     assert glossary.canonical("折扣价") == ("折扣",) and glossary.canonical("店里") == ("前台",)
     assert len(glossary) == len(shipped)
     after.dispose()
