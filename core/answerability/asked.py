@@ -24,7 +24,7 @@ checked against the same kinds (core.checks.asked).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
@@ -68,8 +68,12 @@ _CLAUSE_RE = re.compile(r"[，,。！!？?；;\s]+")
 
 
 # The student's-case word lists (core/data/case_words.txt) a rule said with none of their words holds for every one
-# of: the course's stage (开课前 / 开课后) and the channel a thing is done through (App / 前台).
-SCOPES = (("before", "after"), ("channel",))
+# of: the course's stage (开课前 / 开课后), the channel a thing is done through (App / 前台) and the class type
+# (线上班 / 线下班).
+SCOPES = (("before", "after"), ("channel",), ("class_type",))
+# The scopes a subject word is held in by a sentence naming none of their words (Subject.share): the class type only —
+# a channel so held would let 「人工服务时间为每天 9:00–21:00」 answer 「App 几点关门」.
+SUBJECT_SCOPES = (("class_type",),)
 
 
 def _scope(text: str) -> tuple[str, ...] | None:
@@ -97,7 +101,11 @@ class Subject:
             total = sum(t.weight * t.specificity for t in terms)
             if total <= 0:
                 return 1.0  # nothing to be about: the kind alone decides
-            best = max(best, sum(t.weight * t.specificity * credit(t, [context], graded=True) for t in terms) / total)
+            # a class type held by a sentence naming none: only when the question names one (「线上班和线下班哪个报的人多」
+            # compares them, which no rule said for both answers)
+            named = [_scope(t.typed or t.text) for t in terms]
+            single = {scope for scope in SUBJECT_SCOPES if named.count(scope) == 1}
+            best = max(best, sum(t.weight * t.specificity * _held_in_scope(t, context, single) for t in terms) / total)
         return best
 
     def holds_sides(self, context: str) -> bool:
@@ -114,6 +122,17 @@ class Subject:
             return scope is not None and not any(said(context, name) for name in scope)
 
         return all(held(side) for side in self.sides)
+
+
+def _held_in_scope(term: Term, context: str, scopes: Collection[tuple[str, ...]]) -> float:
+    """`credit` of `term` in `context`, full for a class type (one of `scopes`: SUBJECT_SCOPES the question names one
+    word of) the context says nothing of: a rule said for no class type holds for each (「每周上 2 课时，八周结课」
+    answers 「线下班一期上几周」)."""
+    found = credit(term, [context], graded=True)
+    if found >= 1.0:
+        return found
+    scope = _scope(term.typed or term.text)
+    return 1.0 if scope in scopes and scope is not None and not any(said(context, name) for name in scope) else found
 
 
 def _subject_word(term: Term, asking: Sequence[str]) -> Term | None:

@@ -604,7 +604,10 @@ def _asks_in(clause: str) -> bool:
 
 
 def _same_clause(question: str, word: str, other: str) -> bool:
-    return any(word in clause and other in clause for clause in map(normalize, _CLAUSES_RE.split(question)))
+    """Whether `word` stands only in clauses holding `other` too: 「按上了多少节算还是按剩多少节算」 asks which, but
+    「每个级别要用几本教材，一本还是好几本」 asks how many in a clause of its own (好几本 beside 还是 is an option)."""
+    holding = [clause for clause in map(normalize, _CLAUSES_RE.split(question)) if word in clause]
+    return bool(holding) and all(other in clause for clause in holding)
 
 
 def _yes_no(question: str) -> str | None:

@@ -26,7 +26,8 @@ from core.values.facts import Level, SchoolFacts
 ENV_NAME = "XIAOE_CASE_KINDS"
 _NUM = "[〇零一二两三四五六七八九十百\\d]"
 _TIMES_RE = re.compile(rf"(?:第|头)\s*({_NUM}{{1,3}})\s*[次回]|(头)[次回]")  # 第二次, 头一回 / 头回 (the first)
-_AGE_RE = re.compile(rf"({_NUM}{{1,3}})\s*岁")
+# 「12 岁」, or 「满18了」 (满 and a number closing its clause: reaching an age)
+_AGE_RE = re.compile(rf"({_NUM}{{1,3}})\s*岁|(?<=满)\s*({_NUM}{{1,2}})(?=\s*(?:了|啦|呢|[，,。？?！!\s]|$))")
 _SPAN_RE = re.compile(r"([半一二两三四五六七八九十\d]{1,3})\s*(个月|年)")
 _CLOCK_RE = re.compile(rf"{alt('day_part')}?\s*(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})\s*(?:点|时|[:：](?=\d{{2}}))")
 _CLOCK_PART_RE = re.compile(alt("day_part"))
@@ -433,8 +434,8 @@ def full_price(r: Reading) -> Iterable[object]:
 
 
 def age(r: Reading) -> Iterable[object]:
-    """年龄 — 「12 岁」."""
-    return {m.group(1) for m in _AGE_RE.finditer(r.text)}
+    """年龄 — 「12 岁」「满18了」."""
+    return {m.group(1) or m.group(2) for m in _AGE_RE.finditer(r.text)}
 
 
 def minor(r: Reading) -> Iterable[object]:

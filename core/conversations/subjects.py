@@ -41,10 +41,10 @@ def _tokenizer():
 
 def _tag_nominal(word: str) -> bool:
     tag = lexicon().tags.get(word)
-    if tag is None or tag in FUNCTION_TAGS or word in QUESTION_WORDS:
+    if tag is None or tag in FUNCTION_TAGS or word in QUESTION_WORDS or word in words("verb_like"):
         return False
     if len(word) == 1:
-        return tag == "n" and word not in words("verb_like")
+        return tag == "n"
     return tag.startswith(_NOMINAL_TAGS[0]) or tag in _NOMINAL_TAGS
 
 

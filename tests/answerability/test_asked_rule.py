@@ -539,3 +539,16 @@ def test_round17_shaoer_is_a_class_type_not_a_numeral(corpus_index):
     # jieba tags 少儿 a numeral (m); as a class type it is a word the documents must have (numeral_topics)
     assert gate(corpus_index, "有没有少儿班").refused
     assert not gate(corpus_index, "有没有少儿班", answerability_rules="-numeral_topics").refused
+
+
+def test_round17_a_rule_said_for_no_class_type_answers_one_asked_of_a_class_type(corpus_index):
+    # 「每周上 2 课时，八周结课」 names no class type: it holds for 线下班 as for 线上班 (SCOPES, SUBJECT_SCOPES)
+    assert not gate(corpus_index, "线下班一期上几周").refused
+    # two class types named: the question compares them, and no rule said for neither answers that
+    assert gate(corpus_index, "线上班和线下班哪个报的人多").refused
+
+
+@pytest.mark.parametrize("question", ["每个级别要用几本教材，一本还是好几本"])
+def test_round17_a_count_asked_in_its_own_clause_stays_asked_beside_a_choice(corpus_index, question):
+    # 「好几本」 beside 还是 is an option; 「用几本教材」 asks how many in a clause of its own
+    assert gate(corpus_index, question).reason == "资料里没有写“教材数量”"

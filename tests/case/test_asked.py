@@ -363,3 +363,11 @@ def test_round17_a_books_name_is_a_kind_of_its_own(question, kinds):
 def test_round17_a_name_in_book_marks_states_a_title():
     assert states("三级使用《English Now 3》", "title", "哪本")
     assert not states("教材费每级 280 元，不包含在学费内，单独收取。", "title", "哪本")
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("每个级别要用几本教材，一本还是好几本", ("count", "choice")),   # 几本 asked in a clause of its own
+    ("按上了多少节算还是按剩多少节算", ("choice",)),                 # only beside 还是: which, not how many
+])
+def test_round17_a_kind_beside_a_choice_is_dropped_only_where_it_stands_only_there(question, kinds):
+    assert read_asked(question).kinds == kinds

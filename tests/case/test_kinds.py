@@ -189,3 +189,12 @@ def test_a_reading_kept_for_one_set_of_facts_is_not_given_for_another(tmp_path):
     assert "level" not in case_facts(question, shipped_facts())
     assert case_facts(question, renamed)["level"] == {3.0}
     assert "level" not in case_facts(question, shipped_facts())  # and back: the old facts' reading, not the new one
+
+
+@pytest.mark.parametrize(("question", "ages"), [
+    ("我已经满18了，退费得谁来申请？", {"18"}),   # 满 and a number closing its clause: an age reached
+    ("孩子满十六了呢", {"十六"}),
+    ("上满8节还能退吗", None),                    # 满 before a lesson count is no age
+])
+def test_round17_an_age_reached_is_read_without_sui(question, ages):
+    assert case_facts(question, shipped_facts()).get("age") == ages

@@ -751,3 +751,14 @@ def test_round17_a_fee_that_was_the_whole_topic_leaves_the_matter_its_verb_names
     assert "退" in found.question and found.question.endswith("大概多久能到账？")
     # a level left: it stays the topic, as before
     assert read("三级学费多少", "总课时是多少").question == "三级总课时是多少？"
+
+
+def test_round17_an_age_reached_takes_the_place_of_the_clause_saying_minor():
+    found = read("我未成年，退费得谁来申请？", "我已经满18了呢")
+    assert found.question == "我已经满18了，退费得谁来申请？" and "figures.age" in found.rules
+
+
+def test_round17_a_comparative_jieba_lists_as_a_noun_is_no_thing_of_the_messages_own():
+    # jieba's dictionary has 贵点 as a noun; 「会贵点吗」 compares, so 线下班 is swapped into the previous question
+    found = read("进阶级学费多少", "换成线下班会贵点吗")
+    assert found.kind == FOLLOW_UP and "进阶级" in found.question and "线下班" in found.question
