@@ -408,7 +408,10 @@ def asked(draft: Draft) -> None:
         return  # 「一周上几节」 after 「一节课多久啊」: nothing to ask it of
     fees = dict(slot_groups()).get("fee", ())
     asked_words = tuple(w for w in read_asked(rest).words if w)
-    if any(w not in fees for _, _, w in find(without(rest, asked_words), words("relational"))):
+    own = fees + words("fee_relational")
+    if find(rest, words("fee_relational")) and not find(kept, fees) and (named := find(draft.question, fees)):
+        kept += named[-1][2]  # 「按啥比例收」 after 「开课后退费要收手续费吗」: the fee's own proportion
+    if any(w not in own for _, _, w in find(without(rest, asked_words), words("relational"))):
         kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
         if no_topic(kept):  # 「学费到底能不能退」 + 「多久能到账」: the fee was all; its verb names the matter (退 → 退款)
             kept += _verb_matter(draft.question)

@@ -762,3 +762,10 @@ def test_round17_a_comparative_jieba_lists_as_a_noun_is_no_thing_of_the_messages
     # jieba's dictionary has 贵点 as a noun; 「会贵点吗」 compares, so 线下班 is swapped into the previous question
     found = read("进阶级学费多少", "换成线下班会贵点吗")
     assert found.kind == FOLLOW_UP and "进阶级" in found.question and "线下班" in found.question
+
+
+def test_round17_a_proportion_asked_is_the_previous_fees_own():
+    # 比例 is relational (needs an owner) and about the fee itself (fee_relational): the fee stays in the rewrite
+    found = read("开课后退费要收手续费吗", "按啥比例收", alone=True)
+    assert (found.question, found.kind) == ("开课后退费手续费按啥比例收？", FOLLOW_UP)
+
