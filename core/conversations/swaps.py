@@ -297,12 +297,7 @@ def _named(clause: str, facts: SchoolFacts) -> str:
     (「钱能全退吗」 → 退款: `matter_verb` 退 begins the matter)."""
     if subjects(clause, facts):
         return without(clause, _cut_words(clause))
-    matters = dict(slot_groups()).get("matter", ())
-    for _, _, verb in find(clause, words("matter_verb")):
-        matter = min((m for m in matters if m.startswith(verb)), key=len, default="")  # 转 → 转班, not 转人工
-        if matter:
-            return matter
-    return without(clause, _cut_words(clause))
+    return _verb_matter(clause) or without(clause, _cut_words(clause))
 
 
 def _clause_subject(clause: str, facts: SchoolFacts) -> str:
@@ -347,7 +342,8 @@ def subject(question: str, facts: SchoolFacts) -> str:
 
 
 def _verb_matter(text: str) -> str:
-    """The matter the first `matter_verb` in `text` begins (退 → 退费, 转 → 转班); "" when none."""
+    """The matter the first `matter_verb` in `text` begins, the shortest (退 → 退费, 转 → 转班, not 转人工); "" when
+    none."""
     matters = dict(slot_groups()).get("matter", ())
     for _, _, verb in find(text, words("matter_verb")):
         matter = min((m for m in matters if m.startswith(verb)), key=len, default="")
