@@ -265,6 +265,8 @@ def counts(draft: Draft) -> None:
         # 「报三个呢」 after 「我报两个级别」: a count of 个 with nothing after it counts what the previous one counts
         bare = measure == "个" and not re.match(r"[\u4e00-\u9fff]", draft.rest[end + len(measure):].lstrip())
         same = [span for span, other in in_question if other == measure or bare and other.startswith("个")]
+        if len(same) == 1 and not added and _clock_swapped(draft, same[0], (start, end, said), measure):
+            return
         if len(same) != 1 or (same[0][2] == said and not added):
             continue
         if added:  # 「再上一节呢」 after 「上了8节」: one more, 9
@@ -276,6 +278,27 @@ def counts(draft: Draft) -> None:
         draft.rest = blank(draft.rest, [(start, end + len(measure), said + measure)])
         draft.rules.append("counts")
         return
+
+
+_CLOCK_TAIL = re.compile(r"半|[零〇一二两三四五六七八九十\d]+分")  # 「八点半」「8点30分」: the rest of a clock time
+
+
+def _clock_swapped(draft: Draft, old: Span, new: Span, measure: str) -> bool:
+    """A clock time swapped whole, its half or minutes with it: 「晚上十点还有人工吗」 + 「早上八点半呢」 →
+    「…八点半…」, 「晚上8点能转人工吗」 + 「晚上8点半呢」 → 「晚上8点半能转人工吗」 (the hour alone is the same), and
+    「晚上8点半…」 + 「9点呢」 → 「晚上9点…」."""
+    if measure != "点":
+        return False
+    tail = _CLOCK_TAIL.match(draft.rest, new[1] + len(measure))
+    old_tail = _CLOCK_TAIL.match(draft.question, old[1] + len(measure))
+    said = new[2] + measure + (tail.group() if tail else "")
+    if not (tail or old_tail) or said == old[2] + measure + (old_tail.group() if old_tail else ""):
+        return False  # no half or minutes on either side (or the same time): the numeral swap as for any count
+    end = old_tail.end() if old_tail else old[1] + len(measure)
+    draft.question = draft.question[:old[0]] + said + draft.question[end:]
+    draft.rest = blank(draft.rest, [(new[0], tail.end() if tail else new[1] + len(measure), said)])
+    draft.rules.append("counts")
+    return True
 
 
 def _anchors(text: str, facts: SchoolFacts) -> list[Span]:

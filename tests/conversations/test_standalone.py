@@ -769,3 +769,16 @@ def test_round17_a_proportion_asked_is_the_previous_fees_own():
     found = read("开课后退费要收手续费吗", "按啥比例收", alone=True)
     assert (found.question, found.kind) == ("开课后退费手续费按啥比例收？", FOLLOW_UP)
 
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # a clock time is swapped whole: its 半 or minutes come with it, or go
+    ("晚上十点还有人工吗", "早上八点半呢", "早上八点半还有人工吗"),
+    ("晚上8点能转人工吗", "晚上8点半呢", "晚上8点半能转人工吗"),
+    ("晚上8点半能转人工吗", "9点呢", "晚上9点能转人工吗"),
+    ("晚上8点能转人工吗", "8点30分呢", "晚上8点30分能转人工吗"),
+    ("晚上十点还有人工吗", "九点呢", "晚上九点还有人工吗"),   # no half on either side: the numeral, as before
+])
+def test_round17_a_clock_time_is_swapped_with_its_half_or_minutes(previous, message, expected):
+    found = read(previous, message)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP) and "counts" in found.rules
