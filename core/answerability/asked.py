@@ -116,10 +116,7 @@ class Subject:
         (「开课后退费多久能到账」 and 「在App申请退费多久到账」 are answered by 「审核通过后 7 个工作日内原路退回」)."""
         def held(side: tuple[Term, ...]) -> bool:
             main = max(side, key=lambda t: t.weight * t.specificity)
-            if credit(main, [context], graded=True) >= SUBJECT_SHARE:
-                return True
-            scope = _scope(main.typed or main.text)
-            return scope is not None and not any(said(context, name) for name in scope)
+            return credit(main, [context], graded=True) >= SUBJECT_SHARE or _unscoped(main, context, SCOPES)
 
         return all(held(side) for side in self.sides)
 
@@ -129,10 +126,14 @@ def _held_in_scope(term: Term, context: str, scopes: Collection[tuple[str, ...]]
     word of) the context says nothing of: a rule said for no class type holds for each (「每周上 2 课时，八周结课」
     answers 「线下班一期上几周」)."""
     found = credit(term, [context], graded=True)
-    if found >= 1.0:
-        return found
+    return found if found >= 1.0 or not _unscoped(term, context, scopes) else 1.0
+
+
+def _unscoped(term: Term, context: str, scopes: Collection[tuple[str, ...]]) -> bool:
+    """Whether `term` names a word of one of `scopes` (SCOPES) and `context` names no word of that scope: a rule said
+    for no course stage, channel or class type holds for each one."""
     scope = _scope(term.typed or term.text)
-    return 1.0 if scope in scopes and scope is not None and not any(said(context, name) for name in scope) else found
+    return scope is not None and scope in scopes and not any(said(context, name) for name in scope)
 
 
 def _subject_word(term: Term, asking: Sequence[str]) -> Term | None:

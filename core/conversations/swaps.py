@@ -364,27 +364,26 @@ def subject(question: str, facts: SchoolFacts) -> str:
     return compact(head) + "，" if head and not kept else compact(head + kept)
 
 
-def _verb_matter(text: str) -> str:
-    """The matter the first `matter_verb` in `text` begins, the shortest (退 → 退费, 转 → 转班, not 转人工); "" when
-    none."""
+def _verb_matters(text: str) -> list[tuple[str, str]]:
+    """(verb, the matter it begins) for each `matter_verb` in `text`, the shortest matter (退 → 退费, 转 → 转班, not
+    转人工); verbs beginning no matter left out."""
     matters = dict(slot_groups()).get("matter", ())
-    for _, _, verb in find(text, words("matter_verb")):
-        matter = min((m for m in matters if m.startswith(verb)), key=len, default="")
-        if matter:
-            return matter
-    return ""
+    begun = ((verb, min((m for m in matters if m.startswith(verb)), key=len, default=""))
+             for _, _, verb in find(text, words("matter_verb")))
+    return [(verb, matter) for verb, matter in begun if matter]
+
+
+def _verb_matter(text: str) -> str:
+    """The matter the first `matter_verb` in `text` begins (`_verb_matters`); "" when none."""
+    return next((matter for _, matter in _verb_matters(text)), "")
 
 
 def _matter_of_verb(rest: str, kept: str) -> str:
     """The matter a verb of two characters or more names in the follow-up (`matter_verb` 保留 → 保留学籍) when the kept
     subject does not name it: 「生病了不能上课怎么办？」 + 「最长能保留多久」 asks about keeping one's place. A verb of one
     character (退, 转) also means other things (退教材, 转人工) and names no matter alone."""
-    matters = dict(slot_groups()).get("matter", ())
-    for _, _, verb in find(rest, words("matter_verb")):
-        matter = min((m for m in matters if m.startswith(verb)), key=len, default="")  # 转 → 转班, not 转人工
-        if len(verb) >= 2 and matter and matter not in kept and matter not in rest:
-            return matter
-    return ""
+    return next((matter for verb, matter in _verb_matters(rest)
+                 if len(verb) >= 2 and matter not in kept and matter not in rest), "")
 
 
 _NUMERAL = re.compile(r"^[一二两三四五六七八九十百几每\d]+")
