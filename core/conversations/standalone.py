@@ -259,6 +259,7 @@ FOLLOW_UP_RULES: tuple[tuple[str, Callable[..., bool]], ...] = (
     ("not_alone", not_alone),
 )
 CONDITION = "condition"  # another situation (「那要是…呢」) in place of the previous question's situation clauses
+SEQUEL = "sequel"  # a later step of the previous question's subject (「审核通过以后呢」) asked the previous question's way
 REVERSE = "reverse"  # 「反过来呢」: the previous question's two levels (or two words of a group) swapped
 REFER = "refer"  # a phrase pointing back (「这个级别」) is the one word of its group the previous question names
 KEEPS_SUBJECT = "keeps_subject"  # a rewrite that drops a thing the message names is no rewrite (「测试完可以直接报三级吗」)
@@ -266,7 +267,7 @@ SWAP_OPENER = "swap_opener"  # a message opening with 换成/改成 changes the 
 RELATIVE = "relative"  # a level named relative to the previous question's (往上一级, 最高那级) is that level
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
 RULE_NAMES = ((RELATIVE, REFER, REVERSE, SWAP_OPENER) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
-              + tuple(name for name, _ in SWAPS) + (CONDITION, FRONT, KEEPS_SUBJECT))
+              + tuple(name for name, _ in SWAPS) + (CONDITION, SEQUEL, FRONT, KEEPS_SUBJECT))
 
 
 def parse_rules(spec: str | None) -> frozenset[str]:
@@ -364,7 +365,8 @@ def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
     # 「能进行简单日常对话的呢」: a description of the student ending in 的 sets a situation without 要是 too
     described = not condition and message.rstrip(END + " ").endswith(tuple("的" + _bare(w) for w in words("closer")))
     situation = compact(body[len(condition):]).removeprefix("是") if condition or described else ""
-    if not situation or asks_any(situation):
+    # 「能说几句日常对话的呢」 describes the student: 几 there is 「a few」, asked only when the what-is-asked reader reads it
+    if not situation or (asks(situation) if described else asks_any(situation)):
         return ""
     clauses = [c for c in _CLAUSES.split(strip_marks(previous, words("opener"), ()).strip()) if c]
     asking = [c for c in clauses if asks_any(c)]
@@ -376,6 +378,27 @@ def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
     if not asking or len(asking) == len(clauses) or any(_told(c, facts) for c in clauses if c not in asking):
         return ""  # a clause telling the student's figures (「我付了4200上了4节」) is theirs to keep, not a situation
     return situation + "，" + "，".join(asking)
+
+
+def sequel(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
+    """A follow-up that only tells a later step (a `sequel` word: 以后, 完, 过了) of a word the previous question's
+    subject names, asking nothing: the previous question's asking, asked of that step, with the subject's matter in
+    front — 「退费审核要几天」 + 「审核通过以后呢」 → 「退费审核通过以后要几天？」. "" otherwise (the message asks, tells a
+    figure, names no sequel or shares no word with the previous subject)."""
+    body = compact(strip_marks(message, words("opener"), words("closer")))
+    if not body or asks_any(body) or not find(body, words("sequel")) or _told(body, facts):
+        return ""
+    clause = [c for c in _CLAUSES.split(strip_marks(previous, words("opener"), ()).rstrip(END + " ")) if c][-1:]
+    kept = subject(clause[0], facts) if clause else ""
+    # the subject as said (「退费审核」 of 「退费审核要几个工作日」, whose subject also names the 工作日 counted)
+    said = next((kept[:n] for n in range(len(kept), 1, -1) if kept[:n] in clause[0]), "") if kept else ""
+    if not said or not any(body[i:i + 2] in said for i in range(len(body) - 1)):
+        return ""
+    asking = clause[0][clause[0].find(said) + len(said):]
+    if not asks_any(asking):
+        return ""
+    matters = [w for _, _, w in find(said, dict(slot_groups()).get("matter", ())) if w not in body]
+    return "".join(matters[:1]) + body + asking + "？"
 
 
 def reverse(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
@@ -453,9 +476,10 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
             draft.front[:0] = draft.pending
         draft.rest = without(draft.rest, tuple(draft.pending))
     leftover = compact(without(draft.rest, words("filler") + words("anaphor")))
-    swapped = condition_swap(message, previous.standalone, facts) if CONDITION in rules and not draft.rules else ""
-    if swapped:
-        return Standalone(said, swapped, FOLLOW_UP, _also_relative(said, message, (CONDITION,)), previous.message_id)
+    for name, put in ((CONDITION, condition_swap), (SEQUEL, sequel)):  # another situation, or a later step
+        swapped = put(message, previous.standalone, facts) if name in rules and not draft.rules else ""
+        if swapped:
+            return Standalone(said, swapped, FOLLOW_UP, _also_relative(said, message, (name,)), previous.message_id)
     if leftover and leftover not in draft.question and not draft.rules:
         if len(leftover) >= number("own_topic") or FRONT not in rules or find(leftover, words("asking") + words("asks")):
             return stays(OWN_QUESTION)  # 「每次多久」 asks its own thing: no word to put in front

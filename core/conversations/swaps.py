@@ -155,7 +155,21 @@ def slots(draft: Draft) -> None:
         if group in DECIDED_SLOTS.values() and not in_question:
             # 「孩子还没满18岁，退费得谁来申请」 + 「成年人呢」: the word takes the place of the clause telling the age
             in_question = _deciding_clause(draft.question, group, draft.facts)
-        _swap_words(draft, f"slot.{group}", find(draft.rest, listed), in_question)
+        in_message = find(draft.rest, listed)
+        if group == BOUND:  # 「过了4课时以后」: a bound is one on a number; 「审核通过以后」 bounds nothing
+            in_message, in_question = _by_number(draft.rest, in_message), _by_number(draft.question, in_question)
+        _swap_words(draft, f"slot.{group}", in_message, in_question)
+
+
+BOUND = "bound"  # slot.bound: 超过, 以内, 以后 … are bounds only next to a number
+_NUMBER_BEFORE = re.compile(r"[\d一二两三四五六七八九十半][^\s，,；;。？?]{0,3}$")
+_NUMBER_AFTER = re.compile(r"^[^\s，,；;。？?]{0,2}[\d一二两三四五六七八九十半]")
+
+
+def _by_number(text: str, spans: list[Span]) -> list[Span]:
+    """The bound words of `spans` said next to a number (「4课时内」「超过8节」)."""
+    return [(start, end, word) for start, end, word in spans
+            if _NUMBER_BEFORE.search(text[:start]) or _NUMBER_AFTER.match(text[end:])]
 
 
 def _figures(text: str, facts: SchoolFacts) -> dict[tuple[str, str], list[Span]]:
@@ -177,6 +191,14 @@ def figures(draft: Draft) -> None:
         if (kind, role) in in_question:
             draft.question = _replace(draft.question, in_question[(kind, role)], [w for _, _, w in in_message])
             draft.rest = blank(draft.rest, in_message)
+            draft.rules.append(name)
+            continue
+        other = [span for (k, r), spans in in_question.items() if k == kind == LESSONS and r != role for span in spans]
+        if other:  # 「实付4800上了4课时」 + 「剩10课时的话呢」: the lessons left say what the lessons taken said
+            start, end, _ = _with_verb(draft.question, other[-1])
+            said = _with_verb(draft.rest, in_message[-1])
+            draft.question = draft.question[:start] + said[2] + draft.question[end:]
+            draft.rest = blank(draft.rest, [said])
             draft.rules.append(name)
             continue
         mine = set(read_asked(draft.rest).kinds)
@@ -422,6 +444,8 @@ def asked(draft: Draft) -> None:
     if any(word not in draft.pending for word in subjects(rest, draft.facts)):
         return  # it names a subject of its own
     kept = subject(draft.question, draft.facts)
+    if _repeats_asking(rest, draft.question, kept):
+        return  # 「开课后要吗」 after 「开课前退费要手续费吗」: the previous question's asking stands
     if no_topic(kept):
         return  # 「一周上几节」 after 「一节课多久啊」: nothing to ask it of
     fees = dict(slot_groups()).get("fee", ())
@@ -440,6 +464,18 @@ def asked(draft: Draft) -> None:
     draft.rest = ""
     draft.pending.clear()
     draft.rules.append("asked")
+
+
+def _repeats_asking(rest: str, question: str, kept: str) -> bool:
+    """`rest` asks yes or no with nothing but predicate words (`predicate`: 要, 收) the previous question asks with
+    after its subject `kept`: 「要吗」 after 「开课后退费要手续费吗」 asks the same (「能退吗」 does not: 退 is no part of
+    「要手续费吗」)."""
+    if read_asked(rest).kinds not in ((), ("yes_no",)) or not kept or kept not in question:
+        return False
+    said = _YES_NO_TAIL.sub("", compact(without(rest, words("filler") + words("anaphor"))))
+    verbs = [w for _, _, w in find(said, words("predicate"))]
+    asking = question[question.find(kept) + len(kept):]
+    return bool(verbs) and not compact(without(said, tuple(verbs))) and all(v in asking for v in verbs)
 
 
 SWAPS: tuple[tuple[str, Callable[[Draft], None]], ...] = (

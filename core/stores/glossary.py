@@ -88,6 +88,7 @@ GLOSSARY_SCHEMA = Schema("glossary", (
     Migration(4, "append-only also against replacing inserts and TRUNCATE", append_only("glossary_changes")),
     Migration(5, "starter pairs shipped since (round 15), unless staff removed them", _sync_starter),
     Migration(6, "starter pairs shipped in round 17, unless staff removed them", _sync_starter),
+    Migration(7, "starter pairs shipped in round 18, unless staff removed them", _sync_starter),
 ))
 
 

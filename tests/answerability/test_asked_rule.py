@@ -552,3 +552,14 @@ def test_round17_a_rule_said_for_no_class_type_answers_one_asked_of_a_class_type
 def test_round17_a_count_asked_in_its_own_clause_stays_asked_beside_a_choice(corpus_index, question):
     # 「好几本」 beside 还是 is an option; 「用几本教材」 asks how many in a clause of its own
     assert gate(corpus_index, question).reason == "资料里没有写“教材数量”"
+
+
+@pytest.mark.parametrize("question", [
+    "生病了上不了课咋办",        # 上不了课 → 不能上课 (starter glossary)
+    "工作调动了来不了课咋整",    # 来不了课 → 不能上课
+    "退的钱几天能到",            # 退的钱 → 退款
+    "一个班大概几个人上课啊",    # 几个人上课 → 每班
+])
+def test_round18_colloquial_words_of_stated_facts_are_answered(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason

@@ -782,3 +782,66 @@ def test_round17_a_proportion_asked_is_the_previous_fees_own():
 def test_round17_a_clock_time_is_swapped_with_its_half_or_minutes(previous, message, expected):
     found = read(previous, message)
     assert (found.question, found.kind) == (expected, FOLLOW_UP) and "counts" in found.rules
+
+
+def test_round18_a_yes_no_with_only_the_previous_askings_verb_keeps_that_asking():
+    # 「要吗」 repeats the 要 of 「要手续费吗」: the previous asking stands, with the stage swapped in
+    found = read("开课前退费要手续费吗", "开课后要吗", alone=True)
+    assert (found.question, found.kind) == ("开课后退费要手续费吗", FOLLOW_UP)
+    # 退 is no part of 「要手续费吗」: the message asks its own yes or no of the subject
+    assert read("开课前退费要手续费吗", "开课后能退吗", alone=True).question == "开课后退费能退吗？"
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # lessons left say what lessons taken said: they take the clause's place, verb and all
+    ("实付4800上了4课时，能退多少？", "剩10课时的话呢", "实付4800剩10课时，能退多少？"),
+    # both told: each role swaps its own, as before
+    ("我上了6节还剩10节能退多少", "剩8节呢", "我上了6节还剩8节能退多少"),
+])
+def test_round18_lessons_left_take_the_place_of_lessons_taken(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP) and "figures.lessons.remaining" in found.rules
+
+
+def test_round18_a_bound_is_one_said_next_to_a_number():
+    found = read("开课后4课时内转班免费吗？", "过了4课时以后呢", alone=True)
+    assert found.question == "开课后4课时以后转班免费吗？" and "slot.bound" in found.rules
+    # 「审核通过以后」 bounds no number: no bound to swap (a later step: `sequel`'s)
+    assert "slot.bound" not in read("退费审核要几天", "审核通过以后呢", alone=True).rules
+    # a bound a word or two before its number (「刚好上了8节」) is still one
+    assert "slot.bound" in read("上课超过8节了还能退钱吗", "刚好上了8节呢", alone=True).rules
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("商务级适合什么水平的人", "最基础那级呢", "入门级适合什么水平的人"),
+    ("入门级适合什么水平的人", "最难那级呢", "商务级适合什么水平的人"),
+])
+def test_round18_the_easiest_and_hardest_level_are_the_lowest_and_highest(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP) and "relative" in found.rules
+
+
+def test_round18_a_few_in_a_description_of_the_student_asks_nothing():
+    # 「能说几句日常对话的呢」 describes the student: 几句 is 「a few sentences」, the situation takes 零基础's place
+    found = read("我零基础 应该报哪个级别", "能说几句日常对话的呢", alone=True)
+    assert (found.question, found.kind) == ("能说几句日常对话的，应该报哪个级别", FOLLOW_UP)
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("退费审核要几天", "审核通过以后呢", "退费审核通过以后要几天？"),
+    # the subject as said: 「几个工作日」 counts 工作日, which is no part of the subject the message's step follows
+    ("退费审核要几个工作日？", "审核完退回来呢", "退费审核完退回来要几个工作日？"),
+    ("退费审核要几个工作日啊", "那过了审核以后呢", "退费过了审核以后要几个工作日啊？"),
+])
+def test_round18_a_later_step_of_the_previous_subject_is_asked_the_previous_way(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.kind, found.rules) == (expected, FOLLOW_UP, ("sequel",))
+
+
+def test_round18_a_sequel_needs_a_step_the_previous_subject_names_and_no_asking():
+    # the course's stage is a slot: swapped, as before
+    assert read("开课前退费能全退吗", "开课以后呢", alone=True).rules == ("slot.started",)
+    # asks its own thing: no sequel
+    assert "sequel" not in read("退费审核要几天", "审核通过以后多久到账", alone=True).rules
+    # switched off: no rewrite of the step
+    assert read("退费审核要几天", "审核通过以后呢", alone=True, rules=parse_rules("-sequel")).kind == OWN_QUESTION
