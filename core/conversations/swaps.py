@@ -156,12 +156,14 @@ def slots(draft: Draft) -> None:
             # 「孩子还没满18岁，退费得谁来申请」 + 「成年人呢」: the word takes the place of the clause telling the age
             in_question = _deciding_clause(draft.question, group, draft.facts)
         in_message = find(draft.rest, listed)
-        if group == BOUND:  # 「过了4课时以后」: a bound is one on a number; 「审核通过以后」 bounds nothing
-            in_message, in_question = _by_number(draft.rest, in_message), _by_number(draft.question, in_question)
+        if group == BOUND:  # 「过了4课时以后」: 以后 bounds a number; 「审核通过以后」 bounds nothing
+            bounds = listed + words("bound_by_number")
+            in_message = _by_number(draft.rest, find(draft.rest, bounds))
+            in_question = _by_number(draft.question, find(draft.question, bounds))
         _swap_words(draft, f"slot.{group}", in_message, in_question)
 
 
-BOUND = "bound"  # slot.bound: 超过, 以内, 以后 … are bounds only next to a number
+BOUND = "bound"  # slot.bound (超过, 以内 …) and `bound_by_number` (以后, 内), swapped only next to a number
 _NUMBER_BEFORE = re.compile(r"[\d一二两三四五六七八九十半][^\s，,；;。？?]{0,3}$")
 _NUMBER_AFTER = re.compile(r"^[^\s，,；;。？?]{0,2}[\d一二两三四五六七八九十半]")
 
