@@ -421,6 +421,12 @@ def no_topic(kept: str) -> bool:
     return len(bare) < 2 or not compact(without(_NUMERAL.sub("", bare), words("measure")))
 
 
+def _scoped(text: str) -> bool:
+    """`text` names a quantity of its own to count in (「一期一共几节」: 一期), not an asked one (「几周能上完」)."""
+    measures = "|".join(sorted(map(re.escape, words("measure")), key=len, reverse=True))
+    return bool(re.search(rf"[一二两三四五六七八九十每\d]个?(?:{measures})", text))
+
+
 _LEFT_CLOSER = re.compile(r"^(?:(?:呢|嘞|捏)[，,；;\s]+|的话[，,；;\s]*)")
 
 
@@ -448,6 +454,9 @@ def asked(draft: Draft) -> None:
     kept = subject(draft.question, draft.facts)
     if _repeats_asking(rest, draft.question, kept):
         return  # 「开课后要吗」 after 「开课前退费要手续费吗」: the previous question's asking stands
+    if no_topic(kept) and draft.facts.levels and find(rest, words("course_total")) and not _scoped(rest):
+        # 「一共要上几周」 after 「一节课上多久啊」: the measure was of the course, whose total is each level's
+        kept = words("course_scope")[0]
     if no_topic(kept):
         return  # 「一周上几节」 after 「一节课多久啊」: nothing to ask it of
     fees = dict(slot_groups()).get("fee", ())

@@ -845,3 +845,21 @@ def test_round18_a_sequel_needs_a_step_the_previous_subject_names_and_no_asking(
     assert "sequel" not in read("退费审核要几天", "审核通过以后多久到账", alone=True).rules
     # switched off: no rewrite of the step
     assert read("退费审核要几天", "审核通过以后呢", alone=True, rules=parse_rules("-sequel")).kind == OWN_QUESTION
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("一节课上多久啊", "那一共要上几周", "每个级别一共要上几周？"),
+    ("一节课多长时间", "那一共多少节", "每个级别一共多少节？"),
+    ("每周上几节课", "几周能上完", "每个级别几周能上完？"),
+])
+def test_round18_a_total_asked_after_a_measure_is_each_levels(previous, message, expected):
+    found = read(previous, message)
+    assert (found.question, found.kind) == (expected, FOLLOW_UP)
+
+
+@pytest.mark.parametrize(("previous", "message"), [
+    ("一节课多长时间", "一周上几节"),    # no total asked: nothing to lend, as before
+    ("每周上几次课", "一期一共几节"),    # 一期 is a quantity of its own to count in
+])
+def test_round18_no_level_scope_without_a_total_or_with_a_scope_of_its_own(previous, message):
+    assert read(previous, message, alone=True).question == message
