@@ -35,8 +35,14 @@ def test_held_message_corrected_and_sent_reaches_the_app_once_then_a_paraphrase_
 
             page.goto(f"{server.url}/review?item={item.id}")
             idle(page)
-            page.get_by_label("复核人").fill("李老师")
-            page.get_by_label("复核人").press("Enter")
+
+            def name_reviewer() -> None:
+                page.get_by_label("复核人").fill("李老师")
+                page.get_by_label("复核人").press("Enter")
+
+            # 通过 is enabled once the name reached the server; a key press lost during a rerun is pressed again
+            approve = page.get_by_role("button", name="通过", exact=True, disabled=False)
+            assert act_until_visible(name_reviewer, approve, tries=3, timeout_ms=10_000), "the reviewer's name never took"
             idle(page)
             page.get_by_text("stu-1 · 密钥 school-app").first.wait_for()
             assert page.get_by_text(f"学员：{QUESTION}").first.is_visible()  # the conversation so far
