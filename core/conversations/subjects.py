@@ -90,6 +90,13 @@ def _asked_measure() -> re.Pattern[str]:
     return re.compile(rf"(?:几|多少)个?(?:{measures})")
 
 
+@cache
+def _named_inside() -> tuple[str, ...]:
+    """The words of the groups that name things (`subject_groups`), as found inside a longer interchangeable word."""
+    naming = set(words("subject_groups"))
+    return tuple(w for name, listed in slot_groups() if name in naming for w in listed)
+
+
 def subjects(text: str, facts: SchoolFacts = NO_FACTS) -> tuple[str, ...]:
     """The things `text` names of its own, in text order (see the module doc)."""
     kept: list[Span] = []
@@ -102,6 +109,9 @@ def subjects(text: str, facts: SchoolFacts = NO_FACTS) -> tuple[str, ...]:
         group = next(name for name, listed in slot_groups() if word in listed)
         if word in matters or group in naming and nominal(word):
             kept.append((start, end, word))
+        elif group not in naming:  # 「线上转线下」 is a kind of transfer naming two class types: they are things named
+            kept.extend((start + at, start + at + len(w), w) for at, _, w in find(word, _named_inside())
+                        if nominal(w))
     rest = _blank(rest, find(rest, interchangeable))
     rest = _blank(rest, level_spans(rest, facts))
     rest = _blank(rest, [(f.start, f.end, f.text) for f in figure_spans(rest, facts.level_numbers or None)])

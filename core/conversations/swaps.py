@@ -430,11 +430,15 @@ def _scoped(text: str) -> bool:
 _LEFT_CLOSER = re.compile(r"^(?:(?:呢|嘞|捏)[，,；;\s]+|的话[，,；;\s]*)")
 
 
+_A_NOT_A = re.compile(r"(.)不\1")  # 「是不是」「会不会」: an asking, not a filler before one
+
+
 def _lead_trimmed(rest: str) -> str:
     """`rest` without the one-character filler words it opens with (「我了第三次咋算」 once 转了两次 is swapped in →
     「第三次咋算」); a longer one may say whose case it is (「孩子的话谁去办」 keeps 孩子)."""
     fillers = tuple(w for w in words("filler") if len(w) == 1)
-    while (lead := next((w for w in fillers if rest.startswith(w) and len(rest) > len(w)), "")):
+    while not _A_NOT_A.match(rest) and (lead := next((w for w in fillers if rest.startswith(w) and len(rest) > len(w)),
+                                                       "")):
         rest = rest[len(lead):]
     return rest
 
@@ -468,9 +472,18 @@ def asked(draft: Draft) -> None:
         kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
         if no_topic(kept):  # 「学费到底能不能退」 + 「多久能到账」: the fee was all; its verb names the matter (退 → 退款)
             kept += _verb_matter(draft.question)
-    if draft.replaced and rest.startswith(words("comparative")) and not rest.startswith(words("asking")):
+    channels = dict(slot_groups()).get("channel", ())
+    where = find(draft.question, channels)
+    if where and not find(kept, channels) and not find(rest, channels):
+        # 「要带啥去不」 after 「退费可以在前台上申请吗」: what is asked is asked of the matter where it is done
+        kept = where[-1][2] + kept
+    # 「是不是更贵」: an asking of yes or no before the comparative stays before what is compared with
+    compare_lead = next((w for w in words("compare_lead") if rest.startswith(w)), "")
+    compared = rest[len(compare_lead):].removeprefix("更")
+    if draft.replaced and compared.startswith(words("comparative")) and not compared.startswith(words("asking")):
         # 「四级贵多少」 after 「二级学费是多少」: how much more than the level swapped out
-        kept = kept.removesuffix("是") + "比" + draft.replaced[-1]
+        kept = kept.removesuffix("是") + compare_lead + "比" + draft.replaced[-1]
+        rest = rest[len(compare_lead):]
     draft.question = kept + _matter_of_verb(rest, kept) + _lead_trimmed(rest).rstrip(END) + "？"
     draft.rest = ""
     draft.pending.clear()

@@ -734,7 +734,8 @@ def test_round17_the_filler_a_swap_leaves_at_the_front_of_the_asking_goes():
     # a one-character verb names the shortest matter it begins (转 → 转班, not 转人工)
     assert "转人工" not in found.question
     # a filler of two characters or more may say whose case it is: 孩子 stays
-    assert read("退费可以去前台办吗", "孩子的话谁去办").question == "退费孩子的话谁去办？"
+    # (and 前台, where the previous question's matter is done, is kept in front of it: round 18)
+    assert read("退费可以去前台办吗", "孩子的话谁去办").question == "前台退费孩子的话谁去办？"
 
 
 def test_round17_a_rewrite_that_is_the_message_without_its_closing_words_leaves_the_message():
@@ -863,3 +864,37 @@ def test_round18_a_total_asked_after_a_measure_is_each_levels(previous, message,
 ])
 def test_round18_no_level_scope_without_a_total_or_with_a_scope_of_its_own(previous, message):
     assert read(previous, message, alone=True).question == message
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("三级学费多少钱啊？", "四级的话是不是更贵", "四级学费是不是比三级更贵？"),  # 是 of 是不是 is no filler
+    ("那二级学费是多少", "四级贵多少", "四级学费比二级贵多少？"),            # no yes/no before it: as before
+])
+def test_round18_a_yes_no_before_a_comparative_stays_before_what_is_compared(previous, message, expected):
+    assert read(previous, message, alone=True).question == expected
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    # the transfer between class types is swapped whole, its direction kept (no 线上 swapped back in for 线下)
+    ("同级别换个时段的转班免费吗？", "线上转线下呢", "线上转线下的转班免费吗？"),
+    ("同级别换个时段算转班吗", "那线上换到线下呢", "线上换到线下算转班吗"),
+])
+def test_round18_a_transfer_between_class_types_keeps_its_direction(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.rules) == (expected, ("slot.transfer",))
+
+
+def test_round18_class_types_named_inside_a_transfer_are_things_named():
+    # the previous question names things (线下班, 线上班): a bare asking after it is about them
+    found = read("线下班转线上班要收费吗？", "免费的只有一回吗", alone=True)
+    assert found.kind == FOLLOW_UP and found.question.startswith("线下班转线上班")
+    # and a message naming them with a matter's verb is a question of its own
+    assert read("四级多少课时", "那线上转线下收钱吗", alone=True).kind == TOPIC_SWITCH
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("退费可以在前台上申请吗？", "要带啥去不", "前台退费要带啥去不？"),
+    ("退费能在前台上申请吗？", "前台要填啥", "前台退费要填啥？"),
+])
+def test_round18_what_is_asked_is_asked_of_the_matter_where_it_is_done(previous, message, expected):
+    assert read(previous, message, alone=True).question == expected
