@@ -563,3 +563,11 @@ def test_round17_a_count_asked_in_its_own_clause_stays_asked_beside_a_choice(cor
 def test_round18_colloquial_words_of_stated_facts_are_answered(corpus_index, question):
     decided = gate(corpus_index, question)
     assert not decided.refused, decided.reason
+
+
+def test_round18_what_a_level_practises_is_asked_like_what_it_teaches(corpus_index):
+    # 练什么 / 练啥 / 练哪些 are question frames (question_frames.txt): 练 alone is no word the documents must hold
+    assert not gate(corpus_index, "商务级主要练什么").refused
+    assert not gate(corpus_index, "商务级主要练哪些场景").refused
+    # 练 outside the frame is still a word of the question: 「练口语」 with 小E is not in the documents
+    assert gate(corpus_index, "我能跟小E用英语聊天练口语吗").refused

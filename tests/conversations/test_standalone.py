@@ -898,3 +898,12 @@ def test_round18_class_types_named_inside_a_transfer_are_things_named():
 ])
 def test_round18_what_is_asked_is_asked_of_the_matter_where_it_is_done(previous, message, expected):
     assert read(previous, message, alone=True).question == expected
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("小E能帮我交学费不？", "报名呢", "小E能帮我报名不？"),   # 交学费 is the matter 缴费 said with its verb
+    ("小E能帮我交学费吗", "退费呢", "小E能帮我退费吗"),
+])
+def test_round18_paying_the_tuition_is_a_matter_a_follow_up_swaps(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.rules) == (expected, ("slot.matter",))
