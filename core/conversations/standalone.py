@@ -134,7 +134,22 @@ def new_subject(message: str, _stands_alone: bool, previous: str, facts: SchoolF
     if not asks(message) or find(message, words("anaphor")) or _told(message, facts) or _leads_with_swap(message,
                                                                                                         previous):
         return False
+    if _owned_by_previous(message, previous, facts):
+        return False  # 「证明要几级医院开的」 after 「保留学籍要交什么材料」: whose certificate is the previous matter's
     return bool(new_subjects(message, previous, facts))
+
+
+def _owned_by_previous(message: str, previous: str, facts: SchoolFacts) -> bool:
+    """The message asks about a thing that needs an owner (`relational`: 证明, 材料 …), names no matter, matter verb or
+    level of its own, and the previous question names a matter: the thing is that matter's, whatever else the message
+    names about it (「证明要哪种医院开的」)."""
+    groups = dict(slot_groups())
+    named = without(message, tuple(w for w in read_asked(message).words if w))  # 「多少钱」 asks; its 钱 is no thing
+    if not find(named, words("relational")) or find(message, groups.get("matter", ()) + groups.get("fee", ())) \
+            or find(message, words("matter_verb")):
+        return False
+    matters = groups.get("matter", ())
+    return not level_spans(message, facts) and bool(find(previous, matters) or find(previous, words("matter_verb")))
 
 
 def full_question(message: str, stands_alone: bool, previous: str, facts: SchoolFacts = NO_FACTS) -> bool:
@@ -144,7 +159,7 @@ def full_question(message: str, stands_alone: bool, previous: str, facts: School
     after 「我交了4800上了4节能退多少」) is still a follow-up."""
     if not stands_alone or not asks(message) or find(message, words("anaphor")):
         return False
-    if not subjects(message, facts) and not level_spans(message, facts):
+    if not subjects(message, facts) and not level_spans(message, facts) or _owned_by_previous(message, previous, facts):
         return False
     mine, theirs = set(read_asked(message).kinds) - {"yes_no"}, set(read_asked(previous).kinds) - {"yes_no"}
     return bool(mine) and not mine & theirs
@@ -206,7 +221,8 @@ def relational(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS,
         return False
     if level_spans(message, facts):
         return False
-    return len(own_words(message, words("relational") + words("closer"))) <= number("bare_ask")
+    return len(own_words(message, words("relational") + words("closer"))) <= number("bare_ask") \
+        or _owned_by_previous(message, previous, facts)
 
 
 def situation(message: str, _stands_alone: bool, facts: SchoolFacts = NO_FACTS, previous: str = "") -> bool:

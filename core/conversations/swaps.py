@@ -453,8 +453,9 @@ def asked(draft: Draft) -> None:
     pointing = find(rest, words("anaphor"))
     if pointing and read_asked(blank(rest, pointing)).kinds in ((), ("yes_no",)):
         return  # 「线上班也是吗」「第三次还是这个价吗」: the previous question's asking stands
-    if any(word not in draft.pending for word in subjects(rest, draft.facts)):
-        return  # it names a subject of its own
+    owned = find(rest, words("relational")) and not find(rest, dict(slot_groups()).get("matter", ()))
+    if not owned and any(word not in draft.pending for word in subjects(rest, draft.facts)):
+        return  # it names a subject of its own (what qualifies a thing that needs an owner is no subject: 几级医院的证明)
     kept = subject(draft.question, draft.facts)
     if _repeats_asking(rest, draft.question, kept):
         return  # 「开课后要吗」 after 「开课前退费要手续费吗」: the previous question's asking stands

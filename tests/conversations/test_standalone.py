@@ -907,3 +907,12 @@ def test_round18_what_is_asked_is_asked_of_the_matter_where_it_is_done(previous,
 def test_round18_paying_the_tuition_is_a_matter_a_follow_up_swaps(previous, message, expected):
     found = read(previous, message, alone=True)
     assert (found.question, found.rules) == (expected, ("slot.matter",))
+
+
+def test_round18_a_thing_that_needs_an_owner_is_the_previous_matters_whatever_qualifies_it():
+    # 证明 needs an owner; 医院 only says which certificate: the message asks about the previous matter's certificate
+    found = read("保留学籍最长能留多久？", "病假的话要什么医院开证明", alone=True)
+    assert found.kind == FOLLOW_UP and found.question.startswith("保留学籍")
+    assert read("保留学籍都需要啥条件", "证明要哪种医院开的", alone=True).kind == FOLLOW_UP
+    # a fee of its own (教材费) owns what it asks, and 钱 of 「多少钱」 is asked, not a thing: a new question
+    assert read("四级学费多少", "教材费要另外交吗 多少钱", alone=True).kind == TOPIC_SWITCH
