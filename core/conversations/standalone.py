@@ -67,6 +67,11 @@ def _bare(text: str) -> str:
     return re.sub(rf"[{re.escape(PUNCT)}]", "", text)
 
 
+def _asking_aside(text: str) -> str:
+    """`text` without punctuation and generic asking words: what it names (「四级学费多少钱」 → 「四级学费」)."""
+    return compact(without(_bare(text), words("asking")))
+
+
 # -- does it stay as it is? ------------------------------------------------------------------------------------------
 
 def _leads_with_swap(message: str, previous: str) -> bool:
@@ -74,6 +79,10 @@ def _leads_with_swap(message: str, previous: str) -> bool:
     word of which the previous question names, and another clause follows: 「退费呢，能帮我办不」 after 「小E能帮我直接
     报名吗」 asks the previous question of 退费."""
     clauses = [c for c in _CLAUSES.split(message) if c]
+    # 「线上的话多少」: 的话 ends the first clause without a comma too
+    head, said, tail = clauses[0].partition("的话") if clauses else ("", "", "")
+    if said and head and tail:
+        clauses[:1] = [head + said, tail]
     if len(clauses) < 2 or not clauses[0].endswith(tuple(_bare(w) for w in words("closer"))):
         return False
     for _, listed in slot_groups():
@@ -509,6 +518,6 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     # (「那三级学费多少呢」 after 「二级学费多少」 stood on its own)
     plain = _bare(strip_marks(message, words("opener"), words("closer")))
     unmarked = _bare(without(strip_marks(message, words("opener"), ()), words("closer")))  # 「那转班呢 要钱吗」
-    if not draft.rules or _bare(question) in (_bare(message), plain, unmarked):
-        return stays(OWN_QUESTION)
+    if not draft.rules or _bare(question) in (_bare(message), plain, unmarked) or asks_any(plain) and _asking_aside(question) == _asking_aside(plain):
+        return stays(OWN_QUESTION)  # (「那四级学费多少呢」 after 「二级学费多少钱」: only its asking word differs)
     return Standalone(said, question, FOLLOW_UP, _also_relative(said, message, tuple(draft.rules)), previous.message_id)

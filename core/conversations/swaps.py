@@ -40,6 +40,7 @@ _YES_NO_TAIL = re.compile(r"(?:不|没|没有)$")
 # A space between two Chinese clauses (「孩子报了一级 交了3600 上了7节了还能退吗」) separates them as a comma would;
 # a space around a Latin word (「在 App 内」) does not.
 _CLAUSE_SPACE = re.compile(r"(?<=[\u4e00-\u9fff\d])\s+(?=[\u4e00-\u9fff])")
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff])不\1")  # 「是不是」「贵不贵」: an asking (and no filler before one)
 
 
 
@@ -89,7 +90,7 @@ def asks_any(text: str) -> bool:
     """`text` asks, or carries one of the generic asking words (「手续费是多少」: 多少 names no kind alone); a modal verb
     that is also a predicate (能, 可以: 「医生说可能要半年」) is no asking on its own."""
     asking = tuple(w for w in words("asking") if w not in words("predicate"))
-    return asks(text) or bool(find(text, asking))
+    return asks(text) or bool(find(text, asking)) or bool(_A_NOT_A.search(text))  # 「贵不贵」 asks too
 
 
 def own_words(text: str, also: tuple[str, ...] = ()) -> str:
@@ -358,8 +359,9 @@ def _clause_subject(clause: str, facts: SchoolFacts) -> str:
     lead = [s for s in find(masked[:anchors[0][0]], _cut_words(clause))]
     start = lead[-1][1] if lead and not compact(masked[lead[-1][1]:anchors[0][0]]) else 0
     kept = clause[start:cut]
-    for verb in words("asking_verb"):  # 「二级每周上几次课」: 上 goes with 几次, not with 二级
-        if kept.endswith(verb) and len(kept) - len(verb) >= anchors[0][1] - start:
+    for verb in words("asking_verb"):  # 「二级每周上几次课」: 上 goes with 几次, not with 二级 (nor is it 线上's)
+        ends_anchor = any(s < start + len(kept) <= e for s, e, _ in anchors)
+        if kept.endswith(verb) and len(kept) - len(verb) >= anchors[0][1] - start and not ends_anchor:
             return kept[:-len(verb)]
     return kept
 
@@ -430,9 +432,6 @@ def _scoped(text: str) -> bool:
 _LEFT_CLOSER = re.compile(r"^(?:(?:呢|嘞|捏)[，,；;\s]+|的话[，,；;\s]*)")
 
 
-_A_NOT_A = re.compile(r"(.)不\1")  # 「是不是」「会不会」: an asking, not a filler before one
-
-
 def _lead_trimmed(rest: str) -> str:
     """`rest` without the one-character filler words it opens with (「我了第三次咋算」 once 转了两次 is swapped in →
     「第三次咋算」); a longer one may say whose case it is (「孩子的话谁去办」 keeps 孩子)."""
@@ -492,13 +491,13 @@ def asked(draft: Draft) -> None:
 
 
 def _repeats_asking(rest: str, question: str, kept: str) -> bool:
-    """`rest` asks yes or no with nothing but predicate words (`predicate`: 要, 收) the previous question asks with
-    after its subject `kept`: 「要吗」 after 「开课后退费要手续费吗」 asks the same (「能退吗」 does not: 退 is no part of
-    「要手续费吗」)."""
+    """`rest` asks yes or no, or with a generic asking word, with nothing but predicate and asking words (`predicate`:
+    要, 收; `asking`: 多少) the previous question asks with after its subject `kept`: 「要吗」 after 「开课后退费要手续费吗」
+    and 「多少」 after 「三级线上多少钱一期」 ask the same (「能退吗」 does not: 退 is no part of 「要手续费吗」)."""
     if read_asked(rest).kinds not in ((), ("yes_no",)) or not kept or kept not in question:
         return False
     said = _YES_NO_TAIL.sub("", compact(without(rest, words("filler") + words("anaphor"))))
-    verbs = [w for _, _, w in find(said, words("predicate"))]
+    verbs = [w for _, _, w in find(said, words("predicate") + words("asking"))]  # 「多少」 after 「…多少钱一期」 too
     asking = question[question.find(kept) + len(kept):]
     return bool(verbs) and not compact(without(said, tuple(verbs))) and all(v in asking for v in verbs)
 

@@ -711,7 +711,7 @@ def test_round17_slot_and_figure_words_of_the_blind_sets(previous, message, expe
 def test_round17_a_swap_opener_and_its_condition_are_no_part_of_what_is_asked():
     # 「换成X的话多少」: 换成 and 的话 frame the swap; 「多少」 is what is asked of the swapped question
     found = read("四级一期多少钱", "换成入门的话多少")
-    assert (found.question, found.kind) == ("入门一期多少？", FOLLOW_UP)
+    assert (found.question, found.kind) == ("入门一期多少钱", FOLLOW_UP)  # 多少 asks as 多少钱 did (round 18)
 
 
 @pytest.mark.parametrize(("previous", "message", "expected"), [
@@ -724,7 +724,7 @@ def test_round17_a_comparative_asked_after_a_swap_compares_with_the_word_swapped
 
 def test_round17_a_bare_asking_word_is_no_comparative():
     # 多少 opens with 多, yet asks how much: no comparison with the level swapped out
-    assert read("二级学费多少", "三级多少").question == "三级学费多少？"
+    assert read("二级学费多少", "三级多少").question == "三级学费多少"  # the previous asking stands (round 18)
 
 
 def test_round17_the_filler_a_swap_leaves_at_the_front_of_the_asking_goes():
@@ -916,3 +916,22 @@ def test_round18_a_thing_that_needs_an_owner_is_the_previous_matters_whatever_qu
     assert read("保留学籍都需要啥条件", "证明要哪种医院开的", alone=True).kind == FOLLOW_UP
     # a fee of its own (教材费) owns what it asks, and 钱 of 「多少钱」 is asked, not a thing: a new question
     assert read("四级学费多少", "教材费要另外交吗 多少钱", alone=True).kind == TOPIC_SWITCH
+
+
+def test_round18_a_slot_word_before_dehua_swaps_without_a_comma_and_the_asking_stands():
+    # 「线上的话多少」: 的话 ends the first clause; 多少 asks as 「多少钱一期」 did, so the previous asking stands
+    found = read("三级线下班多少钱一期", "线上的话多少", alone=True)
+    assert (found.question, found.kind) == ("三级线上多少钱一期", FOLLOW_UP)   # 线上 keeps its 上
+
+
+def test_round18_an_a_not_a_question_asks():
+    found = read("三级的教材费多少", "四级的贵不贵", alone=True)
+    assert (found.question, found.kind) == ("四级的教材费贵不贵？", FOLLOW_UP)
+
+
+def test_round18_a_rewrite_differing_only_in_its_asking_word_leaves_the_message():
+    # 「那四级学费多少呢」 stands on its own: the rewrite 「四级学费多少钱」 only adds 钱 to its asking
+    found = read("二级学费多少钱", "那四级学费多少呢", alone=True)
+    assert (found.question, found.kind) == ("那四级学费多少呢", OWN_QUESTION)
+    # a message that does not ask is rewritten with the previous asking, as before
+    assert read("教材多少钱", "学费呢").question == "学费多少钱"
