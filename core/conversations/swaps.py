@@ -468,6 +468,8 @@ def asked(draft: Draft) -> None:
     own = fees + words("fee_relational")
     if find(rest, words("fee_relational")) and not find(kept, fees) and (named := find(draft.question, fees)):
         kept += named[-1][2]  # 「按啥比例收」 after 「开课后退费要收手续费吗」: the fee's own proportion
+    if set(read_asked(rest).kinds) & set(words("feeless_kinds")) and not find(rest, fees):
+        kept = without(kept, fees).replace(" ", "")  # 「一共上几节课」 after 「流利级学费多少」 asks the level's lessons
     if any(w not in own for _, _, w in find(without(rest, asked_words), words("relational"))):
         kept = without(kept, fees).replace(" ", "")  # 「总课时是多少」 after 「三级学费多少」 asks the level's, not the fee's
         if no_topic(kept):  # 「学费到底能不能退」 + 「多久能到账」: the fee was all; its verb names the matter (退 → 退款)

@@ -571,3 +571,8 @@ def test_round18_what_a_level_practises_is_asked_like_what_it_teaches(corpus_ind
     assert not gate(corpus_index, "商务级主要练哪些场景").refused
     # 练 outside the frame is still a word of the question: 「练口语」 with 小E is not in the documents
     assert gate(corpus_index, "我能跟小E用英语聊天练口语吗").refused
+
+
+def test_round18_a_typed_a_for_the_particle_is_no_key_word(corpus_index):
+    # 阿 typed for 啊 is a particle (question_words), not a word the documents must hold
+    assert not gate(corpus_index, "进阶级学费多少钱阿").refused

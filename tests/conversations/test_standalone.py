@@ -935,3 +935,15 @@ def test_round18_a_rewrite_differing_only_in_its_asking_word_leaves_the_message(
     assert (found.question, found.kind) == ("那四级学费多少呢", OWN_QUESTION)
     # a message that does not ask is rewritten with the previous asking, as before
     assert read("教材多少钱", "学费呢").question == "学费多少钱"
+
+
+def test_round18_a_kind_a_fee_cannot_have_leaves_the_fee_out():
+    # lessons are the level's, not its tuition's (feeless_kinds)
+    assert read("流利级学费多少", "一共上几节课").question == "流利级一共上几节课？"
+    # a lower bound may be the fee's: it stays (「最低多少」 after 「退费手续费怎么算」)
+    assert "手续费" in read("退费手续费怎么算", "最低多少呗", alone=True).question
+
+
+def test_round18_zhuyao_leads_an_asking():
+    # 主要 goes with what is asked (asking_lead): no 「主」 left in the subject
+    assert read("商务级主要学什么", "适合啥人", alone=True).question == "商务级适合啥人？"
