@@ -488,6 +488,11 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     for name, swap in SWAPS:
         if name in rules:
             swap(draft)
+    if draft.pending and draft.question == previous.standalone and not draft.front and CONDITION in rules \
+            and (situation := condition_swap(message, previous.standalone, facts)):
+        # 「如果是公司派我去外地呢」 after 「…住院了，课先停要开什么证明」: a reason with no reason to replace is another
+        # situation in place of the previous one's
+        return Standalone(said, situation, FOLLOW_UP, _also_relative(said, message, (CONDITION,)), previous.message_id)
     draft.pending = [w for w in draft.pending if not any(w in clause for clause in draft.front)]  # said in a clause
     if draft.pending:
         measured = compact(without(subject(draft.question, facts), words("asking_verb") + words("filler")))

@@ -947,3 +947,18 @@ def test_round18_a_kind_a_fee_cannot_have_leaves_the_fee_out():
 def test_round18_zhuyao_leads_an_asking():
     # 主要 goes with what is asked (asking_lead): no 「主」 left in the subject
     assert read("商务级主要学什么", "适合啥人", alone=True).question == "商务级适合啥人？"
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("生病了上不了课咋办", "要是工作调到外地了呢", "工作调到外地了上不了课咋办"),   # slot.reason: 工作调到外地
+    ("生病了没法上课咋办", "要是公司派我去外地呢", "公司派我去外地了没法上课咋办"),
+])
+def test_round18_being_sent_away_for_work_is_a_reason_in_place_of_illness(previous, message, expected):
+    found = read(previous, message, alone=True)
+    assert (found.question, found.rules) == (expected, ("slot.reason",))
+
+
+def test_round18_a_reason_with_no_reason_to_replace_is_another_situation():
+    # the previous question tells no reason: the new one takes the place of its situation clause (condition)
+    found = read("我上个月报的二级，住院了，课先停要开什么证明？", "如果是公司派我去外地呢", alone=True)
+    assert (found.question, found.rules) == ("公司派我去外地，课先停要开什么证明？", ("condition",))
