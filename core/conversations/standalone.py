@@ -523,6 +523,8 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     # (「那三级学费多少呢」 after 「二级学费多少」 stood on its own)
     plain = _bare(strip_marks(message, words("opener"), words("closer")))
     unmarked = _bare(without(strip_marks(message, words("opener"), ()), words("closer")))  # 「那转班呢 要钱吗」
-    if not draft.rules or _bare(question) in (_bare(message), plain, unmarked) or asks_any(plain) and _asking_aside(question) == _asking_aside(plain):
-        return stays(OWN_QUESTION)  # (「那四级学费多少呢」 after 「二级学费多少钱」: only its asking word differs)
+    # 「那四级学费多少呢」 after 「二级学费多少钱」: the rewrite differs from a message that asks only in its asking word
+    asking_only = asks_any(plain) and _asking_aside(question) == _asking_aside(plain)
+    if not draft.rules or _bare(question) in (_bare(message), plain, unmarked) or asking_only:
+        return stays(OWN_QUESTION)
     return Standalone(said, question, FOLLOW_UP, _also_relative(said, message, tuple(draft.rules)), previous.message_id)

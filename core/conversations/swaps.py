@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from core.case.asked import read_asked
 from core.case.figures import LESSONS, LEVEL
@@ -142,6 +143,17 @@ def _with_verb(text: str, span: Span) -> Span:
     return start - len(verb), end, text[start - len(verb):end]
 
 
+BOUND = "bound"  # slot.bound (超过, 以内 …) and `bound_by_number` (以后, 内), swapped only next to a number
+_NUMBER_BEFORE = re.compile(r"[\d一二两三四五六七八九十半][^\s，,；;。？?]{0,3}$")
+_NUMBER_AFTER = re.compile(r"^[^\s，,；;。？?]{0,2}[\d一二两三四五六七八九十半]")
+
+
+def _by_number(text: str, spans: list[Span]) -> list[Span]:
+    """The bound words of `spans` said next to a number (「4课时内」「超过8节」)."""
+    return [(start, end, word) for start, end, word in spans
+            if _NUMBER_BEFORE.search(text[:start]) or _NUMBER_AFTER.match(text[end:])]
+
+
 def slots(draft: Draft) -> None:
     """Each group of interchangeable words: 「三级学费多少」 + 「教材费呢」 → 「三级教材费多少」; 「开课前退费能全退吗」 +
     「开课后呢」 → 「开课后退费能全退吗」; the course's stage also takes the place of the lessons taken (「上了4节」 +
@@ -163,16 +175,6 @@ def slots(draft: Draft) -> None:
             in_question = _by_number(draft.question, find(draft.question, bounds))
         _swap_words(draft, f"slot.{group}", in_message, in_question)
 
-
-BOUND = "bound"  # slot.bound (超过, 以内 …) and `bound_by_number` (以后, 内), swapped only next to a number
-_NUMBER_BEFORE = re.compile(r"[\d一二两三四五六七八九十半][^\s，,；;。？?]{0,3}$")
-_NUMBER_AFTER = re.compile(r"^[^\s，,；;。？?]{0,2}[\d一二两三四五六七八九十半]")
-
-
-def _by_number(text: str, spans: list[Span]) -> list[Span]:
-    """The bound words of `spans` said next to a number (「4课时内」「超过8节」)."""
-    return [(start, end, word) for start, end, word in spans
-            if _NUMBER_BEFORE.search(text[:start]) or _NUMBER_AFTER.match(text[end:])]
 
 
 def _figures(text: str, facts: SchoolFacts) -> dict[tuple[str, str], list[Span]]:
@@ -423,10 +425,15 @@ def no_topic(kept: str) -> bool:
     return len(bare) < 2 or not compact(without(_NUMERAL.sub("", bare), words("measure")))
 
 
+@cache
+def _counted_measure() -> re.Pattern[str]:
+    measures = "|".join(sorted(map(re.escape, words("measure")), key=len, reverse=True))
+    return re.compile(rf"[一二两三四五六七八九十每\d]个?(?:{measures})")
+
+
 def _scoped(text: str) -> bool:
     """`text` names a quantity of its own to count in (「一期一共几节」: 一期), not an asked one (「几周能上完」)."""
-    measures = "|".join(sorted(map(re.escape, words("measure")), key=len, reverse=True))
-    return bool(re.search(rf"[一二两三四五六七八九十每\d]个?(?:{measures})", text))
+    return bool(_counted_measure().search(text))
 
 
 _LEFT_CLOSER = re.compile(r"^(?:(?:呢|嘞|捏)[，,；;\s]+|的话[，,；;\s]*)")
