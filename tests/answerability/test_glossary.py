@@ -272,31 +272,20 @@ def test_a_database_created_with_the_pairs_finds_nothing_to_add(store):
     assert store.db.applied("glossary") == [1, 2, 3, 4, 5, 6, 7]
 
 
-def test_round_17_starter_pairs_reach_a_database_migrated_through_round_16(database_url, monkeypatch):
+@pytest.mark.parametrize(("later", "version"), [
+    ([("折扣", "折扣价"), ("前台", "店里"), ("领取", "领回来")], 5),           # round 17's pairs, a database of round 16
+    ([("不能上课", "上不了课"), ("退款", "退的钱"), ("每班", "几个人上课")], 6),  # round 18's pairs, a database of round 17
+])
+def test_starter_pairs_of_a_later_round_reach_a_database_migrated_before_it(database_url, monkeypatch, later, version):
     import core.stores.glossary as stores
 
-    before, shipped = _opened_before(database_url, monkeypatch, [("折扣", "折扣价"), ("前台", "店里"), ("领取", "领回来")], 5)
-    with before.transaction("测试") as conn:  # opened in round 16: the round-17 pairs are not there yet
+    before, shipped = _opened_before(database_url, monkeypatch, later, version)
+    with before.transaction("测试") as conn:  # opened in the round before: the later pairs are not there yet
         synonyms = {row.synonym for row in conn.execute(stores.sa_select(stores.glossary_entries.c.synonym))}
-    assert "折扣价" not in synonyms and "店里" not in synonyms
+    assert not {synonym for _, synonym in later} & synonyms
     before.dispose()
 
     after, glossary = _opened_now(database_url, monkeypatch)
-    assert glossary.canonical("折扣价") == ("折扣",) and glossary.canonical("店里") == ("前台",)
-    assert len(glossary) == len(shipped)
-    after.dispose()
-
-
-def test_round_18_starter_pairs_reach_a_database_migrated_through_round_17(database_url, monkeypatch):
-    import core.stores.glossary as stores
-
-    before, shipped = _opened_before(database_url, monkeypatch, [("不能上课", "上不了课"), ("退款", "退的钱"), ("每班", "几个人上课")], 6)
-    with before.transaction("测试") as conn:  # opened in round 17: the round-18 pairs are not there yet
-        synonyms = {row.synonym for row in conn.execute(stores.sa_select(stores.glossary_entries.c.synonym))}
-    assert "上不了课" not in synonyms and "退的钱" not in synonyms
-    before.dispose()
-
-    after, glossary = _opened_now(database_url, monkeypatch)
-    assert glossary.canonical("上不了课") == ("不能上课",) and glossary.canonical("退的钱") == ("退款",)
+    assert all(glossary.canonical(synonym) == (term,) for term, synonym in later)
     assert len(glossary) == len(shipped)
     after.dispose()
