@@ -189,8 +189,9 @@ def figures(draft: Draft) -> None:
     """The student's own figures: 「我报了二级，上了4节课，能退多少？」 + 「那我上了6节呢」 → 「…上了6节课…」; a
     figure the previous question lacks brings the student's clause in front (「我上了6节，退费怎么算」)."""
     in_question = _figures(draft.question, draft.facts)
-    told = {key: spans for key, spans in _figures(draft.rest, draft.facts).items()
-            if not any(_added(draft.rest, start) for start, _, _ in spans)}  # 「再上两节」 is counts' to add
+    told = {key: kept for key, spans in _figures(draft.rest, draft.facts).items()
+            if not any(_added(draft.rest, start) for start, _, _ in spans)  # 「再上两节」 is counts' to add
+            and (kept := [span for span in spans if not _denied(draft.rest, span[0])])}
     for (kind, role), in_message in told.items():
         name = f"figures.{kind}" + (f".{role}" if role else "")
         if (kind, role) in in_question:
@@ -228,6 +229,11 @@ def figures(draft: Draft) -> None:
         return
 
 
+def _denied(text: str, start: int) -> bool:
+    """Whether the figure at `start` is said as not the student's (「我实际付的是3900 不是4200」: `denial` before it)."""
+    return text[:start].rstrip().endswith(words("denial"))
+
+
 # A figure that decides a slot said in words: an age decides whether the student is a minor (slot.minor: 成年 / 未成年).
 DECIDED_SLOTS = {AGE: "minor"}
 
@@ -259,7 +265,7 @@ def _decided_clause(question: str, kind: str) -> str:
 
 # A count of something the student-case reader has no kind for (「两个级别」「3个人」): a numeral, then its measure —
 # 个 and the character after it, or one character — that must be the same in the message and the previous question.
-_COUNT = re.compile(r"(?<![第\d.])([一二两三四五六七八九十\d]+)\s*(个[\u4e00-\u9fff]|[\u4e00-\u9fff])")
+_COUNT = re.compile(r"(?<![第\d.])([一二两三四五六七八九十\d]+)\s*(个(?![全都])[\u4e00-\u9fff]|[\u4e00-\u9fff])")
 
 
 def _counts(text: str, facts: SchoolFacts) -> list[tuple[Span, str]]:
@@ -290,7 +296,8 @@ def counts(draft: Draft) -> None:
         if not added and any(start < e and s < end + len(measure) for s, e in figures_told):
             continue  # the student's own figure: `figures`' to swap
         # 「报三个呢」 after 「我报两个级别」: a count of 个 with nothing after it counts what the previous one counts
-        bare = measure == "个" and not re.match(r"[\u4e00-\u9fff]", draft.rest[end + len(measure):].lstrip())
+        after = draft.rest[end + len(measure):].lstrip()
+        bare = measure == "个" and (not re.match(r"[\u4e00-\u9fff]", after) or after.startswith(words("count_all")))
         same = [span for span, other in in_question if other == measure or bare and other.startswith("个")]
         if len(same) == 1 and not added and _clock_swapped(draft, same[0], (start, end, said), measure):
             return

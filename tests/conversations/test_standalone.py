@@ -962,3 +962,13 @@ def test_round18_a_reason_with_no_reason_to_replace_is_another_situation():
     # the previous question tells no reason: the new one takes the place of its situation clause (condition)
     found = read("我上个月报的二级，住院了，课先停要开什么证明？", "如果是公司派我去外地呢", alone=True)
     assert (found.question, found.rules) == ("公司派我去外地，课先停要开什么证明？", ("condition",))
+
+
+def test_round18_a_figure_the_student_denies_is_not_swapped_in():
+    found = read("我报的二级交了4200 上了2节 这会退能退多少", "我实际付的是3900 不是4200", alone=True)
+    assert found.question == "我报的二级交了3900 上了2节 这会退能退多少" and "figures.money" in found.rules
+
+
+def test_round18_a_count_of_ge_before_quan_counts_what_the_previous_one_counts():
+    found = read("我想报三个级别，教材费一共多少", "四个全报的话", alone=True)
+    assert (found.question, found.rules) == ("我想报四个级别，教材费一共多少", ("counts",))
