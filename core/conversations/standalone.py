@@ -289,9 +289,10 @@ REVERSE = "reverse"  # 「反过来呢」: the previous question's two levels (o
 REFER = "refer"  # a phrase pointing back (「这个级别」) is the one word of its group the previous question names
 KEEPS_SUBJECT = "keeps_subject"  # a rewrite that drops a thing the message names is no rewrite (「测试完可以直接报三级吗」)
 SWAP_OPENER = "swap_opener"  # a message opening with 换成/改成 changes the previous question: no stay rule applies
+MISSPELT = "misspelt"  # a place asked with 那 for 哪 (「在那办」) read as 哪, when the message asks nothing else
 RELATIVE = "relative"  # a level named relative to the previous question's (往上一级, 最高那级) is that level
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
-RULE_NAMES = ((RELATIVE, REFER, REVERSE, SWAP_OPENER) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
+RULE_NAMES = ((MISSPELT, RELATIVE, REFER, REVERSE, SWAP_OPENER) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
               + tuple(name for name, _ in SWAPS) + (CONDITION, SEQUEL, FRONT, KEEPS_SUBJECT))
 
 
@@ -449,8 +450,15 @@ def _courtesy(message: str) -> bool:
     return bool(bare) and not compact(without(bare, words("courtesy")))
 
 
-def _also_relative(said: str, read: str, rules: tuple[str, ...]) -> tuple[str, ...]:
-    return ((RELATIVE,) if read != said else ()) + rules
+def _misspelt(message: str) -> str:
+    """`message` with a place asked with 那 for 哪 (`misspelt`: 「在那办」「在那申请」) spelt with 哪, when it asks
+    nothing else; the message as it is otherwise."""
+    spans = find(message, words("misspelt"))
+    if not spans or asks_any(message):
+        return message
+    for start, end, word in sorted(spans, reverse=True):
+        message = message[:start] + word.replace("那", "哪", 1) + message[end:]
+    return message
 
 
 def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, facts: SchoolFacts = NO_FACTS,
@@ -463,19 +471,22 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     if _courtesy(message):
         return Standalone(message, message, COURTESY)
     said = message
-    if RELATIVE in rules:
-        message = relative_level(message, previous.standalone, facts)
+    reread: tuple[str, ...] = ()  # the readings that changed the message before any rule (relative, misspelt)
+    if MISSPELT in rules and (spelt := _misspelt(message)) != message:
+        message, reread = spelt, (MISSPELT,)
+    if RELATIVE in rules and (related := relative_level(message, previous.standalone, facts)) != message:
+        message, reread = related, reread + (RELATIVE,)
 
     def stays(kind: str) -> Standalone:
         """The message as it reads on its own — with a relative level resolved, which is then the rewrite."""
         if message != said:
-            return Standalone(said, message, FOLLOW_UP, (RELATIVE,), previous.message_id)
+            return Standalone(said, message, FOLLOW_UP, reread, previous.message_id)
         return Standalone(said, message, kind)
 
     for name, point in ((REFER, refer_back), (REVERSE, reverse)):  # pointing back at the previous question
         pointed = point(message, previous.standalone, facts) if name in rules else ""
         if pointed:
-            return Standalone(said, pointed, FOLLOW_UP, _also_relative(said, message, (name,)), previous.message_id)
+            return Standalone(said, pointed, FOLLOW_UP, reread + (name,), previous.message_id)
     # 「换成三级转四级」 changes the previous question, whatever the stay rules say
     swapping = SWAP_OPENER in rules and _bare(message).lstrip().startswith(words("swap_opener"))
     if not swapping and any(name in rules and rule(message, stands_alone, previous.standalone, facts)
@@ -492,7 +503,7 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
             and (situation := condition_swap(message, previous.standalone, facts)):
         # 「如果是公司派我去外地呢」 after 「…住院了，课先停要开什么证明」: a reason with no reason to replace is another
         # situation in place of the previous one's
-        return Standalone(said, situation, FOLLOW_UP, _also_relative(said, message, (CONDITION,)), previous.message_id)
+        return Standalone(said, situation, FOLLOW_UP, reread + (CONDITION,), previous.message_id)
     draft.pending = [w for w in draft.pending if not any(w in clause for clause in draft.front)]  # said in a clause
     if draft.pending:
         measured = compact(without(subject(draft.question, facts), words("asking_verb") + words("filler")))
@@ -509,7 +520,7 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     for name, put in ((CONDITION, condition_swap), (SEQUEL, sequel)):  # another situation, or a later step
         swapped = put(message, previous.standalone, facts) if name in rules and not draft.rules else ""
         if swapped:
-            return Standalone(said, swapped, FOLLOW_UP, _also_relative(said, message, (name,)), previous.message_id)
+            return Standalone(said, swapped, FOLLOW_UP, reread + (name,), previous.message_id)
     if leftover and leftover not in draft.question and not draft.rules:
         if len(leftover) >= number("own_topic") or FRONT not in rules or find(leftover, words("asking") + words("asks")):
             return stays(OWN_QUESTION)  # 「每次多久」 asks its own thing: no word to put in front
@@ -527,4 +538,4 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     asking_only = asks_any(plain) and _asking_aside(question) == _asking_aside(plain)
     if not draft.rules or _bare(question) in (_bare(message), plain, unmarked) or asking_only:
         return stays(OWN_QUESTION)
-    return Standalone(said, question, FOLLOW_UP, _also_relative(said, message, tuple(draft.rules)), previous.message_id)
+    return Standalone(said, question, FOLLOW_UP, reread + tuple(draft.rules), previous.message_id)

@@ -972,3 +972,11 @@ def test_round18_a_figure_the_student_denies_is_not_swapped_in():
 def test_round18_a_count_of_ge_before_quan_counts_what_the_previous_one_counts():
     found = read("我想报三个级别，教材费一共多少", "四个全报的话", alone=True)
     assert (found.question, found.rules) == ("我想报四个级别，教材费一共多少", ("counts",))
+
+
+def test_round18_a_place_asked_with_na_for_na_is_read_as_where():
+    found = read("退款多久能到账啊", "在那申请", alone=True)
+    assert (found.question, found.rules) == ("退款在哪申请？", ("misspelt", "asked"))
+    # asking something else, 那 is left as written; switched off, nothing is read
+    assert "misspelt" not in read("退款多久能到账啊", "在那申请要多久", alone=True).rules
+    assert "misspelt" not in read("退款多久能到账啊", "在那申请", alone=True, rules=parse_rules("-misspelt")).rules
