@@ -181,10 +181,13 @@ def topic_opener(message: str, stands_alone: bool, _previous: str, _facts: Schoo
     names nothing the documents could be searched for."""
     body = _bare(message).lstrip()
     opener = next((w for w in words("topic_opener") if body.startswith(w)), "")
-    # 「还有，因病保留学籍要什么证明」: 还有 set off by a comma turns to a question of its own (「还有教材费呢」 does not)
-    opener = opener or next((w for w in words("comma_opener") if re.match(rf"{w}\s*[，,]", message.lstrip())), "")
+    # 「还有，因病保留学籍要什么证明」: 还有 set off by a comma (or a space: 「还有 退的钱几天能到啊」) turns to a question of
+    # its own when it asks more than a closing 呢 (「还有教材费呢」「还有 教材费呢」 do not)
+    set_off = "" if opener else next(
+        (w for w in words("comma_opener") if re.match(rf"{w}(?:\s*[，,]|\s+)", message.lstrip())), "")
+    opener = opener or set_off
     rest = body[len(opener):]
-    if not opener or not asks_any(rest):
+    if not opener or not asks_any(strip_marks(rest, (), words("closer")) if set_off else rest):
         return False
     # the gate answers it, or it names more of its own than a bare asking does (「对了，能先试听一节不」: the gate refuses
     # it, as a question of its own, not as one about the previous question's matter)

@@ -980,3 +980,11 @@ def test_round18_a_place_asked_with_na_for_na_is_read_as_where():
     # asking something else, 那 is left as written; switched off, nothing is read
     assert "misspelt" not in read("退款多久能到账啊", "在那申请要多久", alone=True).rules
     assert "misspelt" not in read("退款多久能到账啊", "在那申请", alone=True, rules=parse_rules("-misspelt")).rules
+
+
+def test_round18_haiyou_set_off_by_a_space_turns_to_a_question_of_its_own():
+    found = read("三级退费要多久", "还有 退的钱几天能到啊", alone=True)
+    assert (found.question, found.kind) == ("还有 退的钱几天能到啊", TOPIC_SWITCH)
+    # asking nothing but a closing 呢, it is still a follow-up, set off or not
+    assert read("四级学费多少", "还有 教材费呢", alone=True).question == "四级教材费多少"
+    assert read("四级学费多少", "还有教材费呢", alone=True).question == "四级教材费多少"
