@@ -153,11 +153,11 @@ def _owned_by_previous(message: str, previous: str, facts: SchoolFacts) -> bool:
     level of its own, and the previous question names a matter: the thing is that matter's, whatever else the message
     names about it (「证明要哪种医院开的」)."""
     groups = dict(slot_groups())
+    matters = groups.get("matter", ())
     named = without(message, tuple(w for w in read_asked(message).words if w))  # 「多少钱」 asks; its 钱 is no thing
-    if not find(named, words("relational")) or find(message, groups.get("matter", ()) + groups.get("fee", ())) \
+    if not find(named, words("relational")) or find(message, matters + groups.get("fee", ())) \
             or find(message, words("matter_verb")):
         return False
-    matters = groups.get("matter", ())
     return not level_spans(message, facts) and bool(find(previous, matters) or find(previous, words("matter_verb")))
 
 
@@ -417,13 +417,14 @@ def sequel(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
     body = compact(strip_marks(message, words("opener"), words("closer")))
     if not body or asks_any(body) or not find(body, words("sequel")) or _told(body, facts):
         return ""
-    clause = [c for c in _CLAUSES.split(strip_marks(previous, words("opener"), ()).rstrip(END + " ")) if c][-1:]
-    kept = subject(clause[0], facts) if clause else ""
+    last = next(reversed([c for c in _CLAUSES.split(strip_marks(previous, words("opener"), ()).rstrip(END + " ")) if c]),
+                "")
+    kept = subject(last, facts) if last else ""
     # the subject as said (「退费审核」 of 「退费审核要几个工作日」, whose subject also names the 工作日 counted)
-    said = next((kept[:n] for n in range(len(kept), 1, -1) if kept[:n] in clause[0]), "") if kept else ""
+    said = next((kept[:n] for n in range(len(kept), 1, -1) if kept[:n] in last), "")
     if not said or not any(body[i:i + 2] in said for i in range(len(body) - 1)):
         return ""
-    asking = clause[0][clause[0].find(said) + len(said):]
+    asking = last[last.find(said) + len(said):]
     if not asks_any(asking):
         return ""
     matters = [w for _, _, w in find(said, dict(slot_groups()).get("matter", ())) if w not in body]
