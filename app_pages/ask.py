@@ -23,7 +23,7 @@ from core.errors import InvalidQuestion, XiaoEError
 from core.knobs import HELP, LABELS, MAX_TOP_K, Knobs
 from core.retrieval.store import IndexBundle
 from core.values import Decision, Gate, Outcome, Problem, RAGAnswer, Recheck
-from core.values.conversations import KIND_LABELS, Turn
+from core.values.conversations import KIND_LABELS
 from ui import answer_view as view
 from ui.approved_view import near_lines, reused_line
 from ui.ask_memory import PICKED, latest_question, remember, render_compare, render_recent
@@ -45,11 +45,11 @@ THREAD = "_ask_thread"  # 「接着问」: how the last question was read in its
 
 
 def ask(question: str, knobs: Knobs, bundle: IndexBundle, *, restored: bool = False,
-        previous: Turn | None = None) -> None:
+        after: Outcome | None = None) -> None:
     """Retrieve and rank once for the largest k, then answer for the current sliders. `restored`: a reload of the
-    question already recorded (it is answered again, not recorded again). `previous`: 「接着问」 — the question is
-    read as the next message of a conversation whose last turn this was (core.conversations), and its standalone
-    question is what is asked."""
+    question already recorded (it is answered again, not recorded again). `after`: 「接着问」 — the question is
+    read as the next message of a conversation whose last turn was this outcome (core.conversations), and its
+    standalone question is what is asked."""
     try:
         glossary = get_glossary()
     except XiaoEError as error:
@@ -58,8 +58,8 @@ def ask(question: str, knobs: Knobs, bundle: IndexBundle, *, restored: bool = Fa
     try:
         assistant = get_assistant(bundle, glossary)
         st.session_state.pop(THREAD, None)
-        if previous is not None:
-            read = assistant.in_context(question, previous)
+        if after is not None:
+            read = assistant.in_context(question, assistant.turn_of(after))
             st.session_state[THREAD] = read
             question = read.question
         retrieval = assistant.retrieve(question)
@@ -365,9 +365,8 @@ if picked:
     pending, restored = picked, False
 if submitted or pending is not None:
     last = (st.session_state.get(RESULT) or {}).get("outcome")
-    previous = (Turn(last.question, last.refused or last.failure is not None)
-                if submitted and follow and last is not None else None)
-    ask(question if submitted else pending, knobs, bundle, restored=restored and not submitted, previous=previous)
+    ask(question if submitted else pending, knobs, bundle, restored=restored and not submitted,
+        after=last if submitted and follow else None)
 render_recent()
 
 run = st.session_state.get(RUN)

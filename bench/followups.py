@@ -81,7 +81,7 @@ def score(assistant: Assistant, threads: dict[str, list[dict]]) -> list[dict]:
             out.append({"thread": row["thread"], "turn": row["turn"], "kind": kind, "message": row["message"],
                         "question": read.question, "read_as": read.kind, "correct": correct,
                         "expected": row["standalone"]})
-            previous = Turn(read.question, outcome.refused or outcome.failure is not None)
+            previous = assistant.turn_of(outcome)
     return out
 
 

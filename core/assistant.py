@@ -36,6 +36,7 @@ from core.case.intent import computation
 from core.conversations import RULE_NAMES as FOLLOWUP_RULES
 from core.conversations import parse_rules as parse_followup_rules
 from core.conversations import read_in_context
+from core.conversations.answered import answer_words
 from core.conversations.model_rewrite import rewrite as rewrite_with_model
 from core.conversations.text import without_levels
 from core.errors import ModelError
@@ -87,6 +88,7 @@ class Assistant:
     # question → its Retrieval: a pure function of the index, the glossary and the question, so a repeated question
     # (the student service sees many) skips retrieval and ranking; bounded, oldest dropped first
     _retrievals: dict = field(default_factory=dict, repr=False)
+    _documents: list = field(default_factory=list, repr=False)  # the chunks' text joined, read once (answer_words)
 
     @property
     def offline(self) -> bool:
@@ -110,6 +112,21 @@ class Assistant:
         if self.settings.followup_model == "on" and not self.offline and previous is not None:
             read, _why = rewrite_with_model(self.chat_model, previous.standalone, read, self.facts)
         return read
+
+    def answer_words(self, outcome: Outcome) -> tuple[tuple[str, ...], ...]:
+        """The documents' words an answered outcome's answer used (core.conversations.answered), kept with its turn
+        for the next message; () for a refusal, a failure or a held item's empty answer."""
+        if outcome.refused or outcome.failure is not None or outcome.answer is None:
+            return ()
+        if not self._documents:
+            self._documents.append("\n".join(c.page_content for c in self.index.chunks))
+        return answer_words(outcome.answer.text, self._documents[0])
+
+    def turn_of(self, outcome: Outcome) -> Turn:
+        """The turn an outcome leaves for the next message of its thread, kept nowhere (the console's 「接着问」, the
+        follow-up bench); the student service keeps its turns in core.stores.turns."""
+        return Turn(outcome.question, outcome.refused or outcome.failure is not None,
+                    answer_words=self.answer_words(outcome))
 
     def retrieve(self, question: object) -> Retrieval:
         """Validate, retrieve once for MAX_TOP_K with the glossary-expanded query, rank, and measure

@@ -14,6 +14,7 @@ from core.case.words import alt, said
 from core.values.case import StudentCase
 
 TRANSFER, DIFFERENCE, REFUND, BEFORE_START = "transfer", "difference", "refund", "before_start"
+KEEP_PLACE = "keep_place"  # keeping one's place for a span the student tells: the documents' rule answers, no calculator
 # 「第二次转」「转了两次班」: a transfer counted, whatever the numeral.
 _COUNTED_RE = re.compile(rf"第.{{1,2}}次{alt('moved')}|{alt('moved')}了.{{1,3}}次班")
 _CLAUSE_RE = re.compile(r"[\s,，。；;！!？?、]+")
@@ -74,10 +75,13 @@ def computation(case: StudentCase, question: str) -> str | None:
 def told(case: StudentCase, question: str) -> str | None:
     """The computation (as `computation`) when the question also tells the figures it works from, or None: a refund
     needs what was paid (an amount, or a level to price) and how far the course is (lessons, weeks, 一半, before or
-    after the start); a transfer which one it is or the lessons taken (and no change of level); a level difference both levels. The gate leaves
+    after the start); a transfer which one it is or the lessons taken (and no change of level); a level difference both levels;
+    keeping one's place (KEEP_PLACE, no calculator: the documents' rule answers) the span away. The gate leaves
     out the other words of such a question (core.answerability.term_rules.circumstance_words): the documents compute
     its answer, the rest is the student's circumstances. 「二级 想转到雅思班 要补多少」 names no level to move to: None."""
     wanted = computation(case, question)
+    if wanted is None and said(question, "keep_intent") and case.facts.get("span"):
+        return KEEP_PLACE  # 「我生病要休息3个月 能保留学籍吗」: the span told, the rule the documents state answers
     progress = any(v is not None for v in (case.taken, case.weeks, case.remaining, case.started)) or case.half
     if wanted in (REFUND, BEFORE_START):
         return wanted if (case.paid is not None or case.levels) and progress else None

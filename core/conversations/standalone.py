@@ -31,13 +31,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from core.case.asked import read_asked
 from core.case.figures import LEVEL
 from core.case.kinds import level_number
 from core.case.spans import figure_spans
+from core.conversations.answered import held_by_answer
 from core.conversations.subjects import new_subjects, subjects
-from core.conversations.swaps import END, SWAPS, Draft, asks, asks_any, no_topic, own_words, strip_marks, subject
+from core.conversations.swaps import (
+    END,
+    SWAPS,
+    Draft,
+    asks,
+    asks_any,
+    named_matters,
+    no_topic,
+    own_words,
+    strip_marks,
+    subject,
+)
 from core.conversations.text import PUNCT, compact, find, level_spans, without
 from core.conversations.words import number, slot_groups, words, words_starting
 from core.errors import ConfigError
@@ -294,9 +307,11 @@ KEEPS_SUBJECT = "keeps_subject"  # a rewrite that drops a thing the message name
 SWAP_OPENER = "swap_opener"  # a message opening with 换成/改成 changes the previous question: no stay rule applies
 MISSPELT = "misspelt"  # a place asked with 那 for 哪 (「在那办」) read as 哪, when the message asks nothing else
 RELATIVE = "relative"  # a level named relative to the previous question's (往上一级, 最高那级) is that level
+WITHIN = "within_answer"  # a thing the previous answer brought in (「是原路退吗」) is asked in the previous subject
+ANSWER_MATTER = "answer_matter"  # the matter the previous answer named, when neither question names one
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
 RULE_NAMES = ((MISSPELT, RELATIVE, REFER, REVERSE, SWAP_OPENER) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
-              + tuple(name for name, _ in SWAPS) + (CONDITION, SEQUEL, FRONT, KEEPS_SUBJECT))
+              + tuple(name for name, _ in SWAPS) + (CONDITION, SEQUEL, FRONT, KEEPS_SUBJECT, WITHIN, ANSWER_MATTER))
 
 
 def parse_rules(spec: str | None) -> frozenset[str]:
@@ -384,6 +399,11 @@ def relative_level(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
 _CLAUSES = re.compile(r"[，,；;。\s]+")
 
 
+def _described(message: str) -> bool:
+    """It ends as a description of the student (「…的呢」「…的话呢」): 几 in it is 「a few」, not an asking."""
+    return message.rstrip(END + " ").endswith(tuple("的" + _bare(w) for w in words("closer")))
+
+
 def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
     """A follow-up that only sets another situation (「那要是能简单日常对话了呢」「如果是公司派我去外地呢」: a `condition`
     word, no asking) put in place of the previous question's clauses that ask nothing: 「孩子完全零基础 该报哪一级」 →
@@ -392,7 +412,7 @@ def condition_swap(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
     body = strip_marks(message, (), words("closer")).strip()
     condition = next((w for w in words("condition") if body.startswith(w)), "")
     # 「能进行简单日常对话的呢」: a description of the student ending in 的 sets a situation without 要是 too
-    described = not condition and message.rstrip(END + " ").endswith(tuple("的" + _bare(w) for w in words("closer")))
+    described = _described(message)
     situation = compact(body[len(condition):]).removeprefix("是") if condition or described else ""
     # 「能说几句日常对话的呢」 describes the student: 几 there is 「a few」, asked only when the what-is-asked reader reads it
     if not situation or (asks(situation) if described else asks_any(situation)):
@@ -447,6 +467,66 @@ def reverse(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
     return ""
 
 
+# -- a thing the previous answer brought in -------------------------------------------------------------------
+
+def within_answer(message: str, previous: Turn, facts: SchoolFacts = NO_FACTS) -> str:
+    """A message that would stay as it is, asking about things of its own that the previous question never named but
+    its answer did (core.conversations.answered: `previous.answer_words`), asks about them within the previous
+    question's subject: 「退款多久能到账」 (answered 「…原路退回」) + 「是原路退吗」 → 「退款，是原路退吗」;
+    「工作调动申请保留学籍要啥证明」 (answered 「…需提供单位证明」) + 「单位开的就行吗」 → 「工作调动保留学籍，单位开的
+    就行吗」. "" when the previous turn kept no answer words, the message asks nothing, turns to another matter
+    (「对了」), names a level, a matter the previous question does not name, or a word of the interchangeable groups
+    (a swap's, not this rule's: 「教材费能退吗」 after a refund question that the answer mentions 教材费 in), or a Latin
+    word (App, 小E: who or where it asks, a question of its own), or only asks how many there are (「一共有几个级别呢」),
+    or when one of its things is not the answer's."""
+    if not previous.answer_words or not asks_any(message) or topic_opener(message, True, previous.standalone, facts):
+        return ""
+    if level_spans(message, facts) or find(message, tuple(w for _, listed in slot_groups() for w in listed)):
+        return ""
+    if read_asked(message).kinds == ("count",):  # 「一共有几个级别呢」: how many there are is asked of the documents
+        return ""
+    own = new_subjects(message, previous.standalone, facts)
+    if not own or any(_LATIN.search(w) or not held_by_answer(w, message, previous.answer_words) for w in own):
+        return ""
+    topic = subject(previous.standalone, facts).rstrip("，,")
+    body = strip_marks(message, words("opener"), words("closer")).strip()
+    return f"{topic}，{body}" if topic and body else ""
+
+
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _answer_matters(previous: Turn, sentences: tuple[tuple[str, ...], ...]) -> set[str]:
+    """The matters (slot.matter) `sentences` of the previous answer name that the previous question does not, not
+    even in part (人工 of 转人工)."""
+    return {w for sentence in sentences for phrase in sentence
+            for _, _, w in find(phrase, dict(slot_groups()).get("matter", ()))
+            if not any(w[i:i + 2] in previous.standalone for i in range(len(w) - 1))}
+
+
+def answer_matter(message: str, question: str, previous: Turn, facts: SchoolFacts = NO_FACTS) -> str:
+    """A follow-up about the matter the previous answer named and the previous question did not, the matter put in
+    front: after 「生病来不了课咋整」 (answered with 保留学籍), 「最多能停多久」 read as 「生病来不了课最多能停多久」 becomes
+    「保留学籍，生病来不了课最多能停多久」, when neither that rewrite nor the previous question names a matter, a fee or a
+    class type of its own (「二级学费多少」 is about its fee, whatever else its answer mentions);
+    after 「能跳级吗」 (answered with 分级测试), 「测一下要多久」 — a verb (`verb_like`) inside the answer's matter and not
+    inside the previous question's — asks about that matter: 「分级测试，测一下要多久」. "" otherwise."""
+    verbs = [w for _, _, w in find(message, words("verb_like"))
+             if not any(w in m for m in named_matters(previous.standalone))]
+    inside = {m for m in _answer_matters(previous, previous.answer_words) if any(v in m for v in verbs)}
+    if len(inside) == 1:  # 「测一下要多久」 after an answer saying 分级测试: that matter, whichever sentence says it
+        return f"{inside.pop()}，{strip_marks(message, words('opener'), words('closer')).strip()}"
+    # the reply itself (the answer's first sentence) names one matter; a previous question naming a fee, a class type
+    # or a matter (「二级学费多少」) is about that, whatever else its answer mentions (「…开课前申请退费…」)
+    reply = _answer_matters(previous, previous.answer_words[:1])
+    groups = dict(slot_groups())
+    named = find(previous.standalone, tuple(w for name in ("fee", "class") for w in groups.get(name, ())))
+    if len(reply) != 1 or named or level_spans(previous.standalone, facts) or named_matters(previous.standalone) \
+            or named_matters(question):
+        return ""
+    return f"{reply.pop()}，{question}"
+
+
 # -- reading a message in its conversation ----------------------------------------------------------------------
 
 def _courtesy(message: str) -> bool:
@@ -467,7 +547,21 @@ def _misspelt(message: str) -> str:
 
 def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, facts: SchoolFacts = NO_FACTS,
                     rules: frozenset[str] = frozenset(RULE_NAMES)) -> Standalone:
-    """The standalone question `message` stands for after `previous` (None: the first message, or the context expired)."""
+    """The standalone question `message` stands for after `previous` (None: the first message, or the context expired):
+    the rules above, then, for a message they leave as it is, `within_answer`."""
+    read = _read(message, previous, stands_alone=stands_alone, facts=facts, rules=rules)
+    if previous is None or not previous.answer_words:
+        return read
+    if read.kind == FOLLOW_UP and ANSWER_MATTER in rules and (about := answer_matter(message, read.question, previous, facts)):
+        return replace(read, question=about, rules=read.rules + (ANSWER_MATTER,))
+    if read.kind not in (TOPIC_SWITCH, OWN_QUESTION) or read.rewritten or WITHIN not in rules:
+        return read
+    asked = within_answer(message, previous, facts)
+    return Standalone(message, asked, FOLLOW_UP, (WITHIN,), previous.message_id) if asked else read
+
+
+def _read(message: str, previous: Turn | None, *, stands_alone: bool, facts: SchoolFacts,
+          rules: frozenset[str]) -> Standalone:
     if previous is None:
         return Standalone(message, message, FIRST)
     if previous.refused:
@@ -499,6 +593,12 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
     if not swapping and not any(name in rules and rule(message, stands_alone, facts, previous=previous.standalone)
                                 for name, rule in FOLLOW_UP_RULES):
         return stays(TOPIC_SWITCH)
+    if CONDITION in rules and _described(message) and not level_spans(message, facts) \
+            and not find(message, tuple(w for _, listed in slot_groups() for w in listed)) \
+            and (situation := condition_swap(message, previous.standalone, facts)):
+        # 「要是能简单聊几句日常的呢」 describes the student (its 几 asks nothing): before any swap reads 几 as asking;
+        # a level or an interchangeable word (「四级的呢」「工作调动的呢」) is a swap's
+        return Standalone(said, situation, FOLLOW_UP, reread + (CONDITION,), previous.message_id)
     draft = Draft(previous.standalone, strip_marks(message, words("opener"), words("closer")), facts)
     for name, swap in SWAPS:
         if name in rules:

@@ -35,7 +35,7 @@ _SETTLED_ASIDE = ("asking", "asks", "predicate", "relational", "anaphor", "fille
 
 
 @cache
-def _tokenizer():
+def tokenizer():
     return new_tokenizer((), ())
 
 
@@ -58,7 +58,7 @@ def nominal(word: str) -> bool:
         if lexicon().tags[word] == "m" and len(word) > 1:  # 「一个班」 is one 班: the thing counted
             return _tag_nominal(word[-1])
         return _tag_nominal(word)
-    pieces = [p for p in _tokenizer().cut(word, HMM=False) if p.strip()]
+    pieces = [p for p in tokenizer().cut(word, HMM=False) if p.strip()]
     return len(pieces) > 1 and any(_LATIN.fullmatch(p) or _tag_nominal(p) for p in pieces)
 
 
@@ -118,7 +118,7 @@ def subjects(text: str, facts: SchoolFacts = NO_FACTS) -> tuple[str, ...]:
     rest = _blank(rest, find(rest, tuple(w for name in _SETTLED_ASIDE for w in words(name))))
     for match in re.finditer(r"[^\s？?。！!，,；;、：:～~…]+", rest):
         at = match.start()
-        for piece in _tokenizer().cut(match.group(), HMM=False):
+        for piece in tokenizer().cut(match.group(), HMM=False):
             if piece.strip() and nominal(piece.lower()):
                 kept.append((at, at + len(piece), piece))
             at += len(piece)

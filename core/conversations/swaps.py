@@ -408,6 +408,11 @@ def _verb_matters(text: str) -> list[tuple[str, str]]:
     return [(verb, matter) for verb, matter in begun if matter]
 
 
+def named_matters(text: str) -> list[str]:
+    """The matters `text` names (slot.matter: 退费, 保留学籍 …) or begins with a `matter_verb` (能退多少 → 退费)."""
+    return [w for _, _, w in find(text, dict(slot_groups()).get("matter", ()))] + [m for _, m in _verb_matters(text)]
+
+
 def _verb_matter(text: str) -> str:
     """The matter the first `matter_verb` in `text` begins (`_verb_matters`); "" when none."""
     return next((matter for _, matter in _verb_matters(text)), "")

@@ -151,8 +151,10 @@ class StudentDesk:
         finished = self._finished(key, outcome, assistant.facts)
         case = tuple((kind, "、".join(sorted(map(str, values))))
                      for kind, values in case_facts(standalone.question, assistant.facts).items())
+        # the answer's words only when the student was sent it: a held draft is not read before a consultant acts
+        said = assistant.answer_words(outcome) if finished.status == ANSWERED else ()
         return door.record(finished, outcome, standalone, refused=outcome.refused or outcome.failure is not None,
-                           case=case)
+                           case=case, answer_words=said)
 
     def _limits(self, key: ApiKey, user: str) -> tuple[Limit, ...]:
         return (Limit(f"user:{key.id}:{user}", self.settings.rate_user_per_minute, "这位学员的消息"),
@@ -241,7 +243,8 @@ class _Door:
     new_masks: tuple
 
     def record(self, finished: Finished, outcome: Outcome | None, standalone: Standalone, *, refused: bool,
-               case: tuple = (), item: Callable[[Written], int | None] | None = None) -> ChatReply:
+               case: tuple = (), answer_words: tuple[tuple[str, ...], ...] = (),
+               item: Callable[[Written], int | None] | None = None) -> ChatReply:
         """The one write: the exchange with its item, and beside it the placeholders and the turn of the
         conversation's context."""
         turns = self.desk.turns
@@ -249,7 +252,8 @@ class _Door:
         def also(at: Written) -> None:
             turns.keep_masks_in(at.conn, at.conversation_row, self.state, self.new_masks)
             turns.record_in(at.conn, conversation_row=at.conversation_row, exchange_id=at.exchange_id,
-                            standalone=standalone, decision=finished.status, refused=refused, case=case)
+                            standalone=standalone, decision=finished.status, refused=refused, case=case,
+                            answer_words=answer_words)
         return self.desk.exchanges.record(self.key, self.request, self.look, finished, outcome, limits=self.limits,
                                           item=item, also=also)
 

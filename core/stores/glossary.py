@@ -89,6 +89,7 @@ GLOSSARY_SCHEMA = Schema("glossary", (
     Migration(5, "starter pairs shipped since (round 15), unless staff removed them", _sync_starter),
     Migration(6, "starter pairs shipped in round 17, unless staff removed them", _sync_starter),
     Migration(7, "starter pairs shipped in round 18, unless staff removed them", _sync_starter),
+    Migration(8, "starter pairs shipped in round 19, unless staff removed them", _sync_starter),
 ))
 
 

@@ -26,7 +26,9 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     bindparam,
+    inspect,
     select,
+    text,
 )
 from sqlalchemy.engine import Connection
 
@@ -53,6 +55,9 @@ conversation_turns = Table(
     Column("refused", Integer, nullable=False, default=0),
     Column("case_figures", Text, nullable=False, default="[]"),  # [[kind, values], …] from core.case
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # the sentences of the answer the student was sent, each as the documents' words it used
+    # (core.conversations.answered; JSON list of lists): never a figure nor a word the documents lack
+    Column("answer_words", Text, nullable=False, server_default="[]"),
 )
 Index("ix_conversation_turns_conversation", conversation_turns.c.conversation_id, conversation_turns.c.id)
 
@@ -72,9 +77,16 @@ conversation_mask_keys = Table(
     Column("mask_key", String(64), nullable=False),  # random per conversation; removed with it by the purge
 )
 
+def _add_answer_words(conn: Connection) -> None:
+    """Databases made before migration 2 lack the column; newer ones got it from migration 1."""
+    if "answer_words" not in {c["name"] for c in inspect(conn).get_columns("conversation_turns")}:
+        conn.execute(text("ALTER TABLE conversation_turns ADD COLUMN answer_words TEXT NOT NULL DEFAULT '[]'"))
+
+
 CONTEXT_SCHEMA = Schema("conversation_context", (
     Migration(1, "conversation turns (standalone questions) and masked values' placeholders",
               create_tables(conversation_turns, conversation_masks, conversation_mask_keys)),
+    Migration(2, "a turn keeps the documents' words of the answer sent", _add_answer_words),
 ))
 
 
@@ -122,7 +134,8 @@ class TurnStore:
         if not rows or (idle != timedelta.max and self._clock() - as_utc(rows[0].created_at) > idle):
             return ()
         return tuple(Turn(r.standalone, bool(r.refused), r.message_id or "", r.decision,
-                          tuple((k, v) for k, v in json.loads(r.case_figures))) for r in reversed(rows))
+                          tuple((k, v) for k, v in json.loads(r.case_figures)),
+                          tuple(map(tuple, json.loads(r.answer_words)))) for r in reversed(rows))
 
     def last_turn(self, conversation_public_id: str) -> Turn | None:
         """The newest turn of a conversation, whatever its age (a consultant testing a thread: `xiaoe ask
@@ -138,13 +151,15 @@ class TurnStore:
         return found[-1] if found else None
 
     def record_in(self, conn: Connection, *, conversation_row: int, exchange_id: int, standalone: Standalone,
-                  decision: str, refused: bool, case: Sequence[tuple[str, str]] = ()) -> None:
+                  decision: str, refused: bool, case: Sequence[tuple[str, str]] = (),
+                  answer_words: Sequence[Sequence[str]] = ()) -> None:
         """Write the turn an exchange became, inside the transaction that finishes it."""
         conn.execute(_NEW_TURN, {
             "conversation_id": conversation_row, "exchange_id": exchange_id, "standalone": standalone.question,
             "kind": standalone.kind, "rules": json.dumps(list(standalone.rules)),
             "derived_from": standalone.derived_from, "decision": decision, "refused": 1 if refused else 0,
-            "case_figures": json.dumps([list(c) for c in case], ensure_ascii=False), "created_at": self._clock()})
+            "case_figures": json.dumps([list(c) for c in case], ensure_ascii=False), "created_at": self._clock(),
+            "answer_words": json.dumps([list(s) for s in answer_words], ensure_ascii=False)})
 
     def turns_of(self, exchange_ids: Sequence[int]) -> dict[int, tuple[str, str, tuple[str, ...], str]]:
         """exchange id → (standalone question, kind, rules, derived from) for the console."""

@@ -21,6 +21,9 @@ class Turn:
     message_id: str = ""
     decision: str = ""  # answered / held / refused / handed_off
     case: tuple[tuple[str, str], ...] = ()  # the student's case figures read from it: (kind, values)
+    # its answer's sentences, each as the documents' words it used (core.conversations.answered: no figure, no word
+    # the documents lack): what a follow-up may ask about next (「是原路退吗」 after a refund's timeline)
+    answer_words: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)

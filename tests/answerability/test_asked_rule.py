@@ -576,3 +576,19 @@ def test_round18_what_a_level_practises_is_asked_like_what_it_teaches(corpus_ind
 def test_round18_a_typed_a_for_the_particle_is_no_key_word(corpus_index):
     # 阿 typed for 啊 is a particle (question_words), not a word the documents must hold
     assert not gate(corpus_index, "进阶级学费多少钱阿").refused
+
+
+@pytest.mark.parametrize("question", [
+    "退的钱几天能回到我卡上",          # 卡上 → 原路退回 (starter glossary, round 19)
+    "退款大概多久能到我账户",          # 账户 → 原路退回
+])
+def test_round19_where_the_money_goes_back_is_the_documents_original_way(corpus_index, question):
+    decided = gate(corpus_index, question)
+    assert not decided.refused, decided.reason
+
+
+def test_round19_the_fastest_is_a_lower_bound_the_documents_do_not_state(corpus_index):
+    # 「7 个工作日内」 bounds the time from above; 最快 asks the least time (asked_kinds.txt lower.问), which no
+    # sentence states — refused, though 卡上 is now a word the documents cover
+    assert "lower" in read_asked("退的钱最快几天能回到我卡上").kinds
+    assert gate(corpus_index, "退的钱最快几天能回到我卡上").refused

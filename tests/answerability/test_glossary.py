@@ -243,7 +243,7 @@ def _opened_now(database_url: str, monkeypatch):
     monkeypatch.undo()
     after = Database(database_url)
     glossary = GlossaryStore(after).load()
-    assert after.applied("glossary") == [1, 2, 3, 4, 5, 6, 7]
+    assert after.applied("glossary") == [1, 2, 3, 4, 5, 6, 7, 8]
     return after, glossary
 
 
@@ -269,12 +269,13 @@ def test_starter_pairs_shipped_later_reach_an_existing_database_but_not_the_ones
 
 def test_a_database_created_with_the_pairs_finds_nothing_to_add(store):
     assert len(store.load()) == len(load_starter())
-    assert store.db.applied("glossary") == [1, 2, 3, 4, 5, 6, 7]
+    assert store.db.applied("glossary") == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
 @pytest.mark.parametrize(("later", "version"), [
     ([("折扣", "折扣价"), ("前台", "店里"), ("领取", "领回来")], 5),           # round 17's pairs, a database of round 16
     ([("不能上课", "上不了课"), ("退款", "退的钱"), ("每班", "几个人上课")], 6),  # round 18's pairs, a database of round 17
+    ([("原路退回", "卡上"), ("原路退回", "账户")], 7),  # round 19's pairs, a database of round 18
 ])
 def test_starter_pairs_of_a_later_round_reach_a_database_migrated_before_it(database_url, monkeypatch, later, version):
     import core.stores.glossary as stores

@@ -180,6 +180,28 @@ def test_circumstance_words_keep_what_the_question_asks_about(analyzer, question
     assert word in [t.text for t in analyzer().terms(question, GLOSSARY, case=read_case(question, shipped_facts()))]
 
 
+@pytest.mark.parametrize(("question", "word"), [
+    ("孩子骨折了要在家休息两个月 能保留学籍吗", "骨折"),
+    ("公司让我去外省驻场五个月 能保留学籍不", "驻场"),
+])
+def test_round19_keeping_ones_place_for_a_span_told_leaves_the_circumstances_out(corpus_index, analyzer, question,
+                                                                                  word):
+    """The span away told, the documents' rule (最长保留 6 个月) answers; how the student says why is circumstance."""
+    assert word in circumstances(analyzer, question)
+    assert decide(corpus_index, question).answerable
+    assert not decide(corpus_index, question, "-circumstance_words").answerable
+
+
+def test_round19_keeping_ones_place_without_a_span_or_asking_the_word_keeps_it(analyzer):
+    from core.case.intent import KEEP_PLACE, told
+
+    no_span = "我得了肺炎要休养，学籍能保留吗"
+    assert told(read_case(no_span, shipped_facts()), no_span) is None  # no span told: no case to answer from
+    asked = "我要去外省驻场4个月，学籍能保留吗，驻场补贴怎么算"
+    assert told(read_case(asked, shipped_facts()), asked) == KEEP_PLACE
+    assert "驻场" not in circumstances(analyzer, asked)  # the asking clause names it
+
+
 def test_circumstance_words_let_the_gate_compute_a_whole_case(corpus_index):
     question = "入门级交了3600才上了一节搬家了能退多少"
     decision = decide(corpus_index, question)

@@ -988,3 +988,16 @@ def test_round18_haiyou_set_off_by_a_space_turns_to_a_question_of_its_own():
     # asking nothing but a closing 呢, it is still a follow-up, set off or not
     assert read("四级学费多少", "还有 教材费呢", alone=True).question == "四级教材费多少"
     assert read("四级学费多少", "还有教材费呢", alone=True).question == "四级教材费多少"
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("我零基础，报哪一级好", "要是能看懂几句简单对话的呢", "能看懂几句简单对话的，报哪一级好"),
+    ("完全零基础该报哪级", "能聊几句日常的呢", "能聊几句日常的，报哪级"),
+])
+def test_round19_a_description_of_the_student_is_read_before_its_ji_is_taken_for_asking(previous, message, expected):
+    got = read(previous, message)
+    assert (got.question, got.rules) == (expected, ("condition",))
+
+
+def test_round19_a_level_or_a_slot_word_ending_in_de_ne_is_still_a_swap():
+    assert read("三级学费多少", "四级的呢").question == "四级学费多少"

@@ -36,6 +36,64 @@ def test_follow_up_is_answered_as_its_standalone_question(services, database_url
     db.dispose()
 
 
+def test_a_thing_the_answer_brought_in_is_asked_in_the_previous_subject(services, database_url):
+    """The turn keeps the documents' words of the answer the student was sent; 「是原路退吗」 after the refund's
+    timeline is that refund's question. A held answer (release="all") was not read: nothing of it is kept."""
+    sent, held = make_key(database_url, release="auto")[0], make_key(database_url, "app2", release="all")[0]
+    with services().client(sent) as client:
+        first = ask(client, "s1", "m1", "退款多久能到账").json()
+        second = ask(client, "s1", "m2", "是原路退吗", conversation_id=first["conversation_id"]).json()
+    with services().client(held) as client:
+        kept = ask(client, "s2", "m1", "退款多久能到账").json()
+        after = ask(client, "s2", "m2", "是原路退吗", conversation_id=kept["conversation_id"]).json()
+    db = Database(database_url)
+    store = ConversationStore(db)
+    with db.read() as conn:
+        words = dict(conn.execute(select(exchanges.c.message_id, conversation_turns.c.answer_words).join(
+            exchanges, exchanges.c.id == conversation_turns.c.exchange_id)).all())
+    assert (first["status"], kept["status"]) == ("answered", "held")
+    assert [e.standalone for e in store.thread(first["conversation_id"])] == ["退款多久能到账", "退款，是原路退吗"]
+    assert "原路退回" in words[first["message_id"]] and words[kept["message_id"]] == "[]"
+    assert [e.standalone for e in store.thread(kept["conversation_id"])] == ["退款多久能到账", "是原路退吗"]
+    assert second["status"] == "answered" and after["status"] == "held"
+    db.dispose()
+
+
+def test_turns_made_before_the_answer_words_column_read_with_none(database_url):
+    """A database made before migration 2 of conversation_context gains the column on open; its turns have no
+    answer words."""
+    from datetime import datetime, timedelta
+
+    from sqlalchemy import Column, MetaData, Table
+
+    from core.stores.db import Migration, Schema, create_tables
+    from core.stores.exchange_schema import EXCHANGES_SCHEMA, conversations
+    from core.stores.turns import conversation_mask_keys, conversation_masks
+
+    old = MetaData()
+    turns_v1 = Table("conversation_turns", old, *(Column(c.name, c.type, primary_key=c.primary_key,
+                                                         nullable=c.nullable, default=c.default)
+                                                  for c in conversation_turns.columns if c.name != "answer_words"))
+    db = Database(database_url)
+    db.migrate(EXCHANGES_SCHEMA)
+    db.migrate(Schema("conversation_context", (Migration(1, "v1", create_tables(turns_v1, conversation_masks, conversation_mask_keys)),)))
+    now = datetime(2026, 3, 2, 2, 0, tzinfo=UTC)
+    with db.transaction() as conn:
+        conv = conn.execute(conversations.insert().values(public_id="conv_old", key_id=1, user="u", created_at=now,
+                                                          last_at=now, handed_off_by="")).inserted_primary_key[0]
+        conn.execute(turns_v1.insert().values(conversation_id=conv, exchange_id=1, standalone="退款多久能到账",
+                                              kind="first", rules="[]", derived_from="", decision="answered",
+                                              refused=0, case_figures="[]", created_at=now))
+    assert db.applied("conversation_context") == [1]
+    db.dispose()
+    db = Database(database_url)  # opened again, as the service does after an upgrade
+    turns = TurnStore(db)
+    assert db.applied("conversation_context") == [1, 2]
+    assert [(t.standalone, t.answer_words) for t in turns.context(conv, idle=timedelta.max, limit=3)] == [
+        ("退款多久能到账", ())]
+    db.dispose()
+
+
 def test_personal_data_is_masked_before_it_is_stored(services, database_url):
     secret = make_key(database_url, release="auto")[0]
     with services().client(secret) as client:
