@@ -328,6 +328,32 @@ def case_words(question: str, found: Sequence[Term], case: StudentCase | None = 
             and any(normalize(t.text) in w for w in present)}
 
 
+# 交 付 花: the words before an amount (money_before) that begin a paying verb (paid_verb: 交了 付了 花了)
+_MONEY_VERBS = tuple(w for w in _case_word_lists()["money_before"]
+                     if any(v.startswith(w) for v in _case_word_lists()["paid_verb"]))
+
+
+def figure_words(question: str, found: Sequence[Term], case: StudentCase | None = None) -> set[str]:
+    """In a question whose student's case the case reader reads whole (`told`, as `circumstance_words`), the words
+    that make the student's figures: the unit inside a figure (节 of 「上了2节」) and the paying verb right before an
+    amount (交 of 「交了5600」). The case reader reads them into the case the documents compute from; they are no
+    words the documents must hold.
+
+    Fixes 「我四级交了5600，上了2节，能退多少」 (节 and 交 left uncovered by the refund rule's chunks). Must not break
+    「节假日有课吗」 (no case told) nor 「二级交了4200 上了6节 退款能打到支付宝吗」 (支付宝 is no figure's word)."""
+    if case is None or told(case, question) is None:
+        return set()
+    inside: set[str] = set()
+    for figure in extract_figures(question):
+        start, end = figure.span
+        unit = re.sub(r"^[\d.,，零〇一二两三四五六七八九十百千万]+", "", figure.text)
+        if unit:
+            inside.add(normalize(unit))
+        before = re.sub(r"了$", "", question[max(0, start - 3):start].rstrip())
+        inside.update(normalize(v) for v in _MONEY_VERBS if before.endswith(v))
+    return {t.text for t in found if not t.is_number and normalize(t.text) in inside}
+
+
 def circumstance_words(question: str, found: Sequence[Term], case: StudentCase | None = None) -> set[str]:
     """Words the corpus and the glossary never use, in a question whose student's case the case reader reads whole
     (`case`, read by the one reader: core.case.intent.told — a refund with what was paid and how far the course is,

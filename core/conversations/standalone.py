@@ -356,6 +356,9 @@ def refer_back(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> st
             named = find(previous, words("staff"))
             replaced = phrase.replace("人", named[0][2], 1) if len({w for _, _, w in named}) == 1 else ""
         else:
+            if name == "level" and level_spans(phrase, facts) and not compact(without(
+                    message[:start] + message[end:], words("opener") + words("closer"))):
+                return ""  # 「那一级呢」 alone asks of 一级, not of the level just named: a pointer asking nothing
             named = level_spans(previous, facts) if name == "level" else find(previous, groups.get(name, ()))
             replaced = named[0][2] if len({word for _, _, word in named}) == 1 else ""
         if not replaced:
@@ -549,6 +552,8 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
                     rules: frozenset[str] = frozenset(RULE_NAMES)) -> Standalone:
     """The standalone question `message` stands for after `previous` (None: the first message, or the context expired):
     the rules above, then, for a message they leave as it is, `within_answer`."""
+    if previous is not None and (plain := _aside_dropped(previous.standalone)) != previous.standalone:
+        previous = replace(previous, standalone=plain)  # 「还有个事，…」: what the previous question asked is the rest
     read = _read(message, previous, stands_alone=stands_alone, facts=facts, rules=rules)
     if previous is None or not previous.answer_words:
         return read
@@ -558,6 +563,14 @@ def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, 
         return read
     asked = within_answer(message, previous, facts)
     return Standalone(message, asked, FOLLOW_UP, (WITHIN,), previous.message_id) if asked else read
+
+
+def _aside_dropped(question: str) -> str:
+    """`question` without a first clause that only turns to it (`aside_clause`, `topic_opener`, `comma_opener`:
+    「对了，」「还有个事，」), or as it is."""
+    head, comma, rest = question.partition("，") if "，" in question else question.partition(",")
+    asides = words("aside_clause") + words("topic_opener") + words("comma_opener")
+    return rest.strip() if comma and rest.strip() and _bare(head).strip() in asides else question
 
 
 def _read(message: str, previous: Turn | None, *, stands_alone: bool, facts: SchoolFacts,

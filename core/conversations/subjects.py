@@ -6,7 +6,8 @@ the steps and actions of a matter (「审核」「互转」「申请」「上完
 `subjects` sets aside, in this order, the named matters (slot.matter: 退费, 转班 … — a subject whatever jieba tags them)
 and the other interchangeable words, the levels (core.facts), the student's figures (core.case.spans), what the
 what-is-asked reader reads as asked (core.case.asked: its words and its yes/no topics, 「学费多少」「要钱」), and the
-asking, predicate, relational, pointing-back and filler words of core/data/followup_words.txt; what is left is cut with
+asking, predicate, relational, pointing-back, filler and course-total (一共, 结课: how much of the course) words of
+core/data/followup_words.txt; what is left is cut with
 jieba's lexicon (core.language.lexicon, the dictionary the gate's terms come from). A word is a subject when jieba tags
 it a noun (n…, or vn: 「测试」), or a piece of it is one (「转人工」 → 人工), or it is a Latin word (App, 小E); a single
 character only when tagged n (「班」; 「哈」 is tagged nr and is no subject). Question and function words never are.
@@ -30,7 +31,7 @@ from core.values.facts import NO_FACTS, SchoolFacts
 
 _LATIN = re.compile(r"[A-Za-z]+")
 _NOMINAL_TAGS = ("n", "vn")  # jieba's noun tags all start with n; vn is a verbal noun (测试, 服务)
-_SETTLED_ASIDE = ("asking", "asks", "predicate", "relational", "anaphor", "filler", "opener", "closer", "condition",
+_SETTLED_ASIDE = ("asking", "asks", "predicate", "relational", "anaphor", "filler", "opener", "closer", "condition", "course_total",
                   "asking_lead", "courtesy")
 
 

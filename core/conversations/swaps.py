@@ -6,8 +6,9 @@ standalone question, in the order of `SWAPS` (core.conversations.standalone runs
   core/data/followup_words.txt) and the course's stage (「开课前」/「开课后」, core.case's words). When the previous
   question compares two words of a group (「线上班和线下班价格一样吗」), naming one of them swaps nothing;
 - `figures`: the student's own figures, every kind the student-case reader reads with a number (amount, lessons
-  taken or left, weeks, days, which time, months, age, transfers made: core.case.spans); lessons taken with no lesson
-  count before replace the stage word (「还没开课」 + 「那上了3节呢」), else the student's clause goes in front;
+  taken or left, weeks, days, which time, months, age, transfers made: core.case.spans); how far the course is
+  (lessons taken, weeks, days) with no such figure before replaces the stage word (「还没开课」 + 「那上了3节呢」,
+  「开课前退费能全退吗」 + 「开课第二天呢」), else the student's clause goes in front;
 - `counts`: a count in the measure of one of the previous question's (「报两个级别」 + 「三个级别呢」), or added to it
   (「上了8节」 + 「再上一节呢」 → 「上了9节」);
 - `asked`: a rest that only asks (it names at most `bare_ask` characters besides asking, predicate and filler words)
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from core.case.asked import read_asked
-from core.case.figures import LESSONS, LEVEL
+from core.case.figures import DAYS, LESSONS, LEVEL, WEEKS
 from core.case.spans import AGE, figure_spans
 from core.case.words import words as case_words
 from core.conversations.subjects import subjects
@@ -124,8 +125,9 @@ def _swap_words(draft: Draft, name: str, in_message: list[Span], in_question: li
 
 def level(draft: Draft) -> None:
     """「二级学费多少？」 + 「那三级呢」 → 「三级学费多少？」; a level said as added (`increment`: 「再加上三级呢」 after
-    「我想报一级和二级，学费一共多少」) joins the previous question's levels: 「我想报一级和二级、三级，…」."""
-    in_message = level_spans(draft.rest, draft.facts)
+    「我想报一级和二级，学费一共多少」) joins the previous question's levels: 「我想报一级和二级、三级，…」; a level compared
+    with (「比三级贵多少」) swaps nothing: `asked` asks it of the previous question's subject."""
+    in_message = [span for span in level_spans(draft.rest, draft.facts) if not _compared_with(draft.rest, span[0])]
     in_question = level_spans(draft.question, draft.facts)
     if len(in_message) == 1 and in_question and _added(draft.rest, in_message[0][0]):
         start, end, word = in_question[-1]
@@ -134,6 +136,13 @@ def level(draft: Draft) -> None:
         draft.rules.append("level.added")
         return
     _swap_words(draft, "level", in_message, in_question)
+
+
+def _compared_with(text: str, start: int) -> bool:
+    """The level at `start` is the other side of a comparison (`compare_with` right before it, and a comparative or
+    差 in the text: 「比三级贵多少」「跟三级差多少」): what is compared stays the previous question's level."""
+    before = text[:start].rstrip()
+    return before.endswith(words("compare_with")) and bool(find(text, words("comparative") + ("差",)))
 
 
 def _with_verb(text: str, span: Span) -> Span:
@@ -215,7 +224,8 @@ def figures(draft: Draft) -> None:
         clause = compact(strip_marks(draft.rest, words("opener"), words("closer")))
         for word in words("condition"):  # 「要是上了5节」: the student's clause is 「上了5节」
             clause = clause.removeprefix(word)
-        stage = find(draft.question, dict(slot_groups())[STARTED]) if kind == LESSONS and not role else []
+        # how far the course is, in lessons, weeks or days (「开课第二天」), says what the stage word said
+        stage = find(draft.question, dict(slot_groups())[STARTED]) if kind in _PROGRESS and not role else []
         decided = _decided_clause(draft.question, kind)
         if stage:  # 「还没开课」 was the lessons taken in words: the new count replaces it
             draft.question = _replace(draft.question, stage[-1:], [clause])
@@ -227,6 +237,9 @@ def figures(draft: Draft) -> None:
         draft.rest = ""
         draft.rules.append(name)
         return
+
+
+_PROGRESS = (LESSONS, WEEKS, DAYS)  # the figures telling how far the course is
 
 
 def _denied(text: str, start: int) -> bool:

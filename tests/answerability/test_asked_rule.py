@@ -592,3 +592,9 @@ def test_round19_the_fastest_is_a_lower_bound_the_documents_do_not_state(corpus_
     # sentence states — refused, though 卡上 is now a word the documents cover
     assert "lower" in read_asked("退的钱最快几天能回到我卡上").kinds
     assert gate(corpus_index, "退的钱最快几天能回到我卡上").refused
+
+
+def test_round19_who_should_study_it_is_a_question_frame(corpus_index):
+    # jieba cuts 「什么水平的人学」 as …的 / 人学: 的人学, 什么人学 are question frames (question_frames.txt), no key word
+    assert not gate(corpus_index, "入门级适合什么水平的人学").refused
+    assert gate(corpus_index, "哪些人学口语最快").refused  # 人学 outside the frame is still a word the documents lack

@@ -192,6 +192,16 @@ def test_round19_keeping_ones_place_for_a_span_told_leaves_the_circumstances_out
     assert not decide(corpus_index, question, "-circumstance_words").answerable
 
 
+@pytest.mark.parametrize("question", ["我四级交了5600，上了2节，能退多少", "流利级付了4800 上了3堂 能退多少钱"])
+def test_round19_the_words_making_the_students_figures_are_the_case_readers(corpus_index, analyzer, question):
+    """节 of 「上了2节」 and 交 of 「交了5600」 are read into the case the documents compute from."""
+    left_out = circumstances(analyzer, question)
+    assert {"节", "交"} & set(left_out) or {"堂", "付"} & set(left_out)
+    assert decide(corpus_index, question).answerable
+    assert not decide(corpus_index, "我四级交了5600，上了2节，能退多少", "-figure_words").answerable
+    assert "节" not in circumstances(analyzer, "节假日有课吗")  # no case told
+
+
 def test_round19_keeping_ones_place_without_a_span_or_asking_the_word_keeps_it(analyzer):
     from core.case.intent import KEEP_PLACE, told
 

@@ -1001,3 +1001,41 @@ def test_round19_a_description_of_the_student_is_read_before_its_ji_is_taken_for
 
 def test_round19_a_level_or_a_slot_word_ending_in_de_ne_is_still_a_swap():
     assert read("三级学费多少", "四级的呢").question == "四级学费多少"
+
+
+def test_round19_a_clause_that_only_turns_to_the_previous_question_is_not_carried():
+    got = read("还有个事，线上班和线下班的价格一样吗", "那教材呢")
+    assert "还有个事" not in got.question and "个事" not in got.question and got.kind == FOLLOW_UP
+    assert read("对了，开课前退费能全退吗", "开课后呢").question == "开课后退费能全退吗"
+
+
+def test_round19_a_bare_pointer_at_a_level_asks_of_the_level_it_names():
+    """「那一级呢」 alone is 那 + 一级, not 「that level」 (which would ask the previous question again)."""
+    assert read("三级是面向什么人的", "那一级呢").question == "一级是面向什么人的"
+    assert read("入门级适合什么人？", "这个级别一周上几次课").question == "入门级一周上几次课"  # a pointer that asks
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("开课前退费能全退吗", "开课第三天呢", "开课第三天退费能全退吗"),   # days into the course say what the stage said
+    ("还没开课退费能全退吗", "上了两周的话呢", "上了两周退费能全退吗"),  # so do weeks
+])
+def test_round19_how_far_the_course_is_replaces_the_stage_word(previous, message, expected):
+    assert read(previous, message).question == expected
+
+
+def test_round19_public_holidays_are_days_a_follow_up_swaps():
+    assert read("人工客服周六上班吗", "节假日呢").question == "人工客服节假日上班吗"
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("流利级学费多少", "比二级贵多少", "流利级学费比二级贵多少？"),
+    ("四级学费多少钱", "跟一级差多少", "四级学费跟一级差多少？"),
+])
+def test_round19_a_level_compared_with_keeps_the_previous_level(previous, message, expected):
+    assert read(previous, message, alone=True).question == expected
+    assert read("二级学费多少", "那三级呢").question == "三级学费多少"  # a level alone still swaps
+
+
+def test_round19_the_course_total_words_name_no_thing_of_the_messages_own():
+    """结课 is how much of the course is asked (course_total), not a thing: the total is each level's."""
+    assert read("一节课上多长时间", "一共要上几节才结课", alone=True).question == "每个级别一共要上几节才结课？"
