@@ -301,7 +301,7 @@ def test_every_registered_rule_is_a_function_with_its_two_examples():
     for rule in RULES:
         doc = rule.function.__doc__ or ""
         assert "Fixes" in doc and "Must not break" in doc, rule.name
-    assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words",
+    assert {rule for rule, *_ in FIXES} | {"self_description", "case_words", "circumstance_words", "figure_words",
                                            "asked_attribute", "asked_rank", "asked_sides", "fact_sentences",
                                            "every_level", "day_scope", "asked_repeat"} == set(RULE_NAMES)
 
