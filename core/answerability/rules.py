@@ -84,7 +84,7 @@ RULES: tuple[Rule, ...] = (
          term_rules.case_words),
     Rule("circumstance_words", "terms", "学员把自己的情况说全了（交了多少或级别、上了多少；哪一次转班；从哪一级到哪一级）时，资料和同义词表都没有的词是处境，不计入；"
          "提问的分句里的词照算（只问金额的分句里，名词照算）", term_rules.circumstance_words),
-    Rule("figure_words", "terms", "学员把自己的情况说全了时，组成学员数字的字（「上了2节」的节、「交了5600」的交）由学员情况读取器读进情况里，不计入",
+    Rule("figure_words", "terms", "学员把自己的情况说全了时，组成学员数字的字（「上了2节」的节、「交了N元」的交）由学员情况读取器读进情况里，不计入",
          term_rules.figure_words),
     Rule("every_level", "retrieve", "问某一级的课时、时长这类每一级都一样的数时，写着「每一级都是 16 课时」的片段按去掉级别名的问法打分："
          "一级一共多少课时 能检索到这句，而不是只看到列着一级学费的片段", asked.every_level_rescored),

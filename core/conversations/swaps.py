@@ -363,10 +363,14 @@ def _cut_words(text: str) -> tuple[str, ...]:
 
 def _named(clause: str, facts: SchoolFacts) -> str:
     """A clause that names nothing a follow-up swaps: the clause without its asking and predicate words when it names
-    a thing of its own (core.conversations.subjects: 「对话记录保存多久」 → 对话记录), else the matter its verb names
-    (「钱能全退吗」 → 退款: `matter_verb` 退 begins the matter)."""
+    a thing of its own (core.conversations.subjects: 「对话记录保存多久」 → 对话记录; 「退的钱几天能到」 → 退款的钱,
+    the matter its verb begins kept in front), else the matter its verb names (「钱能全退吗」 → 退款: `matter_verb` 退
+    begins the matter)."""
     if subjects(clause, facts):
-        return without(clause, _cut_words(clause))
+        named = compact(without(clause, _cut_words(clause)))
+        # 「退的钱几天能到」: the matter's verb is cut with the predicates; the matter it begins stays in front
+        verb = _verb_matter(clause)
+        return verb + named if verb and not named_matters(named) else named
     return _verb_matter(clause) or without(clause, _cut_words(clause))
 
 

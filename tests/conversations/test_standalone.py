@@ -1039,3 +1039,10 @@ def test_round19_a_level_compared_with_keeps_the_previous_level(previous, messag
 def test_round19_the_course_total_words_name_no_thing_of_the_messages_own():
     """结课 is how much of the course is asked (course_total), not a thing: the total is each level's."""
     assert read("一节课上多长时间", "一共要上几节才结课", alone=True).question == "每个级别一共要上几节才结课？"
+
+
+def test_round19_the_matter_a_cut_verb_begins_stays_with_the_subject():
+    """「退的钱多久能到」: 退 is cut with the predicates; the refund it begins stays in the previous subject."""
+    assert subject("退的钱多久能回到卡里", shipped_facts()).startswith("退款")
+    assert "退款" in read("退的钱多久能回到卡里", "审核要几天").question
+    assert subject("对话记录保存多久", shipped_facts()) == "对话记录"  # no verb of a matter: as before
