@@ -377,7 +377,10 @@ def relative_level(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -
     and the message none; the highest and the lowest need the previous question to speak of levels (级). The message
     as it is when nothing applies (「转到高一级呢」 after 「转到低一级的班会退钱吗」 names no level to count from)."""
     levels = sorted(facts.levels, key=lambda lv: lv.number)
-    if not levels or level_spans(message, facts) or find(message, words("relative_asks_name")):
+    relative = find(message, tuple(w for _, phrases in words_starting("relative.") for w in phrases))
+    # a level named inside a relative phrase (一级 of 「最高那一级」) is the phrase's, not a level of the message's own
+    own = [(s, e) for s, e, _ in level_spans(message, facts) if not any(rs <= s and e <= re_ for rs, re_, _ in relative)]
+    if not levels or own or find(message, words("relative_asks_name")):
         return message  # 「最高那级叫啥」 asks which level it is: naming it would answer the question
     named = {n for _, _, word in level_spans(previous, facts) if (n := level_number(word, facts)) is not None}
     for direction, phrases in words_starting("relative."):

@@ -1046,3 +1046,8 @@ def test_round19_the_matter_a_cut_verb_begins_stays_with_the_subject():
     assert subject("退的钱多久能回到卡里", shipped_facts()).startswith("退款")
     assert "退款" in read("退的钱多久能回到卡里", "审核要几天").question
     assert subject("对话记录保存多久", shipped_facts()) == "对话记录"  # no verb of a matter: as before
+
+
+def test_round19_a_level_inside_a_relative_phrase_is_the_phrases():
+    """一级 of 「最高那一级」 names no level of the message's own: the highest level is meant."""
+    assert read("入门级适合什么人报？", "最高那一级嘞？").question == "商务级适合什么人报？"
