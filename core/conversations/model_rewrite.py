@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from core.case.asked import read_asked
 from core.conversations.swaps import level_spans
-from core.conversations.words import slot_groups
+from core.conversations.words import interchangeable
 from core.language.figures import extract_figures
 from core.values.conversations import FOLLOW_UP, Standalone
 from core.values.facts import NO_FACTS, SchoolFacts
@@ -38,7 +38,7 @@ def messages(previous: str, message: str) -> list:
 
 def _names(text: str, facts: SchoolFacts) -> set[str]:
     found = {word for _, _, word in level_spans(text, facts)}
-    found |= {w for _, listed in slot_groups() for w in listed if w in text}
+    found |= {w for w in interchangeable() if w in text}
     found |= {m.group().lower() for m in _LATIN_RE.finditer(text)}
     return found
 

@@ -21,8 +21,12 @@ the standalone question. A message opening with 换成 / 改成 (`swap_opener`) 
 applies to it. Any other follow-up becomes one by the swaps of core.conversations.swaps (`SWAPS`, in order);
 when none applies, another situation (「那要是…呢」) takes the place of the previous question's situation clauses
 (`condition_swap`). A rewrite that only gives back the message itself (「二级多少钱」 + 「三级多少课时」, or the message
-without its 那 and 呢) is no rewrite. Each rule is named and can be switched off (XIAOE_FOLLOWUP_RULES), so its worth
-can be measured.
+without its 那 and 呢) is no rewrite.
+After all of that, the words the previous answer used (`Turn.answer_words`, core.conversations.answered) add two
+readings: a message left as it is that asks about a thing only the answer named is asked in the previous subject
+(`within_answer`: 「退款多久能到账」 + 「是原路退吗」), and a follow-up of a question naming no matter gets the one matter the
+answer's reply names (`answer_matter`: 「生病来不了课咋整」 + 「最多能停多久」 → 「保留学籍，…」). Each rule is named and can
+be switched off (XIAOE_FOLLOWUP_RULES), so its worth can be measured.
 
 Left out: the gate itself, any model (the optional guarded model rewrite is core.conversations.model_rewrite's), storage.
 """
@@ -52,7 +56,7 @@ from core.conversations.swaps import (
     subject,
 )
 from core.conversations.text import PUNCT, compact, find, level_spans, without
-from core.conversations.words import number, slot_groups, words, words_starting
+from core.conversations.words import interchangeable, number, slot_groups, words, words_starting
 from core.errors import ConfigError
 from core.values.conversations import (
     AFTER_REFUSAL,
@@ -487,7 +491,7 @@ def within_answer(message: str, previous: Turn, facts: SchoolFacts = NO_FACTS) -
     or when one of its things is not the answer's."""
     if not previous.answer_words or not asks_any(message) or topic_opener(message, True, previous.standalone, facts):
         return ""
-    if level_spans(message, facts) or find(message, tuple(w for _, listed in slot_groups() for w in listed)):
+    if level_spans(message, facts) or find(message, interchangeable()):
         return ""
     if read_asked(message).kinds == ("count",):  # 「一共有几个级别呢」: how many there are is asked of the documents
         return ""
@@ -554,7 +558,8 @@ def _misspelt(message: str) -> str:
 def read_in_context(message: str, previous: Turn | None, *, stands_alone: bool, facts: SchoolFacts = NO_FACTS,
                     rules: frozenset[str] = frozenset(RULE_NAMES)) -> Standalone:
     """The standalone question `message` stands for after `previous` (None: the first message, or the context expired):
-    the rules above, then, for a message they leave as it is, `within_answer`."""
+    the rules above on the previous question without a clause that only turned to it (`_aside_dropped`); then, with
+    the previous answer's words, `answer_matter` for a follow-up and `within_answer` for a message left as it is."""
     if previous is not None and (plain := _aside_dropped(previous.standalone)) != previous.standalone:
         previous = replace(previous, standalone=plain)  # 「还有个事，…」: what the previous question asked is the rest
     read = _read(message, previous, stands_alone=stands_alone, facts=facts, rules=rules)
@@ -610,7 +615,7 @@ def _read(message: str, previous: Turn | None, *, stands_alone: bool, facts: Sch
                                 for name, rule in FOLLOW_UP_RULES):
         return stays(TOPIC_SWITCH)
     if CONDITION in rules and _described(message) and not level_spans(message, facts) \
-            and not find(message, tuple(w for _, listed in slot_groups() for w in listed)) \
+            and not find(message, interchangeable()) \
             and (situation := condition_swap(message, previous.standalone, facts)):
         # 「要是能简单聊几句日常的呢」 describes the student (its 几 asks nothing): before any swap reads 几 as asking;
         # a level or an interchangeable word (「四级的呢」「工作调动的呢」) is a swap's

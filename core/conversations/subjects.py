@@ -24,7 +24,7 @@ from functools import cache
 from core.case.asked import read_asked
 from core.case.spans import figure_spans
 from core.conversations.text import Span, find, level_spans
-from core.conversations.words import slot_groups, words
+from core.conversations.words import interchangeable, slot_groups, words
 from core.language.lexicon import lexicon, new_tokenizer
 from core.language.words import FUNCTION_TAGS, QUESTION_WORDS
 from core.values.facts import NO_FACTS, SchoolFacts
@@ -105,15 +105,15 @@ def subjects(text: str, facts: SchoolFacts = NO_FACTS) -> tuple[str, ...]:
     rest = _blank(rest, _relational_spans(rest))
     matters = dict(slot_groups()).get("matter", ())
     naming = set(words("subject_groups"))
-    interchangeable = tuple(w for _, listed in slot_groups() for w in listed)
-    for start, end, word in find(rest, interchangeable):
+    grouped = interchangeable()
+    for start, end, word in find(rest, grouped):
         group = next(name for name, listed in slot_groups() if word in listed)
         if word in matters or group in naming and nominal(word):
             kept.append((start, end, word))
         elif group not in naming:  # 「线上转线下」 is a kind of transfer naming two class types: they are things named
             kept.extend((start + at, start + at + len(w), w) for at, _, w in find(word, _named_inside())
                         if nominal(w))
-    rest = _blank(rest, find(rest, interchangeable))
+    rest = _blank(rest, find(rest, grouped))
     rest = _blank(rest, level_spans(rest, facts))
     rest = _blank(rest, [(f.start, f.end, f.text) for f in figure_spans(rest, facts.level_numbers or None)])
     rest = _blank(rest, find(rest, tuple(w for name in _SETTLED_ASIDE for w in words(name))))

@@ -33,7 +33,7 @@ from core.case.spans import AGE, figure_spans
 from core.case.words import words as case_words
 from core.conversations.subjects import subjects
 from core.conversations.text import Span, blank, compact, find, level_spans, without
-from core.conversations.words import STARTED, slot_groups, words
+from core.conversations.words import STARTED, interchangeable, slot_groups, words
 from core.language.figures import format_number, parse_chinese_numeral
 from core.values.facts import SchoolFacts
 
@@ -350,7 +350,7 @@ def _clock_swapped(draft: Draft, old: Span, new: Span, measure: str) -> bool:
 
 def _anchors(text: str, facts: SchoolFacts) -> list[Span]:
     """What a question names that a follow-up can swap: levels, interchangeable words, the student's figures."""
-    groups = tuple(w for _, listed in slot_groups() for w in listed)
+    groups = interchangeable()
     return sorted(level_spans(text, facts) + find(text, groups)
                   + [(f.start, f.end, f.text) for f in figure_spans(text, facts.level_numbers or None)])
 
@@ -410,7 +410,7 @@ def subject(question: str, facts: SchoolFacts) -> str:
     # a thing named after the cut is what is asked of too (「报名前要先测试吗」 → 「报名前测试」), unless it is one of the
     # interchangeable words, the other end of what the question relates (「转班手续费包含在学费里吗」: 学费)
     after = last[last.find(kept) + len(kept):] if kept and kept in last else ""
-    grouped = {w for _, listed in slot_groups() for w in listed}
+    grouped = set(interchangeable())
     things = [w for w in subjects(after, facts) if w not in kept and w not in grouped and w != counted]
     kept = compact(kept + "".join(matters) + "".join(things) + (counted if counted not in kept else ""))
     return compact(head) + "，" if head and not kept else compact(head + kept)

@@ -49,3 +49,9 @@ def slot_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
     listed = list(words_starting("slot."))
     stage = tuple(sorted(set(case_words("before")) | set(case_words("after")), key=lambda w: (-len(w), w)))
     return (*listed, (STARTED, stage))
+
+
+@cache
+def interchangeable() -> tuple[str, ...]:
+    """Every word of every interchangeable group (`slot_groups`), the course's stage included."""
+    return tuple(w for _, listed in slot_groups() for w in listed)
