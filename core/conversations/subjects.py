@@ -70,8 +70,10 @@ def _blank(text: str, spans: list[Span]) -> str:
 
 
 def _asked_spans(text: str) -> list[Span]:
+    """What the what-is-asked reader reads as asked, with the 儿 closing it (「在哪儿」: 儿 is no thing)."""
     found = read_asked(text)
-    return find(text, tuple(w for w in found.words + found.topic_words if w))
+    spans = find(text, tuple(w for w in found.words + found.topic_words if w))
+    return [(s, e + 1, w + "儿") if text[e:e + 1] == "儿" else (s, e, w) for s, e, w in spans]
 
 
 def _relational_spans(text: str) -> list[Span]:

@@ -1051,3 +1051,12 @@ def test_round19_the_matter_a_cut_verb_begins_stays_with_the_subject():
 def test_round19_a_level_inside_a_relative_phrase_is_the_phrases():
     """一级 of 「最高那一级」 names no level of the message's own: the highest level is meant."""
     assert read("入门级适合什么人报？", "最高那一级嘞？").question == "商务级适合什么人报？"
+
+
+def test_round19_the_er_closing_an_asking_word_is_no_thing():
+    """「在哪儿申请」: 儿 closes 哪儿, it names nothing — the message asks where the previous matter is done."""
+    from core.conversations.subjects import subjects
+
+    assert subjects("在哪儿申请啊", shipped_facts()) == ()
+    assert subjects("我儿子能报吗", shipped_facts())  # 儿 of 儿子 is untouched
+    assert read("开课后退费要扣手续费吗", "在哪儿申请啊", alone=True).kind == FOLLOW_UP
