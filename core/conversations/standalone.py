@@ -313,9 +313,11 @@ MISSPELT = "misspelt"  # a place asked with 那 for 哪 (「在那办」) read a
 RELATIVE = "relative"  # a level named relative to the previous question's (往上一级, 最高那级) is that level
 WITHIN = "within_answer"  # a thing the previous answer brought in (「是原路退吗」) is asked in the previous subject
 ANSWER_MATTER = "answer_matter"  # the matter the previous answer named, when neither question names one
+QUALIFIED = "qualified"  # 「没拆封的也不退？」: a kind of the previous question's thing, asked the same way
 FRONT = "front"  # the last resort: a short word no swap knows goes in front of the previous question (「那雅思班呢」)
 RULE_NAMES = ((MISSPELT, RELATIVE, REFER, REVERSE, SWAP_OPENER) + tuple(name for name, _ in STAY_RULES) + tuple(name for name, _ in FOLLOW_UP_RULES)
-              + tuple(name for name, _ in SWAPS) + (CONDITION, SEQUEL, FRONT, KEEPS_SUBJECT, WITHIN, ANSWER_MATTER))
+              + tuple(name for name, _ in SWAPS) + (CONDITION, SEQUEL, FRONT, KEEPS_SUBJECT, WITHIN, ANSWER_MATTER,
+                 QUALIFIED))
 
 
 def parse_rules(spec: str | None) -> frozenset[str]:
@@ -537,6 +539,19 @@ def answer_matter(message: str, question: str, previous: Turn, facts: SchoolFact
     return f"{reply.pop()}，{question}"
 
 
+def qualified(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
+    """A message opening with a description ending in 的 that names nothing of its own (no thing, level, figure or
+    interchangeable word: 「前台交的也一样吗」 swaps the channel),
+    followed by a word pointing back (`anaphor`: 也, 还): the same asked of that kind of the previous question's last
+    thing — 「教材费退不退啊」 + 「没拆封的也不退？」 → 「没拆封的教材费也不退？」. "" otherwise."""
+    head, de, rest = strip_marks(message, words("opener"), ()).partition("的")
+    if not de or not head.strip() or not rest.lstrip().startswith(words("anaphor")) or subjects(head, facts) \
+            or level_spans(head, facts) or find(head, interchangeable()) or _told(head, facts) or asks_any(head):
+        return ""
+    things = subjects(previous, facts)
+    return f"{head}的{things[-1]}{rest}" if things else ""
+
+
 # -- reading a message in its conversation ----------------------------------------------------------------------
 
 def _courtesy(message: str) -> bool:
@@ -602,7 +617,7 @@ def _read(message: str, previous: Turn | None, *, stands_alone: bool, facts: Sch
             return Standalone(said, message, FOLLOW_UP, reread, previous.message_id)
         return Standalone(said, message, kind)
 
-    for name, point in ((REFER, refer_back), (REVERSE, reverse)):  # pointing back at the previous question
+    for name, point in ((REFER, refer_back), (REVERSE, reverse), (QUALIFIED, qualified)):  # pointing back
         pointed = point(message, previous.standalone, facts) if name in rules else ""
         if pointed:
             return Standalone(said, pointed, FOLLOW_UP, reread + (name,), previous.message_id)

@@ -1060,3 +1060,16 @@ def test_round19_the_er_closing_an_asking_word_is_no_thing():
     assert subjects("在哪儿申请啊", shipped_facts()) == ()
     assert subjects("我儿子能报吗", shipped_facts())  # 儿 of 儿子 is untouched
     assert read("开课后退费要扣手续费吗", "在哪儿申请啊", alone=True).kind == FOLLOW_UP
+
+
+@pytest.mark.parametrize(("previous", "message", "expected"), [
+    ("教材费能退吗", "没用过的也不能退？", "没用过的教材费也不能退？"),
+    ("领了的教材能退吗", "没开封的也不行吗", "没开封的教材也不行吗"),
+])
+def test_round19_a_described_kind_of_the_previous_thing_is_asked_the_same_way(previous, message, expected):
+    got = read(previous, message)
+    assert (got.question, got.rules) == (expected, ("qualified",))
+
+
+def test_round19_a_description_naming_a_channel_is_a_swap_not_a_kind():
+    assert "qualified" not in read("在App交的退费申请审核要几天", "前台交的也一样吗").rules
