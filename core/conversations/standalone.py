@@ -481,6 +481,9 @@ def reverse(message: str, previous: str, facts: SchoolFacts = NO_FACTS) -> str:
 
 # -- a thing the previous answer brought in -------------------------------------------------------------------
 
+_LATIN = re.compile(r"[A-Za-z]")
+
+
 def within_answer(message: str, previous: Turn, facts: SchoolFacts = NO_FACTS) -> str:
     """A message that would stay as it is, asking about things of its own that the previous question never named but
     its answer did (core.conversations.answered: `previous.answer_words`), asks about them within the previous
@@ -503,9 +506,6 @@ def within_answer(message: str, previous: Turn, facts: SchoolFacts = NO_FACTS) -
     topic = subject(previous.standalone, facts).rstrip("，,")
     body = strip_marks(message, words("opener"), words("closer")).strip()
     return f"{topic}，{body}" if topic and body else ""
-
-
-_LATIN = re.compile(r"[A-Za-z]")
 
 
 def _answer_matters(previous: Turn, sentences: tuple[tuple[str, ...], ...]) -> set[str]:

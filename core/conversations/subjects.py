@@ -70,10 +70,13 @@ def _blank(text: str, spans: list[Span]) -> str:
 
 
 def _asked_spans(text: str) -> list[Span]:
-    """What the what-is-asked reader reads as asked, with the 儿 closing it (「在哪儿」: 儿 is no thing)."""
+    """What the what-is-asked reader reads as asked, with a suffix closing it (`asking_suffix`: 「在哪儿」's 儿 is no
+    thing)."""
     found = read_asked(text)
     spans = find(text, tuple(w for w in found.words + found.topic_words if w))
-    return [(s, e + 1, w + "儿") if text[e:e + 1] == "儿" else (s, e, w) for s, e, w in spans]
+    closing = words("asking_suffix")
+    return [(s, e + len(x), w + x) if (x := next((c for c in closing if text.startswith(c, e)), "")) else (s, e, w)
+            for s, e, w in spans]
 
 
 def _relational_spans(text: str) -> list[Span]:

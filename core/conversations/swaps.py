@@ -142,7 +142,7 @@ def _compared_with(text: str, start: int) -> bool:
     """The level at `start` is the other side of a comparison (`compare_with` right before it, and a comparative or
     差 in the text: 「比三级贵多少」「跟三级差多少」): what is compared stays the previous question's level."""
     before = text[:start].rstrip()
-    return before.endswith(words("compare_with")) and bool(find(text, words("comparative") + ("差",)))
+    return before.endswith(words("compare_with")) and bool(find(text, words("comparative") + words("compare_also")))
 
 
 def _with_verb(text: str, span: Span) -> Span:
